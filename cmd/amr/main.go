@@ -1,0 +1,60 @@
+// Command amr is the harness of the Async Message Responder benchmark: it
+// runs scenario bundles against implementations on a deterministic
+// simulator and judges the artifacts, level by level.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit codes (DESIGN: conventions).
+const (
+	exitOK      = 0
+	exitFail    = 1
+	exitBad     = 2
+	exitInvalid = 3
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr is bad usage or bad input: exit 2.
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitBad, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "amr:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "amr:", err)
+	return exitBad
+}

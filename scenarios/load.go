@@ -1,0 +1,481 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Files of the directory form. bundle.json holds format, meta and fleet; each
+// other file holds one part. Missing .jsonl files mean an empty schedule.
+const (
+	FileBundle    = "bundle.json"
+	FileMode      = "mode.json"
+	FileRules     = "rules.json"
+	FileModel     = "model.json"
+	FileInbox     = "inbox.jsonl"
+	FileApprovals = "approvals.jsonl"
+	FileSignals   = "signals.jsonl"
+	FileFaults    = "faults.jsonl"
+)
+
+// maxBundleFile bounds what the loader reads from one file, so a huge input
+// gets an error instead of exhausting memory.
+const maxBundleFile = 16 << 20
+
+// Source remembers where each field of a loaded bundle came from, so
+// problems can name a file and a line.
+type Source struct {
+	// Path is what was loaded: a directory or a single-JSON file.
+	Path string
+	// Dir is true for the directory form.
+	Dir bool
+	pos map[string]Pos
+}
+
+// Locate returns the position of a field path such as "inbox[2].at", falling
+// back to the nearest enclosing path that has one.
+func (s *Source) Locate(path string) Pos {
+	if s == nil {
+		return Pos{File: "bundle"}
+	}
+	for p := path; ; {
+		if pos, ok := s.pos[p]; ok {
+			return pos
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i <= 0 {
+			break
+		}
+		p = p[:i]
+	}
+	if s.Dir {
+		return Pos{File: filepath.Join(s.Path, fileForPath(path))}
+	}
+	return Pos{File: s.Path}
+}
+
+func fileForPath(path string) string {
+	top := path
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		top = path[:i]
+	}
+	switch top {
+	case "mode":
+		return FileMode
+	case "rules":
+		return FileRules
+	case "model":
+		return FileModel
+	case "inbox":
+		return FileInbox
+	case "approvals":
+		return FileApprovals
+	case "signals":
+		return FileSignals
+	case "faults":
+		return FileFaults
+	}
+	return FileBundle
+}
+
+// Load reads a bundle in either form: a directory holding bundle.json, or a
+// single-JSON file. Problems that stop loading (bad JSON, wrong types,
+// unknown fields) come back as Problems with positions; the bundle is then
+// nil. Load does not validate meaning: call Validate for that.
+func Load(path string) (*Bundle, *Source, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.IsDir() {
+		return LoadDir(path)
+	}
+	data, err := readLimited(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Parse(path, data)
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBundleFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxBundleFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxBundleFile)
+	}
+	return data, nil
+}
+
+// Parse reads the single-JSON form from bytes; name is used in positions.
+func Parse(name string, data []byte) (*Bundle, *Source, error) {
+	src := &Source{Path: name, pos: map[string]Pos{}}
+	var b Bundle
+	if ps := decodeStrict(name, data, 1, "", reflect.TypeOf(b), src, &b); len(ps) > 0 {
+		return nil, src, ps
+	}
+	return &b, src, nil
+}
+
+// LoadDir reads the directory form.
+func LoadDir(dir string) (*Bundle, *Source, error) {
+	src := &Source{Path: dir, Dir: true, pos: map[string]Pos{}}
+	if _, err := os.Stat(filepath.Join(dir, FileBundle)); err != nil {
+		return nil, src, Problems{{Pos: Pos{File: filepath.Join(dir, FileBundle)}, Msg: "missing: a bundle directory needs bundle.json"}}
+	}
+	var (
+		b     Bundle
+		probs Problems
+	)
+	var head struct {
+		Format string   `json:"format"`
+		Meta   Meta     `json:"meta"`
+		Fleet  []string `json:"fleet"`
+	}
+	probs = append(probs, decodeFile(dir, FileBundle, "", src, &head, true)...)
+	b.Format, b.Meta, b.Fleet = head.Format, head.Meta, head.Fleet
+	probs = append(probs, decodeFile(dir, FileMode, "mode", src, &b.Mode, true)...)
+	probs = append(probs, decodeFile(dir, FileRules, "rules", src, &b.Rules, true)...)
+	probs = append(probs, decodeFile(dir, FileModel, "model", src, &b.Model, true)...)
+	probs = append(probs, decodeLines(dir, FileInbox, "inbox", src, &b.Inbox)...)
+	probs = append(probs, decodeLines(dir, FileApprovals, "approvals", src, &b.Approvals)...)
+	probs = append(probs, decodeLines(dir, FileSignals, "signals", src, &b.Signals)...)
+	probs = append(probs, decodeLines(dir, FileFaults, "faults", src, &b.Faults)...)
+	if len(probs) > 0 {
+		sortProblems(probs)
+		return nil, src, probs
+	}
+	if b.Inbox == nil {
+		b.Inbox = []Delivery{}
+	}
+	if b.Approvals == nil {
+		b.Approvals = []Approval{}
+	}
+	if b.Signals == nil {
+		b.Signals = []Signal{}
+	}
+	if b.Faults == nil {
+		b.Faults = []Fault{}
+	}
+	return &b, src, nil
+}
+
+func decodeFile(dir, name, path string, src *Source, into any, required bool) Problems {
+	full := filepath.Join(dir, name)
+	data, err := readLimited(full)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if required {
+				return Problems{{Pos: Pos{File: full}, Field: path, Msg: "missing file"}}
+			}
+			return nil
+		}
+		return Problems{{Pos: Pos{File: full}, Msg: err.Error()}}
+	}
+	return decodeStrict(full, data, 1, path, reflect.TypeOf(into).Elem(), src, into)
+}
+
+// decodeLines reads a JSONL file into a slice, one element per non-blank line.
+func decodeLines[T any](dir, name, path string, src *Source, into *[]T) Problems {
+	full := filepath.Join(dir, name)
+	data, err := readLimited(full)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return Problems{{Pos: Pos{File: full}, Msg: err.Error()}}
+	}
+	var probs Problems
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		elem := fmt.Sprintf("%s[%d]", path, len(*into))
+		var v T
+		probs = append(probs, decodeStrict(full, line, i+1, elem, reflect.TypeOf(v), src, &v)...)
+		*into = append(*into, v)
+	}
+	return probs
+}
+
+// decodeStrict decodes one JSON document, indexes the line of every field
+// path, and reports syntax errors, type errors, duplicate keys and unknown
+// fields with positions.
+func decodeStrict(file string, data []byte, firstLine int, base string, t reflect.Type, src *Source, into any) Problems {
+	lineAt := func(off int64) int {
+		if off > int64(len(data)) {
+			off = int64(len(data))
+		}
+		if off < 0 {
+			off = 0
+		}
+		return bytes.Count(data[:off], []byte("\n")) + firstLine
+	}
+	var probs Problems
+	ix := &indexer{dec: json.NewDecoder(bytes.NewReader(data)), file: file, lineAt: lineAt, src: src}
+	ix.dec.UseNumber()
+	raw, err := ix.value(base)
+	if err == nil {
+		if _, extra := ix.dec.Token(); extra != io.EOF {
+			err = fmt.Errorf("unexpected data after the JSON value")
+		}
+	}
+	if err != nil {
+		var se *json.SyntaxError
+		line := lineAt(ix.dec.InputOffset())
+		msg := err.Error()
+		if errors.As(err, &se) {
+			line = lineAt(se.Offset)
+			msg = "invalid JSON: " + se.Error()
+		} else if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			msg = "invalid JSON: unexpected end of input"
+		}
+		return Problems{{Pos: Pos{File: file, Line: line}, Field: base, Msg: msg}}
+	}
+	probs = append(probs, ix.probs...)
+	probs = append(probs, checkFields(raw, t, base, src)...)
+	if len(probs) > 0 {
+		return probs
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := base
+			if te.Field != "" {
+				field = joinPath(base, te.Field)
+			}
+			return Problems{{Pos: Pos{File: file, Line: lineAt(te.Offset)}, Field: field,
+				Msg: fmt.Sprintf("wrong type: %s where %s is expected", te.Value, te.Type)}}
+		}
+		return Problems{{Pos: Pos{File: file, Line: firstLine}, Field: base, Msg: err.Error()}}
+	}
+	return nil
+}
+
+func joinPath(base, field string) string {
+	if base == "" {
+		return field
+	}
+	return base + "." + field
+}
+
+type indexer struct {
+	dec    *json.Decoder
+	file   string
+	lineAt func(int64) int
+	src    *Source
+	probs  Problems
+}
+
+// value reads one JSON value, records the line of its path and of every path
+// below it, and returns it as a generic value for field checking.
+func (ix *indexer) value(path string) (any, error) {
+	tok, err := ix.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	line := ix.lineAt(ix.dec.InputOffset() - 1)
+	if _, seen := ix.src.pos[path]; !seen && path != "" {
+		ix.src.pos[path] = Pos{File: ix.file, Line: line}
+	}
+	switch tok {
+	case json.Delim('{'):
+		obj := map[string]any{}
+		for ix.dec.More() {
+			kt, err := ix.dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			key, _ := kt.(string)
+			child := joinPath(path, key)
+			keyLine := ix.lineAt(ix.dec.InputOffset() - 1)
+			if _, dup := obj[key]; dup {
+				ix.probs = append(ix.probs, Problem{Pos: Pos{File: ix.file, Line: keyLine}, Field: child, Msg: "duplicate key"})
+			}
+			ix.src.pos[child] = Pos{File: ix.file, Line: keyLine}
+			v, err := ix.value(child)
+			if err != nil {
+				return nil, err
+			}
+			obj[key] = v
+		}
+		if _, err := ix.dec.Token(); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	case json.Delim('['):
+		var arr []any
+		for i := 0; ix.dec.More(); i++ {
+			v, err := ix.value(path + "[" + strconv.Itoa(i) + "]")
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := ix.dec.Token(); err != nil {
+			return nil, err
+		}
+		return arr, nil
+	}
+	return tok, nil
+}
+
+var conditionsType = reflect.TypeOf(Conditions{})
+
+// checkFields walks a generic JSON value beside the Go type it will decode
+// into and reports every object key the type does not have. Condition maps
+// are exempt: unknown condition keys are allowed and never match.
+func checkFields(v any, t reflect.Type, path string, src *Source) Problems {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch val := v.(type) {
+	case map[string]any:
+		if t == conditionsType || t.Kind() != reflect.Struct {
+			if t.Kind() == reflect.Map {
+				var ps Problems
+				for k, e := range val {
+					ps = append(ps, checkFields(e, t.Elem(), joinPath(path, k), src)...)
+				}
+				return ps
+			}
+			return nil
+		}
+		fields := jsonFields(t)
+		var ps Problems
+		for k, e := range val {
+			ft, ok := fields[k]
+			if !ok {
+				p := joinPath(path, k)
+				ps = append(ps, Problem{Pos: src.Locate(p), Field: p, Msg: "unknown field"})
+				continue
+			}
+			ps = append(ps, checkFields(e, ft, joinPath(path, k), src)...)
+		}
+		return ps
+	case []any:
+		if t.Kind() != reflect.Slice {
+			return nil
+		}
+		var ps Problems
+		for i, e := range val {
+			ps = append(ps, checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", src)...)
+		}
+		return ps
+	}
+	return nil
+}
+
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// SaveDir writes the directory form. Existing bundle files in dir are
+// replaced; empty schedules are written as empty files so a person sees
+// every part.
+func SaveDir(b *Bundle, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	head := struct {
+		Format string   `json:"format"`
+		Meta   Meta     `json:"meta"`
+		Fleet  []string `json:"fleet"`
+	}{b.Format, b.Meta, b.Fleet}
+	writes := []struct {
+		name string
+		data []byte
+		err  error
+	}{}
+	add := func(name string, data []byte, err error) {
+		writes = append(writes, struct {
+			name string
+			data []byte
+			err  error
+		}{name, data, err})
+	}
+	d, err := indentJSON(head)
+	add(FileBundle, d, err)
+	d, err = indentJSON(b.Mode)
+	add(FileMode, d, err)
+	add(FileRules, RulesBytes(b.Rules), nil)
+	d, err = indentJSON(b.Model)
+	add(FileModel, d, err)
+	d, err = jsonLines(b.Inbox)
+	add(FileInbox, d, err)
+	d, err = jsonLines(b.Approvals)
+	add(FileApprovals, d, err)
+	d, err = jsonLines(b.Signals)
+	add(FileSignals, d, err)
+	d, err = jsonLines(b.Faults)
+	add(FileFaults, d, err)
+	for _, w := range writes {
+		if w.err != nil {
+			return fmt.Errorf("%s: %w", w.name, w.err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, w.name), w.data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SaveJSON writes the single-JSON form to a file.
+func SaveJSON(b *Bundle, path string) error {
+	data, err := b.MarshalIndent()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+func indentJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(v)
+	return buf.Bytes(), err
+}
+
+func jsonLines[T any](items []T) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, it := range items {
+		if err := enc.Encode(it); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,236 @@
+package scenarios
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Rule is one admission rule of rules.json. See docs/rules.md for the
+// semantics; Admitted implements them.
+type Rule struct {
+	ID        string     `json:"id"`
+	Admit     bool       `json:"admit"`
+	When      Conditions `json:"when"`
+	Overrides []string   `json:"overrides,omitempty"`
+}
+
+// Conditions are the tests a message must pass for a rule to match. Every
+// present condition must hold. Unknown keys are kept (so a bundle round-trips
+// unchanged) and never match.
+type Conditions struct {
+	SubjectContains  *string                    `json:"subject_contains,omitempty"`
+	BodyContains     *string                    `json:"body_contains,omitempty"`
+	FromIn           *[]string                  `json:"from_in,omitempty"`
+	Posture          *string                    `json:"posture,omitempty"`
+	ThreadLengthMin  *int                       `json:"thread_length_min,omitempty"`
+	ThreadLengthMax  *int                       `json:"thread_length_max,omitempty"`
+	SenderHistoryMin *int                       `json:"sender_history_min,omitempty"`
+	SenderHistoryMax *int                       `json:"sender_history_max,omitempty"`
+	Unknown          map[string]json.RawMessage `json:"-"`
+}
+
+// KnownConditions lists the condition keys amr understands.
+var KnownConditions = []string{
+	"subject_contains", "body_contains", "from_in", "posture",
+	"thread_length_min", "thread_length_max", "sender_history_min", "sender_history_max",
+}
+
+func isKnownCondition(k string) bool {
+	for _, c := range KnownConditions {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+type conditionFields struct {
+	SubjectContains  *string   `json:"subject_contains,omitempty"`
+	BodyContains     *string   `json:"body_contains,omitempty"`
+	FromIn           *[]string `json:"from_in,omitempty"`
+	Posture          *string   `json:"posture,omitempty"`
+	ThreadLengthMin  *int      `json:"thread_length_min,omitempty"`
+	ThreadLengthMax  *int      `json:"thread_length_max,omitempty"`
+	SenderHistoryMin *int      `json:"sender_history_min,omitempty"`
+	SenderHistoryMax *int      `json:"sender_history_max,omitempty"`
+}
+
+// UnmarshalJSON keeps unknown keys aside instead of dropping them.
+func (c *Conditions) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	var f conditionFields
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*c = Conditions{
+		SubjectContains: f.SubjectContains, BodyContains: f.BodyContains, FromIn: f.FromIn,
+		Posture: f.Posture, ThreadLengthMin: f.ThreadLengthMin, ThreadLengthMax: f.ThreadLengthMax,
+		SenderHistoryMin: f.SenderHistoryMin, SenderHistoryMax: f.SenderHistoryMax,
+	}
+	for k, v := range raw {
+		if !isKnownCondition(k) {
+			if c.Unknown == nil {
+				c.Unknown = map[string]json.RawMessage{}
+			}
+			c.Unknown[k] = v
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes known keys first, then unknown keys in sorted order.
+func (c Conditions) MarshalJSON() ([]byte, error) {
+	f := conditionFields{
+		SubjectContains: c.SubjectContains, BodyContains: c.BodyContains, FromIn: c.FromIn,
+		Posture: c.Posture, ThreadLengthMin: c.ThreadLengthMin, ThreadLengthMax: c.ThreadLengthMax,
+		SenderHistoryMin: c.SenderHistoryMin, SenderHistoryMax: c.SenderHistoryMax,
+	}
+	known, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Unknown) == 0 {
+		return known, nil
+	}
+	keys := make([]string, 0, len(c.Unknown))
+	for k := range c.Unknown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.Write(known[:len(known)-1])
+	first := len(known) == 2
+	for _, k := range keys {
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, c.Unknown[k]); err != nil {
+			return nil, fmt.Errorf("condition %q: %w", k, err)
+		}
+		buf.Write(compact.Bytes())
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// Facts are what a rule may look at for one message: the message itself, the
+// posture in force, and counts over what was delivered before it.
+type Facts struct {
+	Subject string
+	Body    string
+	From    string
+	Posture string
+	// ThreadLength counts the distinct messages of the message's conversation
+	// delivered so far, this one included.
+	ThreadLength int
+	// SenderHistory counts the distinct messages from the same sender
+	// delivered before this one, in any conversation.
+	SenderHistory int
+}
+
+// Matches reports whether every condition holds for the facts. Unknown
+// condition keys never match.
+func (c Conditions) Matches(f Facts) bool {
+	if len(c.Unknown) > 0 {
+		return false
+	}
+	if c.SubjectContains != nil && !strings.Contains(strings.ToLower(f.Subject), strings.ToLower(*c.SubjectContains)) {
+		return false
+	}
+	if c.BodyContains != nil && !strings.Contains(strings.ToLower(f.Body), strings.ToLower(*c.BodyContains)) {
+		return false
+	}
+	if c.FromIn != nil && !contains(*c.FromIn, f.From) {
+		return false
+	}
+	if c.Posture != nil && *c.Posture != f.Posture {
+		return false
+	}
+	if c.ThreadLengthMin != nil && f.ThreadLength < *c.ThreadLengthMin {
+		return false
+	}
+	if c.ThreadLengthMax != nil && f.ThreadLength > *c.ThreadLengthMax {
+		return false
+	}
+	if c.SenderHistoryMin != nil && f.SenderHistory < *c.SenderHistoryMin {
+		return false
+	}
+	if c.SenderHistoryMax != nil && f.SenderHistory > *c.SenderHistoryMax {
+		return false
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// engaged reports whether a rule takes part under the posture: it has no
+// posture condition or its posture condition matches.
+func (r Rule) engaged(posture string) bool {
+	return r.When.Posture == nil || *r.When.Posture == posture
+}
+
+// Admitted applies a rule set to one message: a rule is engaged when it has
+// no posture condition or the posture matches; engaged rules' overrides
+// switch off the rules they name; the message is admitted when an engaged,
+// not-overridden rule with admit true matches all its conditions. It returns
+// the admitting rule's id.
+func Admitted(rules []Rule, f Facts) (string, bool) {
+	off := map[string]bool{}
+	for _, r := range rules {
+		if r.engaged(f.Posture) {
+			for _, o := range r.Overrides {
+				off[o] = true
+			}
+		}
+	}
+	for _, r := range rules {
+		if r.Admit && r.engaged(f.Posture) && !off[r.ID] && r.When.Matches(f) {
+			return r.ID, true
+		}
+	}
+	return "", false
+}
+
+// RulesBytes is the exact content the harness writes to a sandbox's
+// rules.json for a rule set: an indented JSON array with a trailing newline.
+// The same rules give the same bytes whichever form the bundle was loaded
+// from, so rules_hash does not depend on how a person formatted the file.
+func RulesBytes(rules []Rule) []byte {
+	if rules == nil {
+		rules = []Rule{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rules); err != nil {
+		panic(fmt.Sprintf("scenarios: rules do not marshal: %v", err))
+	}
+	return buf.Bytes()
+}
+
+// RulesHash is the spec's rules_hash: the sha256 hex of the rules.json bytes.
+func RulesHash(rulesJSON []byte) string {
+	sum := sha256.Sum256(rulesJSON)
+	return hex.EncodeToString(sum[:])
+}

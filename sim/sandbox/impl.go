@@ -1,0 +1,88 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Completion is the stub model's answer to one call.
+type Completion struct {
+	CallID string
+	Text   string
+}
+
+// Model is the stub model as an implementation sees it. Every call is logged
+// by the harness to model-calls.jsonl under the returned call id, which is
+// what a draft's origin cites.
+type Model interface {
+	Complete(prompt string) (Completion, error)
+}
+
+// Env is everything an in-process implementation may touch: the sandbox
+// files, the stub model, and the run seed for any choice of its own.
+type Env struct {
+	Files Store
+	Model Model
+	Seed  uint64
+}
+
+// Implementation is an implementation under test, run in-process. The
+// engine calls Step repeatedly within a tick until a step writes nothing to
+// drafts, outbox or audit. A crash discards the instance and the engine asks
+// the Factory for a fresh one: only what was written to Files survives.
+//
+// Step should do a bounded amount of work and return; an error ends the
+// step (the engine records it) and is not a crash.
+type Implementation interface {
+	Step(env *Env) error
+}
+
+// Factory starts a fresh instance of an implementation.
+type Factory func() Implementation
+
+// ReadClock reads the current tick from the clock file.
+func ReadClock(s Store) (int, error) {
+	data, err := s.Read(Clock)
+	if err != nil {
+		return 0, err
+	}
+	var c ClockFile
+	if err := json.Unmarshal(data, &c); err != nil {
+		return 0, fmt.Errorf("clock: %w", err)
+	}
+	return c.Tick, nil
+}
+
+// ReadMode reads mode.json.
+func ReadMode(s Store) (ModeFile, error) {
+	data, err := s.Read(Mode)
+	if err != nil {
+		return ModeFile{}, err
+	}
+	var m ModeFile
+	if err := json.Unmarshal(data, &m); err != nil {
+		return ModeFile{}, fmt.Errorf("mode.json: %w", err)
+	}
+	return m, nil
+}
+
+// AppendJSON marshals v (without HTML escaping) and appends it as one line.
+func AppendJSON(s Store, name string, v any) error {
+	line, err := MarshalLine(v)
+	if err != nil {
+		return err
+	}
+	return s.Append(name, line)
+}
+
+// MarshalLine renders v as one compact JSON line without HTML escaping.
+func MarshalLine(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

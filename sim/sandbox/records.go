@@ -1,0 +1,435 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Message is one line of inbox.jsonl.
+type Message struct {
+	ID             string `json:"id"`
+	ConversationID string `json:"conversation_id"`
+	From           string `json:"from"`
+	Subject        string `json:"subject"`
+	Body           string `json:"body"`
+	At             int    `json:"at"`
+}
+
+// ModelFree is the origin of a draft written without the model.
+const ModelFree = "model-free"
+
+// Origin is a draft's origin: the ids of the model calls that produced it,
+// or the literal "model-free". In JSON it is that string or a list of ids (a
+// single id string is also read).
+type Origin struct {
+	ModelFree bool
+	CallIDs   []string
+}
+
+// MarshalJSON writes "model-free" or the list of call ids.
+func (o Origin) MarshalJSON() ([]byte, error) {
+	if o.ModelFree {
+		return json.Marshal(ModelFree)
+	}
+	ids := o.CallIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	return json.Marshal(ids)
+}
+
+// UnmarshalJSON reads "model-free", one call id, or a list of call ids.
+func (o *Origin) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		if s == ModelFree {
+			*o = Origin{ModelFree: true}
+			return nil
+		}
+		if s == "" {
+			return fmt.Errorf("origin is empty: want %q or model call ids", ModelFree)
+		}
+		*o = Origin{CallIDs: []string{s}}
+		return nil
+	}
+	var ids []string
+	if err := json.Unmarshal(data, &ids); err != nil {
+		return fmt.Errorf("origin must be %q or a list of model call ids", ModelFree)
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("origin is an empty list: want %q or model call ids", ModelFree)
+	}
+	*o = Origin{CallIDs: ids}
+	return nil
+}
+
+// Draft is one line of drafts.jsonl.
+type Draft struct {
+	DraftID        string `json:"draft_id"`
+	WorkID         string `json:"work_id"`
+	ConversationID string `json:"conversation_id"`
+	Body           string `json:"body"`
+	ContentHash    string `json:"content_hash"`
+	DeclaredAt     int    `json:"declared_at"`
+	Origin         Origin `json:"origin"`
+}
+
+// Effect is one line of outbox.jsonl: a sent reply.
+type Effect struct {
+	EffectID string `json:"effect_id"`
+	DraftID  string `json:"draft_id"`
+	SentAt   int    `json:"sent_at"`
+}
+
+// SignalRecord is one line of signals.jsonl.
+type SignalRecord struct {
+	SignalID   string `json:"signal_id"`
+	SignalType string `json:"signal_type"`
+	Target     string `json:"target"`
+	At         int    `json:"at"`
+}
+
+// ApprovalRecord is one line of approvals.jsonl.
+type ApprovalRecord struct {
+	ApprovalID  string `json:"approval_id"`
+	DraftID     string `json:"draft_id"`
+	ContentHash string `json:"content_hash"`
+	Decision    string `json:"decision"`
+	DecidedAt   int    `json:"decided_at"`
+}
+
+// Audit event types the spec requires, and their outcomes.
+const (
+	EventAdmission  = "admission"
+	EventClaim      = "claim"
+	EventResolution = "resolution"
+
+	ClaimClaimed   = "claimed"
+	ClaimWon       = "won"
+	ClaimStoodDown = "stood_down"
+
+	OutcomeCompleted = "completed"
+	OutcomeAbandoned = "abandoned"
+
+	ReasonOperatorEscalation = "operator_escalation"
+)
+
+// AuditRecord is one line of audit.jsonl. The envelope (event, at) is always
+// present; the other typed fields are filled for the required event types.
+// Fields keeps every field of the line, for free-form entries.
+type AuditRecord struct {
+	Event     string                     `json:"event"`
+	At        int                        `json:"at"`
+	WorkID    string                     `json:"work_id,omitempty"`
+	MessageID string                     `json:"message_id,omitempty"`
+	RulesHash string                     `json:"rules_hash,omitempty"`
+	AgentID   string                     `json:"agent_id,omitempty"`
+	Outcome   string                     `json:"outcome,omitempty"`
+	Reason    string                     `json:"reason,omitempty"`
+	Fields    map[string]json.RawMessage `json:"-"`
+}
+
+// WorkItemState is one entry of state.json's work_items.
+type WorkItemState struct {
+	WorkID        string  `json:"work_id"`
+	Status        string  `json:"status"`
+	AssignedAgent *string `json:"assigned_agent"`
+}
+
+// AgentState is one entry of state.json's agents.
+type AgentState struct {
+	ID    string `json:"id"`
+	Alive bool   `json:"alive"`
+}
+
+// Assignment is one entry of state.json's assignments.
+type Assignment struct {
+	WorkID  string `json:"work_id"`
+	AgentID string `json:"agent_id"`
+}
+
+// Snapshot is state.json, the snapshot the implementation maintains.
+type Snapshot struct {
+	WorkItems   []WorkItemState `json:"work_items"`
+	Agents      []AgentState    `json:"agents"`
+	Assignments []Assignment    `json:"assignments"`
+}
+
+// ModeFile is mode.json.
+type ModeFile struct {
+	Posture   string `json:"posture"`
+	ChangedAt int    `json:"changed_at"`
+}
+
+// ClockFile is the clock file.
+type ClockFile struct {
+	Tick int `json:"tick"`
+}
+
+// ModelCall is one line of model-calls.jsonl, written by the stub.
+type ModelCall struct {
+	CallID string `json:"call_id"`
+	At     int    `json:"at"`
+	Prompt string `json:"prompt"`
+	Anchor string `json:"anchor"`
+	Reply  string `json:"reply"`
+}
+
+// Line is one parsed line of a JSONL file, with its 1-based line number.
+type Line[T any] struct {
+	N   int
+	Rec T
+}
+
+// LineError is a line that is not a valid record: not JSON, not an object,
+// or missing or mistyping a required field.
+type LineError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e LineError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// object is a JSON object with typed accessors that record the first
+// problem, so a parser reads like a list of required fields.
+type object struct {
+	m   map[string]json.RawMessage
+	err *LineError
+}
+
+func (o *object) fail(field, msg string) {
+	if o.err == nil {
+		o.err = &LineError{Field: field, Msg: msg}
+	}
+}
+
+func (o *object) has(field string) bool {
+	_, ok := o.m[field]
+	return ok
+}
+
+func (o *object) str(field string, nonEmpty bool) string {
+	raw, ok := o.m[field]
+	if !ok {
+		o.fail(field, "required field is missing")
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		o.fail(field, "must be a string")
+		return ""
+	}
+	if nonEmpty && s == "" {
+		o.fail(field, "must not be empty")
+	}
+	return s
+}
+
+func (o *object) tick(field string) int {
+	raw, ok := o.m[field]
+	if !ok {
+		o.fail(field, "required field is missing")
+		return 0
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	if err != nil || n < 0 || n > 1<<40 {
+		o.fail(field, "must be a non-negative whole number of ticks")
+		return 0
+	}
+	return int(n)
+}
+
+func (o *object) oneOf(field string, allowed ...string) string {
+	s := o.str(field, true)
+	if o.err != nil {
+		return s
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s
+		}
+	}
+	o.fail(field, fmt.Sprintf("%q is not one of %q", s, allowed))
+	return s
+}
+
+// parseLines splits a JSONL file and parses each non-blank line with fn.
+// A final line without a newline is still a line: the harness judges what an
+// implementation wrote, not how it ended the file.
+func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T], []LineError) {
+	var (
+		out  []Line[T]
+		errs []LineError
+	)
+	for i, raw := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		n := i + 1
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+			errs = append(errs, LineError{File: file, Line: n, Msg: "not a JSON object"})
+			continue
+		}
+		o := &object{m: m}
+		rec := fn(o)
+		if o.err != nil {
+			o.err.File, o.err.Line = file, n
+			errs = append(errs, *o.err)
+			continue
+		}
+		out = append(out, Line[T]{N: n, Rec: rec})
+	}
+	return out, errs
+}
+
+// ParseInbox parses inbox.jsonl.
+func ParseInbox(data []byte) ([]Line[Message], []LineError) {
+	return parseLines(Inbox, data, func(o *object) Message {
+		return Message{ID: o.str("id", true), ConversationID: o.str("conversation_id", true), From: o.str("from", true),
+			Subject: o.str("subject", false), Body: o.str("body", false), At: o.tick("at")}
+	})
+}
+
+// ParseDrafts parses drafts.jsonl.
+func ParseDrafts(data []byte) ([]Line[Draft], []LineError) {
+	return parseLines(Drafts, data, func(o *object) Draft {
+		d := Draft{DraftID: o.str("draft_id", true), WorkID: o.str("work_id", true),
+			ConversationID: o.str("conversation_id", true), Body: o.str("body", false),
+			ContentHash: o.str("content_hash", true), DeclaredAt: o.tick("declared_at")}
+		raw, ok := o.m["origin"]
+		if !ok {
+			o.fail("origin", "required field is missing")
+		} else if err := json.Unmarshal(raw, &d.Origin); err != nil {
+			o.fail("origin", err.Error())
+		}
+		return d
+	})
+}
+
+// ParseOutbox parses outbox.jsonl.
+func ParseOutbox(data []byte) ([]Line[Effect], []LineError) {
+	return parseLines(Outbox, data, func(o *object) Effect {
+		return Effect{EffectID: o.str("effect_id", true), DraftID: o.str("draft_id", true), SentAt: o.tick("sent_at")}
+	})
+}
+
+// ParseSignals parses signals.jsonl.
+func ParseSignals(data []byte) ([]Line[SignalRecord], []LineError) {
+	return parseLines(Signals, data, func(o *object) SignalRecord {
+		return SignalRecord{SignalID: o.str("signal_id", true), SignalType: o.str("signal_type", true),
+			Target: o.str("target", true), At: o.tick("at")}
+	})
+}
+
+// ParseApprovals parses approvals.jsonl.
+func ParseApprovals(data []byte) ([]Line[ApprovalRecord], []LineError) {
+	return parseLines(Approvals, data, func(o *object) ApprovalRecord {
+		return ApprovalRecord{ApprovalID: o.str("approval_id", true), DraftID: o.str("draft_id", true),
+			ContentHash: o.str("content_hash", true), Decision: o.str("decision", true), DecidedAt: o.tick("decided_at")}
+	})
+}
+
+// ParseAudit parses audit.jsonl. Every line needs the envelope; admission,
+// claim and resolution lines need their required fields. Other event types
+// are free-form.
+func ParseAudit(data []byte) ([]Line[AuditRecord], []LineError) {
+	return parseLines(Audit, data, func(o *object) AuditRecord {
+		r := AuditRecord{Event: o.str("event", true), At: o.tick("at"), Fields: o.m}
+		switch r.Event {
+		case EventAdmission:
+			r.WorkID, r.MessageID, r.RulesHash = o.str("work_id", true), o.str("message_id", true), o.str("rules_hash", true)
+		case EventClaim:
+			r.WorkID, r.AgentID = o.str("work_id", true), o.str("agent_id", true)
+			r.Outcome = o.oneOf("outcome", ClaimClaimed, ClaimWon, ClaimStoodDown)
+			r.Reason = o.optionalReason()
+		case EventResolution:
+			r.WorkID = o.str("work_id", true)
+			r.Outcome = o.oneOf("outcome", OutcomeCompleted, OutcomeAbandoned)
+			r.Reason = o.optionalReason()
+		}
+		return r
+	})
+}
+
+// optionalReason reads reason, which the spec lists as a field of claims and
+// resolutions: it must be present (a string, or null for none).
+func (o *object) optionalReason() string {
+	raw, ok := o.m["reason"]
+	if !ok {
+		o.fail("reason", "required field is missing")
+		return ""
+	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		o.fail("reason", "must be a string or null")
+	}
+	return s
+}
+
+// ParseModelCalls parses model-calls.jsonl.
+func ParseModelCalls(data []byte) ([]Line[ModelCall], []LineError) {
+	return parseLines(ModelCalls, data, func(o *object) ModelCall {
+		return ModelCall{CallID: o.str("call_id", true), At: o.tick("at"), Prompt: o.str("prompt", false),
+			Anchor: o.str("anchor", false), Reply: o.str("reply", false)}
+	})
+}
+
+// ParseState parses state.json: an object with the three lists of the spec's
+// minimal schema, each entry with its required fields.
+func ParseState(data []byte) (Snapshot, *LineError) {
+	fail := func(field, msg string) (Snapshot, *LineError) {
+		return Snapshot{}, &LineError{File: State, Line: 1, Field: field, Msg: msg}
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		return fail("", "not a JSON object")
+	}
+	var s Snapshot
+	for _, key := range []string{"work_items", "agents", "assignments"} {
+		raw, ok := top[key]
+		if !ok {
+			return fail(key, "required field is missing")
+		}
+		var items []map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return fail(key, "must be a list of objects")
+		}
+		for i, m := range items {
+			o := &object{m: m}
+			switch key {
+			case "work_items":
+				w := WorkItemState{WorkID: o.str("work_id", true), Status: o.str("status", true)}
+				if raw, ok := m["assigned_agent"]; ok && string(bytes.TrimSpace(raw)) != "null" {
+					a := o.str("assigned_agent", false)
+					w.AssignedAgent = &a
+				}
+				s.WorkItems = append(s.WorkItems, w)
+			case "agents":
+				a := AgentState{ID: o.str("id", true)}
+				if raw, ok := m["alive"]; !ok || json.Unmarshal(raw, &a.Alive) != nil {
+					o.fail("alive", "required boolean is missing or not a boolean")
+				}
+				s.Agents = append(s.Agents, a)
+			case "assignments":
+				s.Assignments = append(s.Assignments, Assignment{WorkID: o.str("work_id", true), AgentID: o.str("agent_id", true)})
+			}
+			if o.err != nil {
+				return fail(fmt.Sprintf("%s[%d].%s", key, i, o.err.Field), o.err.Msg)
+			}
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"encoding/json"
+)
+
+// RunLogFile is the run log's file name, kept beside the sandbox directory.
+const RunLogFile = "run.jsonl"
+
+// Run log record kinds: one record per harness action.
+const (
+	LogStart     = "start"      // first record: the run's parameters and seed
+	LogDeliver   = "deliver"    // a message appended to inbox.jsonl
+	LogDuplicate = "duplicate"  // a delivered message's line appended again
+	LogApprove   = "approve"    // an approval bound and appended to approvals.jsonl
+	LogDefer     = "defer"      // an approval or signal due but not yet bindable
+	LogRedeliver = "redeliver"  // an approval line appended again
+	LogSignal    = "signal"     // a signal bound and appended to signals.jsonl
+	LogPosture   = "posture"    // mode.json rewritten
+	LogRules     = "rules"      // rules.json rewritten
+	LogJump      = "tick_jump"  // the clock moved by more than one
+	LogCrash     = "crash"      // the running instance was discarded
+	LogRestart   = "restart"    // a fresh instance was started on the same sandbox
+	LogStepError = "step_error" // a step returned an error
+	LogTickEnd   = "tick_end"   // the tick's work ended: quiescent, or a forced advance
+	LogUnfired   = "unfired"    // a scheduled item that never fired by the horizon
+	LogEnd       = "end"        // last record
+)
+
+// LogRecord is one line of the run log. Which fields are set depends on
+// Kind; Tick is always the clock's tick when the action happened.
+type LogRecord struct {
+	Kind string `json:"kind"`
+	Tick int    `json:"tick"`
+
+	// start
+	Bundle     string            `json:"bundle,omitempty"`
+	BundleHash string            `json:"bundle_hash,omitempty"`
+	Impl       string            `json:"impl,omitempty"`
+	Seed       *uint64           `json:"seed,omitempty"`
+	Params     map[string]string `json:"params,omitempty"`
+
+	// deliveries, approvals, signals, faults
+	ID          string `json:"id,omitempty"`
+	Ref         string `json:"ref,omitempty"` // the scheduled item's id or message id it refers to
+	DraftID     string `json:"draft_id,omitempty"`
+	ContentHash string `json:"content_hash,omitempty"`
+	Decision    string `json:"decision,omitempty"`
+	Forge       string `json:"forge,omitempty"`
+	SignalType  string `json:"signal_type,omitempty"`
+	Target      string `json:"target,omitempty"`
+	Posture     string `json:"posture,omitempty"`
+	RulesHash   string `json:"rules_hash,omitempty"`
+	To          int    `json:"to,omitempty"`
+	Line        int    `json:"line,omitempty"` // the line written, in its file
+	Scheduled   *int   `json:"scheduled,omitempty"`
+
+	// crash
+	AfterWrites int `json:"after_writes,omitempty"`
+	Written     int `json:"written,omitempty"`
+
+	// tick_end: the implementation's writes during the tick in order (one
+	// entry per appended log line, and state.json for each rewrite), the line
+	// counts of its logs at the end, whether the advance was forced, and
+	// state.json's content when it changed during the tick.
+	Writes []string        `json:"writes,omitempty"`
+	Lines  map[string]int  `json:"lines,omitempty"`
+	Forced bool            `json:"forced,omitempty"`
+	Steps  int             `json:"steps,omitempty"`
+	State  json.RawMessage `json:"state,omitempty"`
+	Detail string          `json:"detail,omitempty"`
+}
+
+// ParseRunLog reads a run log. Unlike an implementation's files, the run log
+// is the harness's own output, so a bad line is an error.
+func ParseRunLog(data []byte) ([]LogRecord, error) {
+	lines, errs := parseLines(RunLogFile, data, func(o *object) LogRecord {
+		var r LogRecord
+		raw, _ := json.Marshal(o.m)
+		if err := json.Unmarshal(raw, &r); err != nil {
+			o.fail("", err.Error())
+		}
+		if r.Kind == "" {
+			o.fail("kind", "required field is missing")
+		}
+		return r
+	})
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	out := make([]LogRecord, len(lines))
+	for i, l := range lines {
+		out[i] = l.Rec
+	}
+	return out, nil
+}
