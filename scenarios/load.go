@@ -8,8 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -127,16 +129,58 @@ func Parse(name string, data []byte) (*Bundle, *Source, error) {
 	src := &Source{Path: name, pos: map[string]Pos{}}
 	var b Bundle
 	if ps := decodeStrict(name, data, 1, "", reflect.TypeOf(b), src, &b); len(ps) > 0 {
+		sortProblems(ps)
 		return nil, src, ps
 	}
 	return &b, src, nil
 }
 
-// LoadDir reads the directory form.
+// LoadDir reads the directory form from disk.
 func LoadDir(dir string) (*Bundle, *Source, error) {
+	return loadDir(osFiles{}, dir)
+}
+
+// LoadFS reads the directory form from a file system, such as the published
+// bundles embedded in the binary. dir is a slash-separated path in fsys.
+func LoadFS(fsys fs.FS, dir string) (*Bundle, *Source, error) {
+	return loadDir(fsFiles{fsys}, dir)
+}
+
+// fileReader abstracts where a bundle directory's files come from.
+type fileReader interface {
+	read(path string) ([]byte, error)
+	join(dir, name string) string
+}
+
+type osFiles struct{}
+
+func (osFiles) read(path string) ([]byte, error) { return readLimited(path) }
+func (osFiles) join(dir, name string) string     { return filepath.Join(dir, name) }
+
+type fsFiles struct{ fsys fs.FS }
+
+func (f fsFiles) read(path string) ([]byte, error) {
+	file, err := f.fsys.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxBundleFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxBundleFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxBundleFile)
+	}
+	return data, nil
+}
+
+func (fsFiles) join(dir, name string) string { return pathpkg.Join(dir, name) }
+
+func loadDir(files fileReader, dir string) (*Bundle, *Source, error) {
 	src := &Source{Path: dir, Dir: true, pos: map[string]Pos{}}
-	if _, err := os.Stat(filepath.Join(dir, FileBundle)); err != nil {
-		return nil, src, Problems{{Pos: Pos{File: filepath.Join(dir, FileBundle)}, Msg: "missing: a bundle directory needs bundle.json"}}
+	if _, err := files.read(files.join(dir, FileBundle)); err != nil {
+		return nil, src, Problems{{Pos: Pos{File: files.join(dir, FileBundle)}, Msg: "missing: a bundle directory needs bundle.json"}}
 	}
 	var (
 		b     Bundle
@@ -147,15 +191,15 @@ func LoadDir(dir string) (*Bundle, *Source, error) {
 		Meta   Meta     `json:"meta"`
 		Fleet  []string `json:"fleet"`
 	}
-	probs = append(probs, decodeFile(dir, FileBundle, "", src, &head, true)...)
+	probs = append(probs, decodeFile(files, dir, FileBundle, "", src, &head)...)
 	b.Format, b.Meta, b.Fleet = head.Format, head.Meta, head.Fleet
-	probs = append(probs, decodeFile(dir, FileMode, "mode", src, &b.Mode, true)...)
-	probs = append(probs, decodeFile(dir, FileRules, "rules", src, &b.Rules, true)...)
-	probs = append(probs, decodeFile(dir, FileModel, "model", src, &b.Model, true)...)
-	probs = append(probs, decodeLines(dir, FileInbox, "inbox", src, &b.Inbox)...)
-	probs = append(probs, decodeLines(dir, FileApprovals, "approvals", src, &b.Approvals)...)
-	probs = append(probs, decodeLines(dir, FileSignals, "signals", src, &b.Signals)...)
-	probs = append(probs, decodeLines(dir, FileFaults, "faults", src, &b.Faults)...)
+	probs = append(probs, decodeFile(files, dir, FileMode, "mode", src, &b.Mode)...)
+	probs = append(probs, decodeFile(files, dir, FileRules, "rules", src, &b.Rules)...)
+	probs = append(probs, decodeFile(files, dir, FileModel, "model", src, &b.Model)...)
+	probs = append(probs, decodeLines(files, dir, FileInbox, "inbox", src, &b.Inbox)...)
+	probs = append(probs, decodeLines(files, dir, FileApprovals, "approvals", src, &b.Approvals)...)
+	probs = append(probs, decodeLines(files, dir, FileSignals, "signals", src, &b.Signals)...)
+	probs = append(probs, decodeLines(files, dir, FileFaults, "faults", src, &b.Faults)...)
 	if len(probs) > 0 {
 		sortProblems(probs)
 		return nil, src, probs
@@ -175,15 +219,12 @@ func LoadDir(dir string) (*Bundle, *Source, error) {
 	return &b, src, nil
 }
 
-func decodeFile(dir, name, path string, src *Source, into any, required bool) Problems {
-	full := filepath.Join(dir, name)
-	data, err := readLimited(full)
+func decodeFile(files fileReader, dir, name, path string, src *Source, into any) Problems {
+	full := files.join(dir, name)
+	data, err := files.read(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			if required {
-				return Problems{{Pos: Pos{File: full}, Field: path, Msg: "missing file"}}
-			}
-			return nil
+			return Problems{{Pos: Pos{File: full}, Field: path, Msg: "missing file"}}
 		}
 		return Problems{{Pos: Pos{File: full}, Msg: err.Error()}}
 	}
@@ -191,9 +232,9 @@ func decodeFile(dir, name, path string, src *Source, into any, required bool) Pr
 }
 
 // decodeLines reads a JSONL file into a slice, one element per non-blank line.
-func decodeLines[T any](dir, name, path string, src *Source, into *[]T) Problems {
-	full := filepath.Join(dir, name)
-	data, err := readLimited(full)
+func decodeLines[T any](files fileReader, dir, name, path string, src *Source, into *[]T) Problems {
+	full := files.join(dir, name)
+	data, err := files.read(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -335,43 +376,49 @@ func (ix *indexer) value(path string) (any, error) {
 	return tok, nil
 }
 
-var conditionsType = reflect.TypeOf(Conditions{})
+var (
+	conditionsType = reflect.TypeOf(Conditions{})
+	conditionTypes = jsonFields(reflect.TypeOf(conditionFields{}))
+)
 
 // checkFields walks a generic JSON value beside the Go type it will decode
-// into and reports every object key the type does not have. Condition maps
-// are exempt: unknown condition keys are allowed and never match.
+// into and reports every object key the type does not have and every value
+// of the wrong JSON type, with its full path. Unknown condition keys are
+// allowed: they never match.
 func checkFields(v any, t reflect.Type, path string, src *Source) Problems {
+	nullable := false
 	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+		t, nullable = t.Elem(), true
+	}
+	if msg := typeMismatch(v, t, nullable); msg != "" {
+		return Problems{{Pos: src.Locate(path), Field: path, Msg: msg}}
+	}
+	if t.Kind() == reflect.Interface {
+		return nil
 	}
 	switch val := v.(type) {
 	case map[string]any:
-		if t == conditionsType || t.Kind() != reflect.Struct {
-			if t.Kind() == reflect.Map {
-				var ps Problems
-				for k, e := range val {
-					ps = append(ps, checkFields(e, t.Elem(), joinPath(path, k), src)...)
-				}
-				return ps
-			}
-			return nil
-		}
-		fields := jsonFields(t)
 		var ps Problems
-		for k, e := range val {
-			ft, ok := fields[k]
-			if !ok {
-				p := joinPath(path, k)
-				ps = append(ps, Problem{Pos: src.Locate(p), Field: p, Msg: "unknown field"})
-				continue
+		for _, k := range sortedKeys(val) {
+			child := joinPath(path, k)
+			var ft reflect.Type
+			switch {
+			case t == conditionsType:
+				if ft = conditionTypes[k]; ft == nil {
+					continue
+				}
+			case t.Kind() == reflect.Map:
+				ft = t.Elem()
+			default:
+				if ft = jsonFields(t)[k]; ft == nil {
+					ps = append(ps, Problem{Pos: src.Locate(child), Field: child, Msg: "unknown field"})
+					continue
+				}
 			}
-			ps = append(ps, checkFields(e, ft, joinPath(path, k), src)...)
+			ps = append(ps, checkFields(val[k], ft, child, src)...)
 		}
 		return ps
 	case []any:
-		if t.Kind() != reflect.Slice {
-			return nil
-		}
 		var ps Problems
 		for i, e := range val {
 			ps = append(ps, checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", src)...)
@@ -379,6 +426,81 @@ func checkFields(v any, t reflect.Type, path string, src *Source) Problems {
 		return ps
 	}
 	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// typeMismatch describes a JSON value that cannot decode into t, or returns
+// "". A null decodes only into what may be absent: a pointer, list or map.
+func typeMismatch(v any, t reflect.Type, nullable bool) string {
+	want := describeType(t)
+	got := ""
+	switch val := v.(type) {
+	case nil:
+		if nullable || t.Kind() == reflect.Slice || t.Kind() == reflect.Map || t.Kind() == reflect.Interface {
+			return ""
+		}
+		got = "null"
+	case string:
+		if t.Kind() == reflect.String || t.Kind() == reflect.Interface {
+			return ""
+		}
+		got = "a string"
+	case bool:
+		if t.Kind() == reflect.Bool || t.Kind() == reflect.Interface {
+			return ""
+		}
+		got = "true or false"
+	case json.Number:
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if _, err := strconv.ParseInt(val.String(), 10, t.Bits()); err == nil {
+				return ""
+			}
+			return fmt.Sprintf("wrong type: %s where %s is expected", val, want)
+		case reflect.Float32, reflect.Float64, reflect.Interface:
+			return ""
+		}
+		got = "a number"
+	case map[string]any:
+		if t.Kind() == reflect.Struct || t.Kind() == reflect.Map || t.Kind() == reflect.Interface {
+			return ""
+		}
+		got = "an object"
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Interface {
+			return ""
+		}
+		got = "a list"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("wrong type: %s where %s is expected", got, want)
+}
+
+func describeType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return t.String()
 }
 
 func jsonFields(t reflect.Type) map[string]reflect.Type {

@@ -1,0 +1,355 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// schedule holds the bundle's items by the timeline tick they are due and
+// what is waiting to be bound.
+type schedule struct {
+	b          *scenarios.Bundle
+	due        map[int]*bucket
+	inboxLines map[string][]byte // message id -> the exact line delivered
+	fired      map[string][]byte // approval id -> the exact line appended
+	waiting    []pending         // approvals, redeliveries, signals and duplicates not yet bindable
+}
+
+type bucket struct {
+	posture    []scenarios.Fault
+	rules      []scenarios.Fault
+	deliveries []scenarios.Delivery
+	duplicates []scenarios.Fault
+	approvals  []scenarios.Approval
+	redeliver  []scenarios.Fault
+	signals    []scenarios.Signal
+	crashes    []scenarios.Fault
+}
+
+// pending is an item that was due but could not be bound yet.
+type pending struct {
+	approval  *scenarios.Approval
+	redeliver *scenarios.Fault
+	signal    *scenarios.Signal
+	duplicate *scenarios.Fault
+	scheduled int
+}
+
+func newSchedule(b *scenarios.Bundle) *schedule {
+	s := &schedule{b: b, due: map[int]*bucket{}, inboxLines: map[string][]byte{}, fired: map[string][]byte{}}
+	timeline := Timeline(b)
+	// An item is due at the first visited tick at or after its tick; items
+	// beyond the horizon never fire and are reported as unfired.
+	at := func(t int) *bucket {
+		i := sort.SearchInts(timeline, t)
+		if i >= len(timeline) {
+			return nil
+		}
+		tick := timeline[i]
+		if s.due[tick] == nil {
+			s.due[tick] = &bucket{}
+		}
+		return s.due[tick]
+	}
+	for _, d := range b.Inbox {
+		if bk := at(d.At); bk != nil {
+			bk.deliveries = append(bk.deliveries, d)
+		}
+	}
+	for _, a := range b.Approvals {
+		if bk := at(a.At); bk != nil {
+			bk.approvals = append(bk.approvals, a)
+		}
+	}
+	for _, sg := range b.Signals {
+		if bk := at(sg.At); bk != nil {
+			bk.signals = append(bk.signals, sg)
+		}
+	}
+	for _, f := range b.Faults {
+		bk := at(f.At)
+		if bk == nil {
+			continue
+		}
+		switch f.Kind {
+		case scenarios.FaultPosture:
+			bk.posture = append(bk.posture, f)
+		case scenarios.FaultRules:
+			bk.rules = append(bk.rules, f)
+		case scenarios.FaultDuplicate:
+			bk.duplicates = append(bk.duplicates, f)
+		case scenarios.FaultRedeliver:
+			bk.redeliver = append(bk.redeliver, f)
+		case scenarios.FaultCrash:
+			bk.crashes = append(bk.crashes, f)
+		}
+	}
+	for _, bk := range s.due {
+		sort.SliceStable(bk.crashes, func(i, j int) bool { return bk.crashes[i].AfterWrites < bk.crashes[j].AfterWrites })
+	}
+	return s
+}
+
+func (s *schedule) crashesAt(t int) []scenarios.Fault {
+	if bk := s.due[t]; bk != nil {
+		return append([]scenarios.Fault(nil), bk.crashes...)
+	}
+	return nil
+}
+
+// fire writes everything due at the current tick, in a fixed order of kinds
+// (mode and rules first, so a message delivered at the same tick meets the
+// new posture) and a seeded order within each kind.
+func (e *engine) fire() error {
+	bk := e.sched.due[e.tick]
+	if bk == nil {
+		bk = &bucket{}
+	}
+	for _, f := range bk.posture {
+		line, _ := sandbox.MarshalLine(sandbox.ModeFile{Posture: f.Posture, ChangedAt: e.tick})
+		if err := e.files.Write(sandbox.Mode, append(line, '\n')); err != nil {
+			return err
+		}
+		e.log(sandbox.LogRecord{Kind: sandbox.LogPosture, Posture: f.Posture, Scheduled: intp(f.At)})
+	}
+	for _, f := range bk.rules {
+		data := scenarios.RulesBytes(f.Rules)
+		if err := e.files.Write(sandbox.Rules, data); err != nil {
+			return err
+		}
+		e.log(sandbox.LogRecord{Kind: sandbox.LogRules, RulesHash: scenarios.RulesHash(data), Scheduled: intp(f.At)})
+	}
+	deliveries := append([]scenarios.Delivery(nil), bk.deliveries...)
+	e.order.Shuffle(len(deliveries), func(i, j int) { deliveries[i], deliveries[j] = deliveries[j], deliveries[i] })
+	for _, d := range deliveries {
+		if err := e.deliver(d); err != nil {
+			return err
+		}
+	}
+	// Items left waiting from earlier ticks are retried first, in the order
+	// they became due.
+	waiting := e.sched.waiting
+	e.sched.waiting = nil
+	for _, f := range bk.duplicates {
+		f := f
+		waiting = append(waiting, pending{duplicate: &f, scheduled: f.At})
+	}
+	approvals := append([]scenarios.Approval(nil), bk.approvals...)
+	e.order.Shuffle(len(approvals), func(i, j int) { approvals[i], approvals[j] = approvals[j], approvals[i] })
+	for i := range approvals {
+		waiting = append(waiting, pending{approval: &approvals[i], scheduled: approvals[i].At})
+	}
+	for _, f := range bk.redeliver {
+		f := f
+		waiting = append(waiting, pending{redeliver: &f, scheduled: f.At})
+	}
+	signals := append([]scenarios.Signal(nil), bk.signals...)
+	e.order.Shuffle(len(signals), func(i, j int) { signals[i], signals[j] = signals[j], signals[i] })
+	for i := range signals {
+		waiting = append(waiting, pending{signal: &signals[i], scheduled: signals[i].At})
+	}
+	for _, p := range waiting {
+		ok, err := e.try(p)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			e.sched.waiting = append(e.sched.waiting, p)
+		}
+	}
+	return nil
+}
+
+func intp(v int) *int { return &v }
+
+func (e *engine) deliver(d scenarios.Delivery) error {
+	line, err := sandbox.MarshalLine(sandbox.Message{ID: d.ID, ConversationID: d.ConversationID, From: d.From,
+		Subject: d.Subject, Body: d.Body, At: d.At})
+	if err != nil {
+		return err
+	}
+	e.sched.inboxLines[d.ID] = line
+	if err := e.files.Append(sandbox.Inbox, line); err != nil {
+		return err
+	}
+	e.log(sandbox.LogRecord{Kind: sandbox.LogDeliver, ID: d.ID, Line: countLines(e.files.View(sandbox.Inbox)), Scheduled: intp(d.At)})
+	return nil
+}
+
+// try fires one pending item if it can be bound now.
+func (e *engine) try(p pending) (bool, error) {
+	switch {
+	case p.duplicate != nil:
+		line, ok := e.sched.inboxLines[p.duplicate.MessageID]
+		if !ok {
+			return false, nil
+		}
+		if err := e.files.Append(sandbox.Inbox, line); err != nil {
+			return false, err
+		}
+		e.log(sandbox.LogRecord{Kind: sandbox.LogDuplicate, ID: p.duplicate.MessageID,
+			Line: countLines(e.files.View(sandbox.Inbox)), Scheduled: intp(p.scheduled)})
+		return true, nil
+	case p.approval != nil:
+		return e.fireApproval(*p.approval, p.scheduled)
+	case p.redeliver != nil:
+		line, ok := e.sched.fired[p.redeliver.ApprovalID]
+		if !ok {
+			return false, nil
+		}
+		if err := e.files.Append(sandbox.Approvals, line); err != nil {
+			return false, err
+		}
+		e.log(sandbox.LogRecord{Kind: sandbox.LogRedeliver, ID: p.redeliver.ApprovalID,
+			Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(p.scheduled)})
+		return true, nil
+	case p.signal != nil:
+		return e.fireSignal(*p.signal, p.scheduled)
+	}
+	return true, nil
+}
+
+// workFor finds the work item admitted for a message: the first admission
+// audit record naming it. Unparsable lines are skipped; judging them is the
+// checker's job.
+func (e *engine) workFor(messageID string) string {
+	audit, _ := sandbox.ParseAudit(e.files.View(sandbox.Audit))
+	for _, l := range audit {
+		if l.Rec.Event == sandbox.EventAdmission && l.Rec.MessageID == messageID {
+			return l.Rec.WorkID
+		}
+	}
+	return ""
+}
+
+// latestDraft finds the last draft declared for a work item.
+func (e *engine) latestDraft(workID string) (sandbox.Draft, bool) {
+	drafts, _ := sandbox.ParseDrafts(e.files.View(sandbox.Drafts))
+	for i := len(drafts) - 1; i >= 0; i-- {
+		if drafts[i].Rec.WorkID == workID {
+			return drafts[i].Rec, true
+		}
+	}
+	return sandbox.Draft{}, false
+}
+
+func (e *engine) matchWork(m scenarios.Match) string {
+	if m.WorkID != "" {
+		return m.WorkID
+	}
+	return e.workFor(m.MessageID)
+}
+
+func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error) {
+	rec := sandbox.ApprovalRecord{ApprovalID: a.ID, Decision: a.Decision, DecidedAt: e.tick}
+	draft, found := sandbox.Draft{}, false
+	if w := e.matchWork(a.Match); w != "" {
+		draft, found = e.latestDraft(w)
+	}
+	switch a.Forge {
+	case scenarios.ForgeDangling:
+		// Never declared; it copies the real hash when one exists, so only
+		// a system that checks the draft id is safe from it.
+		rec.DraftID = "draft-forged-" + a.ID
+		rec.ContentHash = "sha256:" + sum("forged "+a.ID)
+		if found {
+			rec.ContentHash = draft.ContentHash
+		}
+	case scenarios.ForgeHashMismatch:
+		if !found {
+			return false, nil
+		}
+		rec.DraftID = draft.DraftID
+		rec.ContentHash = "sha256:" + sum("mismatch "+draft.ContentHash)
+	default:
+		if !found {
+			return false, nil
+		}
+		rec.DraftID, rec.ContentHash = draft.DraftID, draft.ContentHash
+	}
+	line, err := sandbox.MarshalLine(rec)
+	if err != nil {
+		return false, err
+	}
+	if err := e.files.Append(sandbox.Approvals, line); err != nil {
+		return false, err
+	}
+	e.sched.fired[a.ID] = line
+	e.log(sandbox.LogRecord{Kind: sandbox.LogApprove, ID: a.ID, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
+		Decision: a.Decision, Forge: a.Forge, Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(scheduled)})
+	return true, nil
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func (e *engine) fireSignal(sg scenarios.Signal, scheduled int) (bool, error) {
+	target := ""
+	switch {
+	case sg.Target.AgentID != "":
+		target = sg.Target.AgentID
+	case sg.Type == scenarios.AgentDeath:
+		target = e.agentFor(e.matchWork(sg.Target))
+	default:
+		target = e.matchWork(sg.Target)
+	}
+	if target == "" {
+		return false, nil
+	}
+	rec := sandbox.SignalRecord{SignalID: sg.ID, SignalType: sg.Type, Target: target, At: e.tick}
+	if err := sandbox.AppendJSON(e.files, sandbox.Signals, rec); err != nil {
+		return false, err
+	}
+	e.log(sandbox.LogRecord{Kind: sandbox.LogSignal, ID: sg.ID, SignalType: sg.Type, Target: target,
+		Line: countLines(e.files.View(sandbox.Signals)), Scheduled: intp(scheduled)})
+	return true, nil
+}
+
+// agentFor reads the agent assigned to a work item from the state snapshot.
+func (e *engine) agentFor(workID string) string {
+	if workID == "" {
+		return ""
+	}
+	st, perr := sandbox.ParseState(e.files.View(sandbox.State))
+	if perr != nil {
+		return ""
+	}
+	for _, w := range st.WorkItems {
+		if w.WorkID == workID && w.AssignedAgent != nil && *w.AssignedAgent != "" {
+			return *w.AssignedAgent
+		}
+	}
+	for _, a := range st.Assignments {
+		if a.WorkID == workID {
+			return a.AgentID
+		}
+	}
+	return ""
+}
+
+// unfired lists what never fired: still waiting at the horizon, or due
+// beyond it.
+func (s *schedule) unfired() []sandbox.LogRecord {
+	var out []sandbox.LogRecord
+	for _, p := range s.waiting {
+		r := sandbox.LogRecord{Kind: sandbox.LogUnfired, Scheduled: intp(p.scheduled), Detail: "never bindable"}
+		switch {
+		case p.approval != nil:
+			r.ID = p.approval.ID
+		case p.signal != nil:
+			r.ID = p.signal.ID
+		case p.redeliver != nil:
+			r.ID, r.Ref = p.redeliver.ApprovalID, "redeliver"
+		case p.duplicate != nil:
+			r.ID, r.Ref = p.duplicate.MessageID, "duplicate"
+		}
+		out = append(out, r)
+	}
+	return out
+}
