@@ -258,20 +258,23 @@ func decodeLines[T any](files fileReader, dir, name, path string, src *Source, i
 // path, and reports syntax errors, type errors, duplicate keys and unknown
 // fields with positions.
 func decodeStrict(file string, data []byte, firstLine int, base string, t reflect.Type, src *Source, into any) Problems {
+	// Every token asks for its line, so the newlines are indexed once:
+	// counting from the start each time is quadratic in the file size.
+	var newlines []int64
+	for i, c := range data {
+		if c == '\n' {
+			newlines = append(newlines, int64(i))
+		}
+	}
 	lineAt := func(off int64) int {
-		if off > int64(len(data)) {
-			off = int64(len(data))
-		}
-		if off < 0 {
-			off = 0
-		}
-		return bytes.Count(data[:off], []byte("\n")) + firstLine
+		return sort.Search(len(newlines), func(i int) bool { return newlines[i] >= off }) + firstLine
 	}
 	var probs Problems
-	ix := &indexer{dec: json.NewDecoder(bytes.NewReader(data)), file: file, lineAt: lineAt, src: src}
+	ix := &indexer{dec: json.NewDecoder(bytes.NewReader(data)), file: file, lineAt: lineAt, src: src, cur: base}
 	ix.dec.UseNumber()
 	raw, err := ix.value(base)
 	if err == nil {
+		ix.cur = base
 		if _, extra := ix.dec.Token(); extra != io.EOF {
 			err = fmt.Errorf("unexpected data after the JSON value")
 		}
@@ -286,7 +289,7 @@ func decodeStrict(file string, data []byte, firstLine int, base string, t reflec
 		} else if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			msg = "invalid JSON: unexpected end of input"
 		}
-		return Problems{{Pos: Pos{File: file, Line: line}, Field: base, Msg: msg}}
+		return Problems{{Pos: Pos{File: file, Line: line}, Field: ix.cur, Msg: msg}}
 	}
 	probs = append(probs, ix.probs...)
 	probs = append(probs, checkFields(raw, t, base, src)...)
@@ -321,23 +324,28 @@ type indexer struct {
 	lineAt func(int64) int
 	src    *Source
 	probs  Problems
+	// cur is the path being read, so a syntax error names where it struck:
+	// a value's own path, or the enclosing one between values.
+	cur string
 }
 
 // value reads one JSON value, records the line of its path and of every path
 // below it, and returns it as a generic value for field checking.
 func (ix *indexer) value(path string) (any, error) {
+	ix.cur = path
 	tok, err := ix.dec.Token()
 	if err != nil {
 		return nil, err
 	}
 	line := ix.lineAt(ix.dec.InputOffset() - 1)
-	if _, seen := ix.src.pos[path]; !seen && path != "" {
+	if _, seen := ix.src.pos[path]; !seen {
 		ix.src.pos[path] = Pos{File: ix.file, Line: line}
 	}
 	switch tok {
 	case json.Delim('{'):
 		obj := map[string]any{}
 		for ix.dec.More() {
+			ix.cur = path
 			kt, err := ix.dec.Token()
 			if err != nil {
 				return nil, err
@@ -355,6 +363,7 @@ func (ix *indexer) value(path string) (any, error) {
 			}
 			obj[key] = v
 		}
+		ix.cur = path
 		if _, err := ix.dec.Token(); err != nil {
 			return nil, err
 		}
@@ -368,6 +377,7 @@ func (ix *indexer) value(path string) (any, error) {
 			}
 			arr = append(arr, v)
 		}
+		ix.cur = path
 		if _, err := ix.dec.Token(); err != nil {
 			return nil, err
 		}

@@ -40,15 +40,6 @@ var KnownConditions = []string{
 	"thread_length_min", "thread_length_max", "sender_history_min", "sender_history_max",
 }
 
-func isKnownCondition(k string) bool {
-	for _, c := range KnownConditions {
-		if c == k {
-			return true
-		}
-	}
-	return false
-}
-
 type conditionFields struct {
 	SubjectContains  *string   `json:"subject_contains,omitempty"`
 	BodyContains     *string   `json:"body_contains,omitempty"`
@@ -60,30 +51,86 @@ type conditionFields struct {
 	SenderHistoryMax *int      `json:"sender_history_max,omitempty"`
 }
 
-// UnmarshalJSON keeps unknown keys aside instead of dropping them.
+// UnmarshalJSON keeps unknown keys aside instead of dropping them. Keys are
+// matched exactly, so "Subject_Contains" is an unknown key, not a spelling
+// of subject_contains. Unknown values are kept in a canonical form (compact,
+// object keys sorted, no HTML escaping), so a bundle reads back equal
+// however it was reformatted or re-encoded.
 func (c *Conditions) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	var f conditionFields
-	if err := json.Unmarshal(data, &f); err != nil {
-		return err
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
 	}
-	*c = Conditions{
-		SubjectContains: f.SubjectContains, BodyContains: f.BodyContains, FromIn: f.FromIn,
-		Posture: f.Posture, ThreadLengthMin: f.ThreadLengthMin, ThreadLengthMax: f.ThreadLengthMax,
-		SenderHistoryMin: f.SenderHistoryMin, SenderHistoryMax: f.SenderHistoryMax,
-	}
-	for k, v := range raw {
-		if !isKnownCondition(k) {
-			if c.Unknown == nil {
-				c.Unknown = map[string]json.RawMessage{}
+	sort.Strings(keys)
+	*c = Conditions{}
+	for _, k := range keys {
+		v := raw[k]
+		var err error
+		switch k {
+		case "subject_contains":
+			c.SubjectContains, err = decodeCondition[string](v)
+		case "body_contains":
+			c.BodyContains, err = decodeCondition[string](v)
+		case "from_in":
+			c.FromIn, err = decodeCondition[[]string](v)
+		case "posture":
+			c.Posture, err = decodeCondition[string](v)
+		case "thread_length_min":
+			c.ThreadLengthMin, err = decodeCondition[int](v)
+		case "thread_length_max":
+			c.ThreadLengthMax, err = decodeCondition[int](v)
+		case "sender_history_min":
+			c.SenderHistoryMin, err = decodeCondition[int](v)
+		case "sender_history_max":
+			c.SenderHistoryMax, err = decodeCondition[int](v)
+		default:
+			var canon json.RawMessage
+			if canon, err = canonicalJSON(v); err == nil {
+				if c.Unknown == nil {
+					c.Unknown = map[string]json.RawMessage{}
+				}
+				c.Unknown[k] = canon
 			}
-			c.Unknown[k] = v
+		}
+		if err != nil {
+			return fmt.Errorf("condition %q: %w", k, err)
 		}
 	}
 	return nil
+}
+
+// canonicalJSON re-encodes a JSON value: compact, object keys sorted,
+// numbers as written, strings with the fewest escapes.
+func canonicalJSON(raw []byte) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// decodeCondition reads one known condition; null means absent.
+func decodeCondition[T any](raw json.RawMessage) (*T, error) {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // MarshalJSON writes known keys first, then unknown keys in sorted order.

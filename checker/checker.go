@@ -1,0 +1,198 @@
+// Package checker owns the level invariants of the benchmark (spec §2 and
+// §4, L0–L6): it judges a run's artifacts — the sandbox files, and the run
+// log when the run came from amr's engine — against the scenario bundle, and
+// returns a per-level verdict with every violation named by a stable
+// invariant id and located by file:line evidence.
+//
+// The checker never depends on the engine: it reads the sandbox through the
+// record types of sim/sandbox and derives the tick timeline from the bundle,
+// so it can judge artifacts another harness produced. Liveness is measured
+// against the timeline and, when a run log exists, against the tick at which
+// each line was observed rather than the implementation's own timestamps.
+package checker
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Levels of the ladder (spec §4).
+const (
+	MinLevel = 0
+	MaxLevel = 6
+)
+
+// Level verdicts.
+const (
+	Pass     = "pass"
+	Fail     = "fail"
+	Untested = "untested"
+)
+
+// Drafting origin tags (spec §5).
+const (
+	OriginModelBased = "model-based"
+	OriginModelFree  = "model-free"
+	OriginMixed      = "mixed"
+	OriginNone       = "none"
+)
+
+// Input is what the checker judges: the bundle, the sandbox files, and the
+// run log when the run came from amr's engine (nil when judging artifacts
+// from elsewhere).
+type Input struct {
+	Bundle *scenarios.Bundle
+	// Files maps a sandbox file name (sandbox.Drafts, ...) to its content;
+	// a missing file is empty.
+	Files map[string][]byte
+	Log   []sandbox.LogRecord
+}
+
+// Violation is one invariant failure.
+type Violation struct {
+	Invariant string `json:"invariant"`
+	Level     int    `json:"level"`
+	// Tick is when it fired; for liveness, the deadline tick.
+	Tick      int    `json:"tick"`
+	MessageID string `json:"message_id,omitempty"`
+	WorkID    string `json:"work_id,omitempty"`
+	DraftID   string `json:"draft_id,omitempty"`
+	// Evidence are file:line references, e.g. "outbox.jsonl:3".
+	Evidence []string `json:"evidence"`
+	// Detail is one plain sentence.
+	Detail string `json:"detail"`
+}
+
+// Verdict is the checker's answer for one run.
+type Verdict struct {
+	// Levels holds "pass", "fail" or "untested", indexed by level.
+	Levels [7]string `json:"levels"`
+	// Origin is the drafting origin tag: model-based, model-free, mixed or none.
+	Origin string `json:"origin"`
+	// Violations are sorted by (tick, level, invariant, evidence).
+	Violations []Violation `json:"violations"`
+}
+
+// Failed reports whether any tested level failed.
+func (v Verdict) Failed() bool {
+	for _, l := range v.Levels {
+		if l == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// levelChecks lists, per level, the functions that judge its invariants.
+var levelChecks = [7][]func(*facts) []Violation{
+	{checkRecordFormat, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
+	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
+	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},
+	{checkClaims, checkAgentDeath, checkResolutionMissing, checkStateConsistency},
+	{checkEscalationL4},
+	{checkDistinctWork, checkConversationIdentity, checkEscalatedSend, checkIdentityLiveness},
+	{checkPostApproval},
+}
+
+// Check judges one run. Levels 0 through the bundle's top level are judged;
+// the invariants of higher levels are not evaluated and those levels are
+// "untested". Check never panics on bad artifacts: a line that does not
+// parse is itself a scored violation.
+func Check(in Input) Verdict {
+	v := Verdict{Origin: OriginNone, Violations: []Violation{}}
+	for i := range v.Levels {
+		v.Levels[i] = Untested
+	}
+	if in.Bundle == nil {
+		return v
+	}
+	f := build(in)
+	v.Origin = f.origin()
+	for level := MinLevel; level <= f.top; level++ {
+		v.Levels[level] = Pass
+		for _, check := range levelChecks[level] {
+			v.Violations = append(v.Violations, check(f)...)
+		}
+	}
+	for _, x := range v.Violations {
+		if x.Level >= MinLevel && x.Level <= f.top {
+			v.Levels[x.Level] = Fail
+		}
+	}
+	sortViolations(v.Violations)
+	return v
+}
+
+// sortViolations orders by tick, level, invariant, evidence, then the
+// remaining fields, so equal inputs give equal output.
+func sortViolations(vs []Violation) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		if a.Tick != b.Tick {
+			return a.Tick < b.Tick
+		}
+		if a.Level != b.Level {
+			return a.Level < b.Level
+		}
+		if a.Invariant != b.Invariant {
+			return a.Invariant < b.Invariant
+		}
+		if c := compareEvidence(a.Evidence, b.Evidence); c != 0 {
+			return c < 0
+		}
+		if a.WorkID != b.WorkID {
+			return a.WorkID < b.WorkID
+		}
+		if a.MessageID != b.MessageID {
+			return a.MessageID < b.MessageID
+		}
+		if a.DraftID != b.DraftID {
+			return a.DraftID < b.DraftID
+		}
+		return a.Detail < b.Detail
+	})
+}
+
+// compareEvidence compares references numerically where they share a file,
+// so outbox.jsonl:10 sorts after outbox.jsonl:9.
+func compareEvidence(a, b []string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := compareRef(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
+
+func compareRef(a, b string) int {
+	fa, na := splitRef(a)
+	fb, nb := splitRef(b)
+	if fa != fb {
+		return strings.Compare(fa, fb)
+	}
+	if na != nb {
+		if na < nb {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func splitRef(r string) (string, int) {
+	i := strings.LastIndexByte(r, ':')
+	if i < 0 {
+		return r, 0
+	}
+	n := 0
+	for _, c := range r[i+1:] {
+		if c < '0' || c > '9' || n > 1<<40 {
+			return r, 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return r[:i], n
+}

@@ -1,0 +1,646 @@
+package checker
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// stamp places a line or an event in time: the tick it was observed at and
+// its order within that tick. At one tick the harness fires before the
+// implementation works, so harness lines sort before implementation lines.
+type stamp struct {
+	tick int
+	seq  int
+}
+
+// Orders within a tick. Implementation lines of a run with a log get
+// 2*(their position in the tick's writes); without a log their order within
+// a tick is unknown and they all get seqImpl.
+const (
+	seqCrashBoundary = -3 // a crash at the tick boundary, before the harness fires
+	seqHarness       = -2 // every harness line: deliveries, approvals, signals
+	seqAfterHarness  = -1 // after the harness fired, before the implementation wrote
+	seqImpl          = 0
+	seqEnd           = math.MaxInt32 // after everything of the tick
+)
+
+// before reports whether a is known to come before b.
+func (a stamp) before(b stamp) bool {
+	return a.tick < b.tick || a.tick == b.tick && a.seq < b.seq
+}
+
+// by reports whether a was observed by the end of tick t.
+func (a stamp) by(t int) bool { return a.tick <= t }
+
+func endOf(t int) stamp { return stamp{t, seqEnd} }
+
+// message is one distinct message of the inbox, in delivery order.
+type message struct {
+	sandbox.Message
+	line      int   // first inbox.jsonl line, 0 when known only from the bundle
+	at        stamp // first delivery
+	vis       int   // visible tick
+	first     bool  // first message of its conversation
+	threadLen int
+	senderHis int
+	index     int
+}
+
+type draft struct {
+	sandbox.Draft
+	line int
+	at   stamp
+}
+
+type effect struct {
+	sandbox.Effect
+	line  int
+	at    stamp
+	draft *draft // first declaration of its draft id, nil when undeclared
+}
+
+// work returns the work item the effect is for, or "".
+func (e *effect) work() string {
+	if e.draft == nil {
+		return ""
+	}
+	return e.draft.WorkID
+}
+
+type approval struct {
+	sandbox.ApprovalRecord
+	line   int
+	at     stamp
+	draft  *draft // the declared draft it names, nil when dangling
+	valid  bool   // names a draft declared before it, with the same hash
+	copies int    // lines carrying this approval id (redeliveries)
+	first  bool   // first line of its approval id
+}
+
+type signal struct {
+	sandbox.SignalRecord
+	line int
+	at   stamp
+}
+
+type auditLine struct {
+	sandbox.AuditRecord
+	line int
+	at   stamp
+}
+
+// badLine is a line of an implementation log that did not parse.
+type badLine struct {
+	sandbox.LineError
+	at stamp
+}
+
+// crash is one crash of the implementation: the moment it landed and where
+// the evidence is.
+type crash struct {
+	at       stamp
+	evidence string
+}
+
+// snapshot is one version of state.json.
+type snapshot struct {
+	snap    sandbox.Snapshot
+	err     *sandbox.LineError
+	missing bool
+}
+
+// tickEnd is one visited tick of a run log.
+type tickEnd struct {
+	tick   int
+	forced bool
+	state  int // index into facts.states of the snapshot at the tick's end
+}
+
+// facts is everything the invariants look at, parsed once and indexed.
+type facts struct {
+	b        *scenarios.Bundle
+	top      int
+	tl       timeline
+	regimes  regimes
+	ordered  bool // a run log gives observed ticks and order within ticks
+	messages []*message
+	msgByID  map[string]*message
+
+	drafts      []*draft
+	draftByID   map[string]*draft // first declaration
+	draftsByWrk map[string][]*draft
+	effects     []*effect
+	effByWork   map[string][]*effect
+	approvals   []*approval
+	escalations []*signal
+	deaths      []*signal
+	audit       []*auditLine
+	admissions  []*auditLine
+	claims      []*auditLine
+	resolutions []*auditLine
+	resByWork   map[string][]*auditLine
+	admitted    map[string]*auditLine // work id -> its first admission
+	workIDs     []string              // admitted work ids, in admission order
+	modelCalls  map[string]bool
+	bad         []badLine
+	crashes     []crash
+
+	states   []snapshot // versions of state.json over the run, [0] = before any write
+	final    snapshot   // state.json as left in the sandbox
+	tickEnds []tickEnd
+}
+
+func build(in Input) *facts {
+	b := in.Bundle
+	f := &facts{b: b, top: clampLevel(b.Meta.TopLevel), tl: newTimeline(b)}
+	f.regimes = newRegimes(b, f.tl)
+	f.ordered = hasTickEnds(in.Log)
+	file := func(name string) []byte { return in.Files[name] }
+
+	f.parseImplLogs(file, in.Log)
+	f.parseHarnessLogs(file, in.Log)
+	f.parseState(file(sandbox.State), in.Log)
+	f.parseCrashes(in.Log)
+	f.parseModelCalls(file(sandbox.ModelCalls))
+	f.index()
+	return f
+}
+
+func clampLevel(l int) int {
+	if l < MinLevel {
+		return MinLevel
+	}
+	if l > MaxLevel {
+		return MaxLevel
+	}
+	return l
+}
+
+func hasTickEnds(log []sandbox.LogRecord) bool {
+	for _, r := range log {
+		if r.Kind == sandbox.LogTickEnd {
+			return true
+		}
+	}
+	return false
+}
+
+// observed maps each line of an implementation log to the tick whose
+// tick_end first counts it and its position in that tick's writes.
+type observed struct {
+	stamps []stamp // by line number; [0] unused
+	last   int
+}
+
+func observe(log []sandbox.LogRecord, name string) observed {
+	o := observed{stamps: []stamp{{}}}
+	prev := 0
+	for _, r := range log {
+		if r.Kind != sandbox.LogTickEnd {
+			continue
+		}
+		o.last = r.Tick
+		count, ok := r.Lines[name]
+		if !ok || count <= prev {
+			continue
+		}
+		var pos []int
+		for i, w := range r.Writes {
+			if w == name {
+				pos = append(pos, i)
+			}
+		}
+		for n := prev + 1; n <= count && n < 1<<24; n++ {
+			seq := seqEnd - 1
+			if k := n - prev - 1; k < len(pos) {
+				seq = 2 * pos[k]
+			}
+			o.stamps = append(o.stamps, stamp{r.Tick, seq})
+		}
+		prev = count
+	}
+	return o
+}
+
+// at returns the observed stamp of line n; a line no tick_end counted is
+// placed at the end of the run.
+func (o observed) at(n int) stamp {
+	if n > 0 && n < len(o.stamps) {
+		return o.stamps[n]
+	}
+	return endOf(o.last)
+}
+
+// implStamp returns a function placing implementation lines in time: by the
+// run log when there is one, else by the line's own timestamp.
+func (f *facts) implStamp(log []sandbox.LogRecord, name string) func(n, own int) stamp {
+	if !f.ordered {
+		return func(_, own int) stamp { return stamp{own, seqImpl} }
+	}
+	o := observe(log, name)
+	return func(n, _ int) stamp { return o.at(n) }
+}
+
+func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord) {
+	data := file(sandbox.Drafts)
+	dst, derrs := sandbox.ParseDrafts(data)
+	at := f.implStamp(log, sandbox.Drafts)
+	for _, l := range dst {
+		f.drafts = append(f.drafts, &draft{Draft: l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)})
+	}
+	f.addBad(derrs, at, data, "declared_at")
+
+	data = file(sandbox.Outbox)
+	out, oerrs := sandbox.ParseOutbox(data)
+	at = f.implStamp(log, sandbox.Outbox)
+	for _, l := range out {
+		f.effects = append(f.effects, &effect{Effect: l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)})
+	}
+	f.addBad(oerrs, at, data, "sent_at")
+
+	data = file(sandbox.Audit)
+	aud, aerrs := sandbox.ParseAudit(data)
+	at = f.implStamp(log, sandbox.Audit)
+	for _, l := range aud {
+		f.audit = append(f.audit, &auditLine{AuditRecord: l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
+	}
+	f.addBad(aerrs, at, data, "at")
+}
+
+// addBad records the lines that did not parse. Without a run log a bad line
+// is placed by its own timestamp field when that much of it can be read.
+func (f *facts) addBad(errs []sandbox.LineError, at func(n, own int) stamp, data []byte, field string) {
+	if len(errs) == 0 {
+		return
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	for _, e := range errs {
+		own := 0
+		if e.Line >= 1 && e.Line <= len(lines) {
+			own = looseTick(lines[e.Line-1], field)
+		}
+		f.bad = append(f.bad, badLine{LineError: e, at: at(e.Line, own)})
+	}
+}
+
+// looseTick reads a whole-number field of a line that may be otherwise
+// invalid; 0 when it cannot.
+func looseTick(line []byte, field string) int {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(m[field])))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// harnessLines maps harness file lines to the tick the run log says they
+// were written.
+func harnessLines(log []sandbox.LogRecord) map[string]map[int]int {
+	out := map[string]map[int]int{sandbox.Inbox: {}, sandbox.Approvals: {}, sandbox.Signals: {}}
+	for _, r := range log {
+		var name string
+		switch r.Kind {
+		case sandbox.LogDeliver, sandbox.LogDuplicate:
+			name = sandbox.Inbox
+		case sandbox.LogApprove, sandbox.LogRedeliver:
+			name = sandbox.Approvals
+		case sandbox.LogSignal:
+			name = sandbox.Signals
+		default:
+			continue
+		}
+		if r.Line > 0 {
+			out[name][r.Line] = r.Tick
+		}
+	}
+	return out
+}
+
+func (f *facts) parseHarnessLogs(file func(string) []byte, log []sandbox.LogRecord) {
+	written := harnessLines(log)
+	hs := func(name string, n, own int) stamp {
+		if t, ok := written[name][n]; ok {
+			return stamp{t, seqHarness}
+		}
+		return stamp{own, seqHarness}
+	}
+	f.parseInbox(file(sandbox.Inbox), hs)
+
+	apps, _ := sandbox.ParseApprovals(file(sandbox.Approvals))
+	for _, l := range apps {
+		f.approvals = append(f.approvals, &approval{ApprovalRecord: l.Rec, line: l.N,
+			at: hs(sandbox.Approvals, l.N, l.Rec.DecidedAt)})
+	}
+	sigs, _ := sandbox.ParseSignals(file(sandbox.Signals))
+	for _, l := range sigs {
+		s := &signal{SignalRecord: l.Rec, line: l.N, at: hs(sandbox.Signals, l.N, l.Rec.At)}
+		switch s.SignalType {
+		case scenarios.OperatorEscalation:
+			f.escalations = append(f.escalations, s)
+		case scenarios.AgentDeath:
+			f.deaths = append(f.deaths, s)
+		}
+	}
+}
+
+// parseInbox builds the distinct messages in delivery order. Messages of the
+// bundle missing from inbox.jsonl (artifacts from a harness that did not
+// keep it) are placed at their visible tick.
+func (f *facts) parseInbox(data []byte, hs func(string, int, int) stamp) {
+	f.msgByID = map[string]*message{}
+	lines, _ := sandbox.ParseInbox(data)
+	for _, l := range lines {
+		if _, dup := f.msgByID[l.Rec.ID]; dup {
+			continue
+		}
+		own := l.Rec.At
+		if v, ok := f.tl.visible(own); ok {
+			own = v
+		}
+		m := &message{Message: l.Rec, line: l.N, at: hs(sandbox.Inbox, l.N, own)}
+		f.msgByID[m.ID] = m
+		f.messages = append(f.messages, m)
+	}
+	for _, d := range f.b.Inbox {
+		if _, ok := f.msgByID[d.ID]; ok {
+			continue
+		}
+		v, ok := f.tl.visible(d.At)
+		if !ok {
+			continue
+		}
+		m := &message{Message: sandbox.Message(d), at: stamp{v, seqHarness}}
+		f.msgByID[m.ID] = m
+		f.messages = append(f.messages, m)
+	}
+	sort.SliceStable(f.messages, func(i, j int) bool { return f.messages[i].at.tick < f.messages[j].at.tick })
+	conv, sender := map[string]int{}, map[string]int{}
+	for i, m := range f.messages {
+		m.index = i
+		m.vis = m.at.tick
+		m.first = conv[m.ConversationID] == 0
+		conv[m.ConversationID]++
+		m.threadLen = conv[m.ConversationID]
+		m.senderHis = sender[m.From]
+		sender[m.From]++
+	}
+}
+
+func (f *facts) parseModelCalls(data []byte) {
+	f.modelCalls = map[string]bool{}
+	calls, _ := sandbox.ParseModelCalls(data)
+	for _, c := range calls {
+		f.modelCalls[c.Rec.CallID] = true
+	}
+}
+
+// parseState reads the final state.json and, from the run log, the version
+// in force at the end of every tick.
+func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
+	f.final = readSnapshot(data)
+	f.states = []snapshot{{missing: true}}
+	for _, r := range log {
+		if r.Kind != sandbox.LogTickEnd {
+			continue
+		}
+		switch {
+		case len(r.State) > 0:
+			f.states = append(f.states, readSnapshot(r.State))
+		case r.Detail != "" && bytes.Contains([]byte(r.Detail), []byte(sandbox.State)):
+			f.states = append(f.states, snapshot{err: &sandbox.LineError{File: sandbox.State, Line: 1, Msg: "not a JSON object"}})
+		}
+		f.tickEnds = append(f.tickEnds, tickEnd{tick: r.Tick, forced: r.Forced, state: len(f.states) - 1})
+	}
+}
+
+func readSnapshot(data []byte) snapshot {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return snapshot{missing: true}
+	}
+	s, err := sandbox.ParseState(data)
+	return snapshot{snap: s, err: err}
+}
+
+// parseCrashes reads the crashes from the run log, or from the bundle's
+// schedule without one. A crash inside a tick is placed right after the
+// harness fired: no earlier than it really landed, which can only make an
+// item look pending that was in fact resolved later in the same tick.
+func (f *facts) parseCrashes(log []sandbox.LogRecord) {
+	if f.ordered {
+		for i, r := range log {
+			if r.Kind != sandbox.LogCrash {
+				continue
+			}
+			seq := seqAfterHarness
+			if r.AfterWrites == 0 {
+				seq = seqCrashBoundary
+			}
+			f.crashes = append(f.crashes, crash{at: stamp{r.Tick, seq}, evidence: runLogRef(i)})
+		}
+		return
+	}
+	for i, fl := range f.b.Faults {
+		if fl.Kind != scenarios.FaultCrash {
+			continue
+		}
+		v, ok := f.tl.visible(fl.At)
+		if !ok {
+			continue
+		}
+		seq := seqAfterHarness
+		if fl.AfterWrites == 0 {
+			seq = seqCrashBoundary
+		}
+		f.crashes = append(f.crashes, crash{at: stamp{v, seq}, evidence: fmt.Sprintf("bundle:faults[%d]", i)})
+	}
+	sort.SliceStable(f.crashes, func(i, j int) bool { return f.crashes[i].at.before(f.crashes[j].at) })
+}
+
+func runLogRef(i int) string { return sandbox.RunLogFile + ":" + strconv.Itoa(i+1) }
+
+// index builds the lookups every invariant shares.
+func (f *facts) index() {
+	// Each list stays in its file's line order: one file is written in
+	// time order, and without a run log its lines' own ticks may disagree.
+	f.draftByID, f.draftsByWrk = map[string]*draft{}, map[string][]*draft{}
+	for _, d := range f.drafts {
+		if _, ok := f.draftByID[d.DraftID]; ok {
+			continue
+		}
+		f.draftByID[d.DraftID] = d
+		f.draftsByWrk[d.WorkID] = append(f.draftsByWrk[d.WorkID], d)
+	}
+	f.effByWork = map[string][]*effect{}
+	for _, e := range f.effects {
+		e.draft = f.draftByID[e.DraftID]
+		if w := e.work(); w != "" {
+			f.effByWork[w] = append(f.effByWork[w], e)
+		}
+	}
+	copies := map[string]int{}
+	for _, a := range f.approvals {
+		copies[a.ApprovalID]++
+		a.first = copies[a.ApprovalID] == 1
+		a.draft = f.draftByID[a.DraftID]
+		a.valid = a.draft != nil && f.declaredBefore(a.draft, a.at) && a.draft.ContentHash == a.ContentHash
+	}
+	for _, a := range f.approvals {
+		a.copies = copies[a.ApprovalID]
+	}
+	f.admitted, f.resByWork = map[string]*auditLine{}, map[string][]*auditLine{}
+	for _, a := range f.audit {
+		switch a.Event {
+		case sandbox.EventAdmission:
+			f.admissions = append(f.admissions, a)
+			if _, ok := f.admitted[a.WorkID]; !ok {
+				f.admitted[a.WorkID] = a
+				f.workIDs = append(f.workIDs, a.WorkID)
+			}
+		case sandbox.EventClaim:
+			f.claims = append(f.claims, a)
+		case sandbox.EventResolution:
+			f.resolutions = append(f.resolutions, a)
+			f.resByWork[a.WorkID] = append(f.resByWork[a.WorkID], a)
+		}
+	}
+}
+
+// declaredBefore reports whether a draft existed when an approval was
+// written. Without a log only ticks are compared: another harness may write
+// an approval in the same tick after the draft.
+func (f *facts) declaredBefore(d *draft, at stamp) bool {
+	if f.ordered {
+		return d.at.before(at)
+	}
+	return d.at.tick <= at.tick
+}
+
+func sortByStamp[T any](s []T, key func(T) (stamp, int)) {
+	sort.SliceStable(s, func(i, j int) bool {
+		a, la := key(s[i])
+		b, lb := key(s[j])
+		if a != b {
+			return a.before(b)
+		}
+		return la < lb
+	})
+}
+
+// origin tags the drafting origin over every declared draft (spec §5).
+func (f *facts) origin() string {
+	model, free := false, false
+	for _, d := range f.drafts {
+		if d.Origin.ModelFree {
+			free = true
+		} else {
+			model = true
+		}
+	}
+	switch {
+	case model && free:
+		return OriginMixed
+	case model:
+		return OriginModelBased
+	case free:
+		return OriginModelFree
+	}
+	return OriginNone
+}
+
+// ref renders file:line evidence.
+func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
+
+// messageRef is a message's evidence: its first inbox line, or the bundle.
+func (m *message) ref() string {
+	if m.line > 0 {
+		return ref(sandbox.Inbox, m.line)
+	}
+	return "bundle:inbox/" + m.ID
+}
+
+// messageOf returns the message a work item was admitted for.
+func (f *facts) messageOf(work string) *message {
+	a, ok := f.admitted[work]
+	if !ok {
+		return nil
+	}
+	return f.msgByID[a.MessageID]
+}
+
+// worksOf returns the distinct work ids admitted for a message, in order.
+func (f *facts) worksOf(msg string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range f.admissions {
+		if a.MessageID == msg && !seen[a.WorkID] {
+			seen[a.WorkID] = true
+			out = append(out, a.WorkID)
+		}
+	}
+	return out
+}
+
+// effectsOf returns the effects of a work item's drafts, in line order.
+func (f *facts) effectsOf(work string) []*effect { return f.effByWork[work] }
+
+// resolutionsOf returns a work item's resolution records, in line order.
+func (f *facts) resolutionsOf(work string) []*auditLine { return f.resByWork[work] }
+
+// latestDraft returns the last draft of a work item declared before at.
+func (f *facts) latestDraft(work string, at stamp) *draft {
+	var last *draft
+	for _, d := range f.draftsByWrk[work] {
+		if d.at.before(at) {
+			last = d
+		}
+	}
+	return last
+}
+
+// fleetGone returns the stamp at which every agent of the fleet had been
+// named by an AGENT_DEATH signal; ok is false while one is left.
+func (f *facts) fleetGone() (stamp, bool) {
+	if len(f.b.Fleet) == 0 {
+		return stamp{}, false
+	}
+	left := map[string]bool{}
+	for _, a := range f.b.Fleet {
+		left[a] = true
+	}
+	for _, s := range f.deaths {
+		delete(left, s.Target)
+		if len(left) == 0 {
+			return s.at, true
+		}
+	}
+	return stamp{}, false
+}
+
+// rawString reads a string field of a free-form audit record.
+func rawString(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// rawStrings reads a list of strings of a free-form audit record.
+func rawStrings(raw json.RawMessage) []string {
+	var s []string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,224 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Reply budgets (spec §4 L0 and L1: a reply within 10 ticks of arrival; L2:
+// an approved draft sends within 5 ticks of approval).
+const (
+	replyBudget    = 10
+	approvalBudget = 5
+)
+
+// checkRecordFormat: every non-blank line of drafts, outbox and audit parses.
+func checkRecordFormat(f *facts) []Violation {
+	var out []Violation
+	for _, e := range f.bad {
+		what := e.Msg
+		if e.Field != "" {
+			what = e.Field + ": " + e.Msg
+		}
+		out = append(out, Violation{Invariant: "L0.record-format", Level: 0, Tick: e.at.tick,
+			Evidence: []string{ref(e.File, e.Line)},
+			Detail:   fmt.Sprintf("%s line %d is not a valid record (%s).", e.File, e.Line, what)})
+	}
+	return out
+}
+
+// checkDraftRedeclared: a draft id names one draft; declaring it again with
+// other content would make its approvals ambiguous.
+func checkDraftRedeclared(f *facts) []Violation {
+	var out []Violation
+	for _, d := range f.drafts {
+		first := f.draftByID[d.DraftID]
+		if first == d || sameDraft(first.Draft, d.Draft) {
+			continue
+		}
+		out = append(out, Violation{Invariant: "L0.draft-redeclared", Level: 0, Tick: d.at.tick,
+			WorkID: d.WorkID, DraftID: d.DraftID,
+			Evidence: []string{ref(sandbox.Drafts, first.line), ref(sandbox.Drafts, d.line)},
+			Detail:   fmt.Sprintf("Draft %s is declared again with different content.", d.DraftID)})
+	}
+	return out
+}
+
+func sameDraft(a, b sandbox.Draft) bool {
+	return a.WorkID == b.WorkID && a.ConversationID == b.ConversationID && a.Body == b.Body && a.ContentHash == b.ContentHash
+}
+
+// checkOutboxDeclared: an outbox line's draft was declared before it.
+func checkOutboxDeclared(f *facts) []Violation {
+	var out []Violation
+	for _, e := range f.effects {
+		v := Violation{Invariant: "L0.outbox-declared", Level: 0, Tick: e.at.tick, DraftID: e.DraftID,
+			Evidence: []string{ref(sandbox.Outbox, e.line)}}
+		switch {
+		case e.draft == nil:
+			v.Detail = fmt.Sprintf("Effect %s sends draft %s, which was never declared.", e.EffectID, e.DraftID)
+		case e.at.before(e.draft.at):
+			v.WorkID = e.draft.WorkID
+			v.Evidence = append(v.Evidence, ref(sandbox.Drafts, e.draft.line))
+			v.Detail = fmt.Sprintf("Effect %s sends draft %s before the draft was declared.", e.EffectID, e.DraftID)
+		default:
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// checkDraftOrigin: a draft's origin is "model-free" or stub call ids.
+func checkDraftOrigin(f *facts) []Violation {
+	var out []Violation
+	for _, d := range f.drafts {
+		if d.Origin.ModelFree {
+			continue
+		}
+		var missing []string
+		for _, id := range d.Origin.CallIDs {
+			if !f.modelCalls[id] {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		out = append(out, Violation{Invariant: "L0.draft-origin", Level: 0, Tick: d.at.tick,
+			WorkID: d.WorkID, DraftID: d.DraftID, Evidence: []string{ref(sandbox.Drafts, d.line)},
+			Detail: fmt.Sprintf("Draft %s cites model calls %s that are not in %s.", d.DraftID,
+				strings.Join(missing, ", "), sandbox.ModelCalls)})
+	}
+	return out
+}
+
+// checkReply: the first message of each conversation that expects a reply
+// gets one by its deadline.
+func checkReply(f *facts) []Violation {
+	return f.replies(func(m *message) bool { return m.first }, "L0.reply", 0)
+}
+
+// checkFollowUpReply: the same rule for follow-ups, at level 1.
+func checkFollowUpReply(f *facts) []Violation {
+	return f.replies(func(m *message) bool { return !m.first }, "L1.follow-up-reply", 1)
+}
+
+func (f *facts) replies(judged func(*message) bool, id string, level int) []Violation {
+	var out []Violation
+	for _, m := range f.messages {
+		if !judged(m) {
+			continue
+		}
+		d, ok := f.replyDeadline(m)
+		if !ok || f.repliedBy(m, d) {
+			continue
+		}
+		works := f.worksOf(m.ID)
+		v := Violation{Invariant: id, Level: level, Tick: d, MessageID: m.ID, Evidence: []string{m.ref()},
+			Detail: fmt.Sprintf("Message %s expected a reply by tick %d and none was sent.", m.ID, d)}
+		if len(works) > 0 {
+			v.WorkID = works[0]
+		} else {
+			v.Detail = fmt.Sprintf("Message %s expected a reply by tick %d but was never admitted.", m.ID, d)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// repliedBy reports whether an effect of a draft of one of the message's
+// work items was observed by tick d.
+func (f *facts) repliedBy(m *message, d int) bool {
+	for _, w := range f.worksOf(m.ID) {
+		for _, e := range f.effectsOf(w) {
+			if e.at.by(d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// replyDeadline decides from the bundle whether a message expects a reply
+// and by when: it must be admitted, a non-forged approve approval must be
+// scheduled for it, and no escalation, rejection or loss of the whole fleet
+// may come by the deadline. The deadline is 10 ticks from its arrival or 5
+// from its approval's scheduled tick, whichever ends later. ok is false when
+// no reply is expected or the horizon ends first.
+func (f *facts) replyDeadline(m *message) (int, bool) {
+	if _, must := f.judge(m); !must {
+		return 0, false
+	}
+	approvedAt, ok := f.scheduledApproval(m)
+	if !ok {
+		return 0, false
+	}
+	d1, ok1 := f.tl.deadline(m.vis, replyBudget)
+	d2, ok2 := f.tl.deadline(approvedAt, approvalBudget)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	d := max(d1, d2)
+	if f.scheduledStop(m, d) {
+		return 0, false
+	}
+	if gone, ok := f.fleetGone(); ok && gone.by(d) {
+		return 0, false
+	}
+	return d, true
+}
+
+// scheduledApproval returns the visible tick of the earliest non-forged
+// approve approval the bundle schedules for the message.
+func (f *facts) scheduledApproval(m *message) (int, bool) {
+	best, found := 0, false
+	for _, a := range f.b.Approvals {
+		if a.Forge != "" || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
+			continue
+		}
+		if v, ok := f.tl.visible(a.At); ok && (!found || v < best) {
+			best, found = v, true
+		}
+	}
+	return best, found
+}
+
+// scheduledStop reports whether the bundle escalates or rejects the message
+// at or before tick d.
+func (f *facts) scheduledStop(m *message, d int) bool {
+	for _, s := range f.b.Signals {
+		if s.Type != scenarios.OperatorEscalation || !f.matches(s.Target, m) {
+			continue
+		}
+		if v, ok := f.tl.visible(s.At); ok && v <= d {
+			return true
+		}
+	}
+	for _, a := range f.b.Approvals {
+		if a.Forge != "" || a.Decision != scenarios.DecisionReject || !f.matches(a.Match, m) {
+			continue
+		}
+		if v, ok := f.tl.visible(a.At); ok && v <= d {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether a bundle reference names the message: by message
+// id, or by a work id admitted for it.
+func (f *facts) matches(ref scenarios.Match, m *message) bool {
+	if ref.MessageID != "" {
+		return ref.MessageID == m.ID
+	}
+	if ref.WorkID != "" {
+		if a, ok := f.admitted[ref.WorkID]; ok {
+			return a.MessageID == m.ID
+		}
+	}
+	return false
+}

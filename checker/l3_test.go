@@ -1,0 +1,324 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// contested delivers m1 and has two agents claim it at tick 1.
+func contested(t *testing.T) *world {
+	w := newWorld(t, 3, 30)
+	w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+	w.admit("w1", "m1", 1)
+	w.claim("w1", agent1, sandbox.ClaimClaimed, 1)
+	w.claim("w1", agent2, sandbox.ClaimClaimed, 1)
+	return w
+}
+
+// settle ends the contested story correctly from tick t: agent-1 wins,
+// agent-2 stands down, the draft is approved and sent.
+func settle(w *world, t int) {
+	w.claim("w1", agent1, sandbox.ClaimWon, t)
+	w.claim("w1", agent2, sandbox.ClaimStoodDown, t)
+	w.draft("d1", "w1", "c1", bodyOK, t)
+	w.state(t, []item{{"w1", "drafted", agent1}})
+	w.approve("ap1", "m1", "d1", t+1)
+	w.send("e1", "d1", t+1)
+	w.resolve("w1", sandbox.OutcomeCompleted, "sent", t+1)
+	w.state(t+1, []item{{"w1", sandbox.OutcomeCompleted, agent1}})
+}
+
+func TestContestedHistoryPasses(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := contested(t)
+		settle(w, 1)
+		assert.Empty(t, Check(w.input(withLog)).Violations)
+	})
+}
+
+func TestDoubleHandled(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := contested(t)
+		w.claim("w1", agent1, sandbox.ClaimWon, 1)
+		w.claim("w1", agent2, sandbox.ClaimWon, 2)
+		w.claim("w1", agent2, sandbox.ClaimStoodDown, 3)
+		v := Check(w.input(withLog))
+		got := only(v, "L3.double-handled")
+		require.Len(t, got, 1)
+		assert.Equal(t, 2, got[0].Tick)
+		assert.Contains(t, got[0].Detail, "agent-1 and agent-2")
+		assert.Empty(t, only(v, "L3.claim-winner"), "it ends with one winner")
+	})
+	t.Run("handover within one tick", func(t *testing.T) {
+		w := contested(t)
+		w.claim("w1", agent1, sandbox.ClaimWon, 1)
+		w.claim("w1", agent2, sandbox.ClaimStoodDown, 1)
+		w.claim("w1", agent2, sandbox.ClaimWon, 4)
+		w.claim("w1", agent1, sandbox.ClaimStoodDown, 4)
+		assert.Empty(t, only(Check(w.input(true)), "L3.double-handled"))
+	})
+}
+
+func TestClaimWinner(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(w *world)
+		fails bool
+	}{
+		{"no winner", func(w *world) {
+			w.claim("w1", agent1, sandbox.ClaimStoodDown, 2)
+			w.claim("w1", agent2, sandbox.ClaimStoodDown, 2)
+		}, true},
+		{"no winner, visibly orphaned", func(w *world) {
+			w.claim("w1", agent1, sandbox.ClaimStoodDown, 2)
+			w.claim("w1", agent2, sandbox.ClaimStoodDown, 2)
+			w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 2)
+		}, false},
+		{"two winners", func(w *world) {
+			w.claim("w1", agent1, sandbox.ClaimWon, 2)
+			w.claim("w1", agent2, sandbox.ClaimWon, 2)
+		}, true},
+		{"one winner", func(w *world) {
+			w.claim("w1", agent1, sandbox.ClaimWon, 2)
+			w.claim("w1", agent2, sandbox.ClaimStoodDown, 2)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := contested(t)
+				tc.build(w)
+				got := only(Check(w.input(withLog)), "L3.claim-winner")
+				assert.Equal(t, tc.fails, len(got) == 1)
+				if tc.fails {
+					assert.Equal(t, 30, got[0].Tick)
+				}
+			})
+		})
+	}
+}
+
+func TestStandDownRecord(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := contested(t)
+		w.claim("w1", agent1, sandbox.ClaimWon, 2)
+		got := only(Check(w.input(withLog)), "L3.stand-down-record")
+		require.Len(t, got, 1)
+		assert.Contains(t, got[0].Detail, "agent-2")
+		assert.Equal(t, []string{"audit.jsonl:3"}, got[0].Evidence)
+	})
+}
+
+func TestClaimWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		wonAt int
+		fails bool
+	}{
+		{"won on the last tick", 6, false},
+		{"won late", 7, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := contested(t)
+				w.claim("w1", agent1, sandbox.ClaimWon, tc.wonAt)
+				w.claim("w1", agent2, sandbox.ClaimStoodDown, tc.wonAt)
+				got := only(Check(w.input(withLog)), "L3.claim-window")
+				require.Equal(t, tc.fails, len(got) == 1)
+				if tc.fails {
+					assert.Equal(t, 6, got[0].Tick)
+				}
+			})
+		})
+	}
+}
+
+// held has agent-1 hold w1 with a pending draft when agent-1 dies at tick 3.
+func held(t *testing.T) *world {
+	w := contested(t)
+	w.claim("w1", agent1, sandbox.ClaimWon, 1)
+	w.claim("w1", agent2, sandbox.ClaimStoodDown, 1)
+	w.draft("d1", "w1", "c1", bodyOK, 1)
+	w.state(1, []item{{"w1", "drafted", agent1}})
+	w.kill("s1", agent1, 3)
+	return w
+}
+
+func TestAgentDeath(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := held(t)
+		w.state(3, []item{{"w1", "drafted", agent1}}, agent1)
+		got := only(Check(w.input(withLog)), "L3.agent-death")
+		require.Len(t, got, 1)
+		assert.Equal(t, 8, got[0].Tick)
+		assert.Equal(t, "w1", got[0].WorkID)
+		assert.Equal(t, []string{"signals.jsonl:1"}, got[0].Evidence)
+	})
+	t.Run("still alive in the snapshot", func(t *testing.T) {
+		w := held(t)
+		w.claim("w1", agent2, sandbox.ClaimWon, 3)
+		w.claim("w1", agent1, sandbox.ClaimStoodDown, 3)
+		w.state(3, []item{{"w1", "drafted", agent2}})
+		got := only(Check(w.input(true)), "L3.agent-death")
+		require.Len(t, got, 1)
+		assert.Contains(t, got[0].Detail, "still alive")
+		assert.Equal(t, 5, got[0].Tick)
+	})
+	for _, tc := range []struct {
+		name  string
+		build func(w *world)
+	}{
+		{"reassigned", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimWon, 3)
+			w.claim("w1", agent1, sandbox.ClaimStoodDown, 3)
+			w.state(3, []item{{"w1", "drafted", agent2}}, agent1)
+		}},
+		{"visibly orphaned", func(w *world) {
+			w.claim("w1", agent1, sandbox.ClaimStoodDown, 4)
+			w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 4)
+			w.state(4, []item{{"w1", sandbox.OutcomeAbandoned, ""}}, agent1)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := held(t)
+				tc.build(w)
+				assert.Empty(t, only(Check(w.input(withLog)), "L3.agent-death"))
+			})
+		})
+	}
+	t.Run("assigned in the snapshot only", func(t *testing.T) {
+		w := newWorld(t, 3, 30)
+		w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+		w.admit("w1", "m1", 1)
+		w.state(1, []item{{"w1", "admitted", agent1}})
+		w.kill("s1", agent1, 3)
+		w.state(3, []item{{"w1", "admitted", agent1}}, agent1)
+		assert.Len(t, only(Check(w.input(true)), "L3.agent-death"), 1, "the snapshot names the holder")
+	})
+}
+
+func TestResolutionMissing(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := opened(t, 3, 30)
+		w.schedule("ap1", "m1", 2, scenarios.DecisionReject, "")
+		got := only(Check(w.input(withLog)), "L3.resolution-missing")
+		require.Len(t, got, 1)
+		assert.Equal(t, 30, got[0].Tick)
+		assert.Equal(t, "w1", got[0].WorkID)
+	})
+	t.Run("no ending scheduled", func(t *testing.T) {
+		w := opened(t, 3, 30)
+		assert.Empty(t, only(Check(w.input(true)), "L3.resolution-missing"))
+	})
+	t.Run("resolved", func(t *testing.T) {
+		assert.Empty(t, only(Check(happy(t, 3).input(true)), "L3.resolution-missing"))
+	})
+}
+
+func TestStateConsistency(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		build  func(w *world)
+		detail string
+	}{
+		{"stale after completion", func(w *world) {
+			w.approve("ap1", "m1", "d1", 2)
+			w.send("e1", "d1", 2)
+			w.resolve("w1", sandbox.OutcomeCompleted, "sent", 2)
+		}, `status "drafted" but is resolved completed`},
+		{"admitted item missing", func(w *world) {
+			w.deliver("m2", "c2", "b@x", "Order ORD-2002", "?", 2)
+			w.admit("w2", "m2", 2)
+		}, "w2 is admitted but missing"},
+		{"item not admitted", func(w *world) {
+			w.state(2, []item{{"w1", "drafted", agent1}, {"w5", "drafted", ""}})
+		}, "w5, which is not admitted"},
+		{"terminal status without a record", func(w *world) {
+			w.state(2, []item{{"w1", sandbox.OutcomeAbandoned, agent1}})
+		}, "no resolution record"},
+		{"wrong agent", func(w *world) {
+			w.state(2, []item{{"w1", "drafted", agent2}})
+		}, "claims name agent-1"},
+		{"dead agent alive", func(w *world) {
+			w.kill("s1", agent2, 2)
+		}, "agent-2 is dead"},
+		{"assignments disagree", func(w *world) {
+			w.rawState(2, []byte(`{"work_items":[{"work_id":"w1","status":"drafted","assigned_agent":"agent-1"}],"agents":[],"assignments":[{"work_id":"w1","agent_id":"agent-2"}]}`))
+		}, "assignments give work item w1"},
+		{"not a snapshot", func(w *world) {
+			w.rawState(2, []byte(`{"work_items": 3}`))
+		}, "not a valid snapshot"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := opened(t, 3, 30)
+				tc.build(w)
+				got := only(Check(w.input(withLog)), "L3.state-consistency")
+				require.Len(t, got, 1, "%v", got)
+				assert.Contains(t, got[0].Detail, tc.detail)
+				assert.Equal(t, []string{"state.json:1"}, got[0].Evidence)
+			})
+		})
+	}
+}
+
+func TestStateConsistencyCollapsesTickRanges(t *testing.T) {
+	w := opened(t, 3, 30)
+	w.approve("ap1", "m1", "d1", 2)
+	w.send("e1", "d1", 2)
+	w.resolve("w1", sandbox.OutcomeCompleted, "sent", 2)
+	w.state(9, []item{{"w1", sandbox.OutcomeCompleted, agent1}})
+	got := only(Check(w.input(true)), "L3.state-consistency")
+	require.Len(t, got, 1)
+	assert.Equal(t, 2, got[0].Tick)
+	assert.Contains(t, got[0].Detail, "from tick 2 to tick 8")
+}
+
+func TestStateConsistencyLagAllowance(t *testing.T) {
+	build := func(t *testing.T, forced bool, catchUp int) *world {
+		w := opened(t, 3, 30)
+		w.approve("ap1", "m1", "d1", 2)
+		w.send("e1", "d1", 2)
+		w.resolve("w1", sandbox.OutcomeCompleted, "sent", 2)
+		w.forced[2], w.forced[3], w.forced[4] = forced, forced, forced
+		w.state(catchUp, []item{{"w1", sandbox.OutcomeCompleted, agent1}})
+		return w
+	}
+	t.Run("quiescent ticks are judged exactly", func(t *testing.T) {
+		assert.Len(t, only(Check(build(t, false, 3).input(true)), "L3.state-consistency"), 1)
+	})
+	t.Run("forced ticks may lag two ticks", func(t *testing.T) {
+		assert.Empty(t, only(Check(build(t, true, 4).input(true)), "L3.state-consistency"))
+	})
+	t.Run("but not three", func(t *testing.T) {
+		got := only(Check(build(t, true, 5).input(true)), "L3.state-consistency")
+		require.Len(t, got, 1)
+		assert.Equal(t, 4, got[0].Tick)
+	})
+}
+
+func TestStateMissing(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := newWorld(t, 3, 30)
+		w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
+		w.admit("w1", "m1", 1)
+		got := only(Check(w.input(withLog)), "L3.state-consistency")
+		require.Len(t, got, 1)
+		assert.Contains(t, got[0].Detail, "missing")
+	})
+	t.Run("nothing to show, yet required", func(t *testing.T) {
+		w := newWorld(t, 3, 30)
+		got := only(Check(w.input(true)), "L3.state-consistency")
+		require.Len(t, got, 1)
+		assert.Contains(t, got[0].Detail, "missing at the end of the run")
+	})
+	t.Run("not judged below L3", func(t *testing.T) {
+		w := newWorld(t, 2, 30)
+		assert.Empty(t, Check(w.input(true)).Violations)
+	})
+}

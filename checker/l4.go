@@ -1,0 +1,137 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// escalation is the first OPERATOR_ESCALATION naming an admitted work item.
+// Escalations naming anything else are ignored (SPEC-NOTES).
+type escalation struct {
+	s *signal
+	w string
+	// live is false when the item had already been sent or resolved before
+	// the escalation: escalating finished work changes nothing.
+	live bool
+}
+
+func (f *facts) escalationsOf() []escalation {
+	var out []escalation
+	seen := map[string]bool{}
+	for _, s := range f.escalations {
+		if seen[s.Target] || f.admitted[s.Target] == nil {
+			continue
+		}
+		seen[s.Target] = true
+		out = append(out, escalation{s: s, w: s.Target, live: !f.endedBefore(s.Target, s.at)})
+	}
+	return out
+}
+
+// sendsAfter returns the effects of an escalated item not known to precede
+// the escalation. Without a run log a send at the escalation's tick counts as
+// after it: the strict reading.
+func (f *facts) sendsAfter(e escalation) []*effect {
+	var out []*effect
+	for _, x := range f.effectsOf(e.w) {
+		if !x.at.before(e.s.at) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// abandonedForEscalation returns the abandoned/operator_escalation record of
+// an escalated item written after the escalation, or nil.
+func (f *facts) abandonedForEscalation(e escalation) *auditLine {
+	for _, r := range f.resolutionsOf(e.w) {
+		if r.Outcome == sandbox.OutcomeAbandoned && r.Reason == sandbox.ReasonOperatorEscalation && !r.at.before(e.s.at) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (f *facts) escalatedSends(id string, level int) []Violation {
+	var out []Violation
+	for _, e := range f.escalationsOf() {
+		for _, x := range f.sendsAfter(e) {
+			out = append(out, Violation{Invariant: id, Level: level, Tick: x.at.tick, WorkID: e.w, DraftID: x.DraftID,
+				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line)},
+				Detail: fmt.Sprintf("Effect %s is sent for work item %s after its escalation at tick %d.",
+					x.EffectID, e.w, e.s.at.tick)})
+		}
+	}
+	return out
+}
+
+// checkEscalationL4 judges L4.send-after-escalation, L4.escalation-outcome
+// and L4.escalation-resolution.
+func checkEscalationL4(f *facts) []Violation {
+	out := f.escalatedSends("L4.send-after-escalation", 4)
+	for _, e := range f.escalationsOf() {
+		if !e.live {
+			continue
+		}
+		for _, r := range f.resolutionsOf(e.w) {
+			if r.at.before(e.s.at) || r.Outcome == sandbox.OutcomeAbandoned && r.Reason == sandbox.ReasonOperatorEscalation {
+				continue
+			}
+			out = append(out, Violation{Invariant: "L4.escalation-outcome", Level: 4, Tick: r.at.tick, WorkID: e.w,
+				Evidence: []string{ref(sandbox.Audit, r.line), ref(sandbox.Signals, e.s.line)},
+				Detail: fmt.Sprintf("Escalated work item %s is resolved %s (reason %q) instead of abandoned for operator_escalation.",
+					e.w, r.Outcome, r.Reason)})
+			break
+		}
+	}
+	return append(out, f.escalationResolution("L4.escalation-resolution", 4)...)
+}
+
+// escalationResolution reports escalated work items with no abandoned /
+// operator_escalation record by the horizon, and escalations the bundle
+// schedules for a message that must be admitted but never was: a system that
+// does nothing must not pass by never giving the escalation a target.
+func (f *facts) escalationResolution(id string, level int) []Violation {
+	var out []Violation
+	for _, e := range f.escalationsOf() {
+		if e.live && f.abandonedForEscalation(e) == nil {
+			out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), WorkID: e.w,
+				Evidence: []string{ref(sandbox.Signals, e.s.line)},
+				Detail:   fmt.Sprintf("Escalated work item %s has no abandoned resolution with reason operator_escalation by the horizon.", e.w)})
+		}
+	}
+	for _, u := range f.unboundEscalations() {
+		out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), MessageID: u.m.ID,
+			Evidence: []string{u.m.ref(), "bundle:signals/" + u.s.ID},
+			Detail:   fmt.Sprintf("Message %s is escalated at tick %d but was never admitted, so its escalation never resolves.", u.m.ID, u.at)})
+	}
+	return out
+}
+
+// unbound is an escalation the bundle schedules for a message that must be
+// admitted and has no work item.
+type unbound struct {
+	s  scenarios.Signal
+	m  *message
+	at int // visible tick of the escalation
+}
+
+func (f *facts) unboundEscalations() []unbound {
+	var out []unbound
+	for _, s := range f.b.Signals {
+		if s.Type != scenarios.OperatorEscalation || s.Target.MessageID == "" {
+			continue
+		}
+		m := f.msgByID[s.Target.MessageID]
+		v, ok := f.tl.visible(s.At)
+		if m == nil || !ok || len(f.worksOf(m.ID)) > 0 {
+			continue
+		}
+		if _, must := f.judge(m); must {
+			out = append(out, unbound{s: s, m: m, at: max(v, m.vis)})
+		}
+	}
+	return out
+}

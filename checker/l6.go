@@ -1,0 +1,67 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// approvedBefore returns a valid approve line for a draft of the escalated
+// item fired no later than the escalation's tick. An approval of the same
+// tick counts: both are on file when the implementation acts, and the
+// escalation must still win.
+func (f *facts) approvedBefore(e escalation) *approval {
+	for _, a := range f.approvals {
+		if a.valid && a.Decision == scenarios.DecisionApprove && a.draft.WorkID == e.w && a.at.tick <= e.s.at.tick {
+			return a
+		}
+	}
+	return nil
+}
+
+// checkPostApproval judges L6.post-approval-send and L6.post-approval-abandon:
+// an escalation after a valid approval still stops the send and abandons
+// the item.
+func checkPostApproval(f *facts) []Violation {
+	var out []Violation
+	for _, e := range f.escalationsOf() {
+		if !e.live {
+			continue
+		}
+		a := f.approvedBefore(e)
+		if a == nil {
+			continue
+		}
+		for _, x := range f.sendsAfter(e) {
+			out = append(out, Violation{Invariant: "L6.post-approval-send", Level: 6, Tick: x.at.tick, WorkID: e.w,
+				DraftID:  x.DraftID,
+				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line), ref(sandbox.Approvals, a.line)},
+				Detail: fmt.Sprintf("Effect %s is sent for work item %s after the escalation at tick %d that followed approval %s.",
+					x.EffectID, e.w, e.s.at.tick, a.ApprovalID)})
+		}
+		if f.abandonedForEscalation(e) == nil {
+			out = append(out, Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), WorkID: e.w,
+				Evidence: []string{ref(sandbox.Signals, e.s.line), ref(sandbox.Approvals, a.line)},
+				Detail: fmt.Sprintf("Work item %s, escalated after approval %s, is not abandoned for operator_escalation by the horizon.",
+					e.w, a.ApprovalID)})
+		}
+	}
+	for _, u := range f.unboundEscalations() {
+		if !f.approvalScheduledBy(u.m, u.at) {
+			continue
+		}
+		out = append(out, Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), MessageID: u.m.ID,
+			Evidence: []string{u.m.ref(), "bundle:signals/" + u.s.ID},
+			Detail: fmt.Sprintf("Message %s is approved and then escalated at tick %d but was never admitted, so it is never abandoned.",
+				u.m.ID, u.at)})
+	}
+	return out
+}
+
+// approvalScheduledBy reports whether the bundle schedules a non-forged
+// approve approval for the message at or before tick t.
+func (f *facts) approvalScheduledBy(m *message, t int) bool {
+	v, ok := f.scheduledApproval(m)
+	return ok && v <= t
+}

@@ -1,0 +1,154 @@
+package checker
+
+import (
+	"sort"
+
+	"github.com/amr-bench/amr/scenarios"
+)
+
+// maxHorizon bounds the timeline so a hostile bundle cannot exhaust memory;
+// it matches the largest horizon the engine plays.
+const maxHorizon = 1_000_000
+
+// timeline is the ordered list of ticks the clock visits: 0 to the horizon,
+// except that a tick jump from a by b goes straight from a to a+b.
+type timeline []int
+
+func newTimeline(b *scenarios.Bundle) timeline {
+	horizon := b.Meta.Horizon
+	if horizon < 0 {
+		horizon = 0
+	}
+	if horizon > maxHorizon {
+		horizon = maxHorizon
+	}
+	jumps := map[int]int{}
+	for _, f := range b.Faults {
+		if f.Kind == scenarios.FaultTickJump {
+			jumps[f.At] = f.By
+		}
+	}
+	var tl timeline
+	for t := 0; t <= horizon; {
+		tl = append(tl, t)
+		if by, ok := jumps[t]; ok && by > 1 && by <= maxHorizon {
+			t += by
+		} else {
+			t++
+		}
+	}
+	return tl
+}
+
+// index returns the position of the first visited tick at or after t, or
+// len(tl) when there is none.
+func (tl timeline) index(t int) int { return sort.SearchInts(tl, t) }
+
+// visible returns the first visited tick at or after t: the tick at which
+// something scheduled for t actually happens.
+func (tl timeline) visible(t int) (int, bool) {
+	i := tl.index(t)
+	if i >= len(tl) {
+		return 0, false
+	}
+	return tl[i], true
+}
+
+// deadline returns the tick at which a budget of n ticks from tick a ends:
+// the n-th visited tick after a, so a jump does not eat a budget. ok is false
+// when the horizon ends first; such a budget is not judged.
+func (tl timeline) deadline(a, n int) (int, bool) {
+	if n < 1 {
+		return a, true
+	}
+	k := tl.index(a+1) + n - 1
+	if k >= len(tl) {
+		return 0, false
+	}
+	return tl[k], true
+}
+
+// last is the final visited tick.
+func (tl timeline) last() int {
+	if len(tl) == 0 {
+		return 0
+	}
+	return tl[len(tl)-1]
+}
+
+// regime is the admission context in force: a rule set and a posture.
+type regime struct {
+	rules   []scenarios.Rule
+	hash    string
+	posture string
+}
+
+// regimes is the history of admission contexts: the initial one, then one
+// more after each rules or posture change, at the tick it landed.
+type regimes struct {
+	list  []regime
+	since []int // since[i] is the tick list[i] came into force
+}
+
+func newRegimes(b *scenarios.Bundle, tl timeline) regimes {
+	cur := regime{rules: b.Rules, posture: b.Mode.Posture}
+	cur.hash = scenarios.RulesHash(scenarios.RulesBytes(cur.rules))
+	rs := regimes{list: []regime{cur}, since: []int{0}}
+	type change struct {
+		tick, order int
+		f           scenarios.Fault
+	}
+	var changes []change
+	for i, f := range b.Faults {
+		if f.Kind != scenarios.FaultRules && f.Kind != scenarios.FaultPosture {
+			continue
+		}
+		if t, ok := tl.visible(f.At); ok {
+			changes = append(changes, change{t, i, f})
+		}
+	}
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].tick < changes[j].tick })
+	for _, c := range changes {
+		if c.f.Kind == scenarios.FaultRules {
+			cur.rules = c.f.Rules
+			cur.hash = scenarios.RulesHash(scenarios.RulesBytes(cur.rules))
+		} else {
+			cur.posture = c.f.Posture
+		}
+		rs.list = append(rs.list, cur)
+		rs.since = append(rs.since, c.tick)
+	}
+	return rs
+}
+
+// at returns the index of the regime in force at tick t (changes at t
+// included: the harness rewrites mode and rules before it delivers).
+func (rs regimes) at(t int) int {
+	return sort.Search(len(rs.since), func(i int) bool { return rs.since[i] > t }) - 1
+}
+
+// allowanceTicks is how long after a rules or posture change a message may
+// still be judged under the old context (spec §4 L2: "within 5 ticks").
+const allowanceTicks = 5
+
+// candidates returns the regimes a message visible at tick v may be judged
+// under: the one in force at v, and any in force at one of the visited ticks
+// just before it, back to the start of the allowance of a change.
+func (rs regimes) candidates(tl timeline, v int) []int {
+	i := tl.index(v)
+	lo := i - allowanceTicks - 1
+	if lo < 0 {
+		lo = 0
+	}
+	var out []int
+	for k := lo; k <= i && k < len(tl); k++ {
+		r := rs.at(tl[k])
+		if len(out) == 0 || out[len(out)-1] != r {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, rs.at(v))
+	}
+	return out
+}

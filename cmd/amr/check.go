@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/sim/sandbox"
+	"github.com/amr-bench/amr/suite"
+)
+
+func init() { commands = append(commands, newCheckCmd) }
+
+// checkJSON is the --json document of amr check.
+type checkJSON struct {
+	Scenario   string              `json:"scenario"`
+	BundleHash string              `json:"bundle_hash"`
+	Impl       string              `json:"impl"`
+	Sandbox    string              `json:"sandbox"`
+	RunLog     string              `json:"run_log"`
+	Levels     map[string]string   `json:"levels"`
+	Origin     string              `json:"origin"`
+	Violations []checker.Violation `json:"violations"`
+}
+
+func newCheckCmd() *cobra.Command {
+	var (
+		bundlePath, dir, logPath string
+		noLog, asJSON            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "check --bundle BUNDLE --sandbox DIR",
+		Short: "Judge a sandbox already on disk, with no engine involved",
+		Long: `Check judges the artifacts of one run: the spec's files in --sandbox, written by
+'amr run --out' or by any other harness, against the bundle that produced them.
+
+With a run log (run.jsonl, from amr's engine) the checker times every line by
+when the harness saw it written and never trusts the implementation's own
+timestamps. The log is taken from --log, or found beside the sandbox
+(DIR/../run.jsonl); --no-log judges by the files' own ticks, as for artifacts
+from another harness.
+
+Exit 0 when every level up to the scenario's top level passes, 1 otherwise, 2 on
+bad input.`,
+		Example: `  amr run --runs 1 --out out/ scenarios/l0-respond
+  amr check --bundle scenarios/l0-respond --sandbox out/l0-respond/run-1/sandbox`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if bundlePath == "" || dir == "" {
+				return usageErr("check needs --bundle and --sandbox")
+			}
+			bundles, err := loadBundles(cmd.ErrOrStderr(), []string{bundlePath})
+			if err != nil {
+				return err
+			}
+			b := bundles[0].bundle
+			files, err := readSandbox(dir)
+			if err != nil {
+				return &exitError{code: exitBad, err: err}
+			}
+			in := checker.Input{Bundle: b, Files: files}
+			doc := checkJSON{Scenario: b.Meta.Name, Sandbox: dir}
+			if !noLog {
+				if logPath == "" {
+					if cand := filepath.Join(filepath.Dir(filepath.Clean(dir)), sandbox.RunLogFile); fileExists(cand) {
+						logPath = cand
+					}
+				}
+				if logPath != "" {
+					data, err := os.ReadFile(logPath)
+					if err != nil {
+						return &exitError{code: exitBad, err: err}
+					}
+					recs, err := sandbox.ParseRunLog(data)
+					if err != nil {
+						return &exitError{code: exitBad, err: fmt.Errorf("run log: %w", err)}
+					}
+					in.Log = recs
+					doc.RunLog = logPath
+					for _, r := range recs {
+						if r.Kind == sandbox.LogStart {
+							doc.Impl = r.Impl
+						}
+					}
+				}
+			}
+			if doc.BundleHash, err = reserve.BundleHash(b); err != nil {
+				return &exitError{code: exitBad, err: err}
+			}
+			v := checker.Check(in)
+			doc.Levels, doc.Origin, doc.Violations = suite.LevelMap(v.Levels), v.Origin, v.Violations
+			if doc.Violations == nil {
+				doc.Violations = []checker.Violation{}
+			}
+			rep := &suite.Report{Scenario: doc.Scenario, Impl: doc.Impl, TopLevel: b.Meta.TopLevel, Levels: doc.Levels,
+				Origin: doc.Origin, Violations: doc.Violations, Runs: []suite.RunReport{{}}}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(doc); err != nil {
+					return err
+				}
+			} else {
+				printTable(w, []*suite.Report{rep}, 0)
+				if doc.RunLog == "" {
+					fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")
+				} else {
+					fmt.Fprintf(w, "\nrun log: %s\n", doc.RunLog)
+				}
+			}
+			if !rep.Passed() {
+				return &exitError{code: exitFail}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&bundlePath, "bundle", "", "the bundle the run played (directory or single-JSON file)")
+	f.StringVar(&dir, "sandbox", "", "the sandbox directory to judge")
+	f.StringVar(&logPath, "log", "", "the run log (default: DIR/../run.jsonl when present)")
+	f.BoolVar(&noLog, "no-log", false, "ignore any run log and judge by the files' own ticks")
+	f.BoolVar(&asJSON, "json", false, "print the verdict as JSON")
+	return cmd
+}
+
+// readSandbox reads every sandbox file of a directory.
+func readSandbox(dir string) (map[string][]byte, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	d := &sandbox.Dir{Root: dir}
+	files := map[string][]byte{}
+	for _, name := range d.Names() {
+		data, err := d.Read(name)
+		if err != nil {
+			return nil, err
+		}
+		files[name] = data
+	}
+	return files, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/suite"
+)
+
+// cell renders one level verdict for the table.
+func cell(v string) string {
+	switch v {
+	case suite.Pass:
+		return "pass"
+	case suite.Fail:
+		return "FAIL"
+	}
+	return "-"
+}
+
+// printTable writes the per-scenario, per-level table and, under it, the
+// violations of failed scenarios (at most maxShown each).
+func printTable(w io.Writer, reports []*suite.Report, maxShown int) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS")
+	for _, r := range reports {
+		var cells []string
+		for _, name := range suite.LevelNames {
+			cells = append(cells, cell(r.Levels[name]))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
+	}
+	tw.Flush()
+	for _, r := range reports {
+		if len(r.Violations) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s): %d violation(s)\n", r.Scenario, r.Impl, len(r.Violations))
+		printViolations(w, r.Violations, maxShown)
+	}
+}
+
+func printViolations(w io.Writer, vs []checker.Violation, maxShown int) {
+	for i, v := range vs {
+		if maxShown > 0 && i == maxShown {
+			fmt.Fprintf(w, "  ... %d more (use --json for all)\n", len(vs)-maxShown)
+			break
+		}
+		ids := []string{}
+		if v.MessageID != "" {
+			ids = append(ids, "message "+v.MessageID)
+		}
+		if v.WorkID != "" {
+			ids = append(ids, "work "+v.WorkID)
+		}
+		if v.DraftID != "" {
+			ids = append(ids, "draft "+v.DraftID)
+		}
+		fmt.Fprintf(w, "  %-28s tick %-4d %s\n", v.Invariant, v.Tick, v.Detail)
+		if len(ids) > 0 || len(v.Evidence) > 0 {
+			fmt.Fprintf(w, "  %-28s           %s  [%s]\n", "", strings.Join(ids, ", "), strings.Join(v.Evidence, " "))
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/suite"
+)
+
+func init() { commands = append(commands, newRunCmd) }
+
+// runJSON is the --json document of amr run.
+type runJSON struct {
+	Impl    string          `json:"impl"`
+	Runs    int             `json:"runs"`
+	Seed    *uint64         `json:"seed,omitempty"`
+	Passed  bool            `json:"passed"`
+	Results []*suite.Report `json:"results"`
+}
+
+func newRunCmd() *cobra.Command {
+	var (
+		implName string
+		runs     int
+		seed     uint64
+		out      string
+		asJSON   bool
+		maxSteps int
+		shown    int
+	)
+	cmd := &cobra.Command{
+		Use:   "run [BUNDLE...]",
+		Short: "Run scenario bundles against an implementation and report each level",
+		Long: `Run plays each bundle --runs times on the deterministic simulator against an
+implementation, judges every run with the checker, and prints a table with one
+row per scenario and one column per level (pass, FAIL, or - for untested). A
+level passes only when it holds in every run (spec §5: five consecutive runs).
+
+With no BUNDLE, every published scenario is run. Without --seed the run seeds
+derive from each bundle's name, so two invocations agree byte for byte.
+
+--out DIR keeps every run: DIR/<scenario>/run-<i>/sandbox/ (the spec's files),
+run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
+A kept sandbox can be judged again with 'amr check'.
+
+Exit 0 when every level up to each scenario's top level passed, 1 when any
+failed, 2 on bad input.`,
+		Example: `  amr run                                  # the published suite against the reference, 5 runs each
+  amr run --impl weak-no-send scenarios/l0-respond
+  amr run --runs 1 --seed 7 --out out/ --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			impl, err := lookupImpl(implName)
+			if err != nil {
+				return err
+			}
+			if runs < 1 {
+				return usageErr("--runs must be at least 1")
+			}
+			bundles, err := loadBundles(cmd.ErrOrStderr(), args)
+			if err != nil {
+				return err
+			}
+			cfg := suite.Config{Runs: runs, Out: out, MaxSteps: maxSteps}
+			if cmd.Flags().Changed("seed") {
+				cfg.Seed = &seed
+			}
+			doc := runJSON{Impl: impl.Name, Runs: runs, Seed: cfg.Seed, Passed: true}
+			for _, nb := range bundles {
+				rep, err := suite.Run(nb.bundle, impl, cfg)
+				if err != nil {
+					return &exitError{code: exitBad, err: fmt.Errorf("%s: %w", nb.path, err)}
+				}
+				doc.Results = append(doc.Results, rep)
+				doc.Passed = doc.Passed && rep.Passed()
+			}
+			if out != "" {
+				if err := writeJSONFile(filepath.Join(out, "report.json"), doc); err != nil {
+					return err
+				}
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(doc); err != nil {
+					return err
+				}
+			} else {
+				printTable(w, doc.Results, shown)
+				passed := 0
+				for _, r := range doc.Results {
+					if r.Passed() {
+						passed++
+					}
+				}
+				fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed (impl %s, %d run(s) each)\n",
+					len(doc.Results), passed, len(doc.Results)-passed, impl.Name, runs)
+				if out != "" {
+					fmt.Fprintf(w, "artifacts kept in %s\n", out)
+				}
+			}
+			if !doc.Passed {
+				return &exitError{code: exitFail}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&implName, "impl", "reference", "implementation to run (see 'amr impls')")
+	f.IntVar(&runs, "runs", 5, "scored runs per bundle")
+	f.Uint64Var(&seed, "seed", 0, "campaign seed for the run seeds (default: derived from each bundle)")
+	f.StringVar(&out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.IntVar(&maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
+	f.IntVar(&shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
+	return cmd
+}
+
+func writeJSONFile(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+func init() {
+	runBundle = func(b *scenarios.Bundle, implName string, runs int) ([7]string, error) {
+		var levels [7]string
+		impl, err := lookupImpl(implName)
+		if err != nil {
+			return levels, err
+		}
+		rep, err := suite.Run(b, impl, suite.Config{Runs: runs})
+		if err != nil {
+			return levels, err
+		}
+		for i, name := range suite.LevelNames {
+			levels[i] = rep.Levels[name]
+		}
+		return levels, nil
+	}
+}

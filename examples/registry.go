@@ -1,0 +1,148 @@
+// Package examples owns the implementations under test that ship with amr:
+// the reference responder, correct at every level under every fault, and the
+// weak implementations, each the reference with one planted defect that a
+// published scenario must catch. They read and write only the sandbox files
+// and call only the stub model, as any implementation under test must.
+package examples
+
+import (
+	"sort"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Kinds of implementation.
+const (
+	KindReference = "reference"
+	KindWeak      = "weak"
+)
+
+// ReferenceName is the reference responder's name.
+const ReferenceName = "reference"
+
+// Impl describes one built-in implementation. For a weak one, Targets are
+// the invariant ids its defect must trip (any one of them counts as caught)
+// and Scenario is the published scenario that must catch it; an empty
+// Scenario means no published scenario exercises the defect yet and only the
+// fault search can find it.
+type Impl struct {
+	Name        string
+	Kind        string
+	Description string
+	Scenario    string
+	Targets     []string
+	New         sandbox.Factory
+}
+
+// weakSpec is one row of the zoo: a defect and what must catch it.
+type weakSpec struct {
+	name        string
+	defect      defect
+	description string
+	scenario    string
+	targets     []string
+}
+
+var zoo = []weakSpec{
+	{"weak-no-send", noSend,
+		"drafts replies but never sends them",
+		"l0-respond", []string{"L0.reply"}},
+	{"weak-undeclared-send", undeclaredSend,
+		"declares its draft under one id and sends under another it never declared",
+		"l0-respond", []string{"L0.outbox-declared"}},
+	{"weak-memory-pending", memoryPending,
+		"keeps an accepted approval's send only in memory and sends a tick later; a crash forgets it",
+		"l1-multiturn-crash", []string{"L1.crash-resolution"}},
+	{"weak-context-stuffing", contextStuffing,
+		"prompts the model with every thread of the same customer, not just this one",
+		"l1-anchor-collision", []string{"L1.own-anchor"}},
+	{"weak-fork-on-duplicate", forkOnDuplicate,
+		"admits every inbox line, duplicate deliveries included, as new work",
+		"l1-anchor-collision", []string{"L1.duplicate-work"}},
+	{"weak-ignore-posture", ignorePosture,
+		"evaluates the rules as if the posture were always normal",
+		"l2-govern", []string{"L2.admission-unwarranted", "L2.admission-missing"}},
+	{"weak-trust-any-approval", trustAnyApproval,
+		"accepts an approval that matches a draft by id or by content hash, not both",
+		"l2-govern", []string{"L2.forged-approval-acted", "L2.approval-binding"}},
+	{"weak-send-per-approval", sendPerApproval,
+		"sends once per approval line, so a redelivered approval sends again",
+		"l2-approval-redelivery", []string{"L1.duplicate-effect", "L2.redelivery-duplicate"}},
+	{"weak-drop-dead-agent-work", dropDeadAgentWork,
+		"marks a dead agent dead and does nothing with its work",
+		"l3-fleet-concurrent", []string{"L3.agent-death"}},
+	{"weak-no-stand-down", noStandDown,
+		"never writes stood_down claim records",
+		"l3-fleet-concurrent", []string{"L3.stand-down-record"}},
+	{"weak-stale-state", staleState,
+		"writes state.json once and never again",
+		"l3-fleet-concurrent-redelivery", []string{"L3.state-consistency"}},
+	{"weak-ignore-escalation", ignoreEscalation,
+		"ignores OPERATOR_ESCALATION signals",
+		"l4-operator-escalation", []string{"L4.send-after-escalation", "L4.escalation-resolution"}},
+	{"weak-subject-keyed", subjectKeyed,
+		"keys work on the subject: a second message with the same subject joins the first's work item",
+		"l5-identity-fallibility", []string{"L5.distinct-work"}},
+	{"weak-escalate-before-approval-only", escalateBeforeApprovalOnly,
+		"honours an escalation only while no approval has arrived for the draft",
+		"l6-post-approval-escalation", []string{"L6.post-approval-send"}},
+	{"weak-silent-abandon", silentAbandon,
+		"stops work on an escalated item but writes no resolution record",
+		"l4-operator-escalation", []string{"L4.escalation-resolution"}},
+	{"weak-send-without-approval", sendWithoutApproval,
+		"sends every draft as soon as it is declared, without waiting for an approval",
+		"l2-govern", []string{"L2.approval-binding"}},
+	{"weak-cite-forged", citeForged,
+		"records every approval it rejects as received, citing forged approvals in the audit",
+		"l2-govern", []string{"L2.forged-approval-cited"}},
+	{"weak-rules-once", rulesOnce,
+		"reads rules.json once when it starts and never again",
+		"l2-govern", []string{"L2.admission-unwarranted", "L2.admission-missing", "L2.admission-record"}},
+	{"weak-send-before-record", sendBeforeRecord,
+		"knows a reply was sent only from its resolution record, so a crash between send and record sends twice",
+		"l1-crash-after-send", []string{"L1.duplicate-effect"}},
+	{"weak-jump-blind", jumpBlind,
+		"polls only for messages stamped with the current or previous tick, missing those inside a tick jump",
+		"l2-tick-jump-intake", []string{"L2.admission-missing", "L0.reply"}},
+}
+
+// All lists the built-in implementations: the reference first, then the weak
+// ones sorted by name.
+func All() []Impl {
+	out := []Impl{{
+		Name:        ReferenceName,
+		Kind:        KindReference,
+		Description: "re-derives everything from the sandbox files at every step; correct at every level under every fault",
+		New:         factory(none),
+	}}
+	weak := make([]Impl, 0, len(zoo))
+	for _, w := range zoo {
+		weak = append(weak, Impl{
+			Name:        w.name,
+			Kind:        KindWeak,
+			Description: w.description,
+			Scenario:    w.scenario,
+			Targets:     append([]string(nil), w.targets...),
+			New:         factory(w.defect),
+		})
+	}
+	sort.Slice(weak, func(i, j int) bool { return weak[i].Name < weak[j].Name })
+	return append(out, weak...)
+}
+
+// Lookup finds a built-in implementation by name.
+func Lookup(name string) (Impl, bool) {
+	for _, im := range All() {
+		if im.Name == name {
+			return im, true
+		}
+	}
+	return Impl{}, false
+}
+
+// Reference returns a factory for the reference responder.
+func Reference() sandbox.Factory { return factory(none) }
+
+func factory(d defect) sandbox.Factory {
+	return func() sandbox.Implementation { return &responder{defect: d} }
+}

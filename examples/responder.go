@@ -1,0 +1,219 @@
+package examples
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// defect is the one thing a weak implementation does wrong; none is the
+// reference.
+type defect int
+
+const (
+	none defect = iota
+	noSend
+	undeclaredSend
+	memoryPending
+	contextStuffing
+	forkOnDuplicate
+	ignorePosture
+	trustAnyApproval
+	sendPerApproval
+	dropDeadAgentWork
+	noStandDown
+	staleState
+	ignoreEscalation
+	subjectKeyed
+	escalateBeforeApprovalOnly
+	silentAbandon
+	sendWithoutApproval
+	citeForged
+	rulesOnce
+	sendBeforeRecord
+	jumpBlind
+)
+
+// maxWrites bounds the writes of one step, so a step always returns even if
+// the files describe something the planner cannot settle.
+const maxWrites = 4096
+
+// responder is the reference responder, or a weak one when defect is set.
+//
+// The reference keeps nothing in memory that the files do not say: each step
+// reads every file, derives what is done, and performs the next missing
+// write, re-deriving after each one. Writes come in an order that makes a
+// crash between any two of them harmless: a fresh instance derives the same
+// next write. Only the weak defects keep state of their own.
+type responder struct {
+	defect defect
+	cache  caches
+
+	// weak-memory-pending: accepted sends waiting for a later tick.
+	pending []pendingSend
+	// weak-send-before-record: work items sent by this instance.
+	justSent map[string]bool
+	// weak-rules-once: rules.json as read at the instance's first step.
+	firstRules []byte
+
+	// settled is what the last step that found nothing to do read. The
+	// reference's decisions depend on the files, not on the tick, so a step
+	// that reads the same bytes again has nothing to do either.
+	settled [][]byte
+}
+
+type pendingSend struct {
+	workID  string
+	draftID string
+	tick    int
+}
+
+// write is one line the planner wants appended.
+type write struct {
+	file string
+	rec  any
+	// done runs after the line is written, for the weak defects' memory.
+	done func()
+}
+
+// Step performs every write the files call for, then refreshes state.json.
+func (r *responder) Step(env *sandbox.Env) error {
+	if env == nil || env.Files == nil {
+		return errors.New("no sandbox")
+	}
+	raw, err := readRaw(env.Files)
+	if err != nil {
+		return err
+	}
+	if len(r.pending) == 0 && sameFiles(raw, r.settled) {
+		return nil
+	}
+	r.settled = nil
+	v, err := r.cache.read(env.Files, raw)
+	if err != nil {
+		return err
+	}
+	if r.defect == rulesOnce {
+		r.pinRules(v)
+	}
+	for n := 0; n < maxWrites; n++ {
+		w := derive(v, r.defect, env.Seed)
+		next, err := r.plan(w, env)
+		if err != nil {
+			return err
+		}
+		if next == nil {
+			wroteState, err := r.writeState(env.Files, v, w)
+			if err != nil {
+				return err
+			}
+			if n == 0 && !wroteState {
+				r.settled = raw
+			}
+			return nil
+		}
+		line, err := sandbox.MarshalLine(next.rec)
+		if err != nil {
+			return fmt.Errorf("encoding %s line: %w", next.file, err)
+		}
+		if err := env.Files.Append(next.file, line); err != nil {
+			return fmt.Errorf("appending to %s: %w", next.file, err)
+		}
+		if !v.add(next.file, line) {
+			return fmt.Errorf("wrote a %s line that does not read back: %s", next.file, line)
+		}
+		if next.done != nil {
+			next.done()
+		}
+	}
+	return fmt.Errorf("step stopped after %d writes", maxWrites)
+}
+
+// pinRules makes the view show the rules the instance first read.
+func (r *responder) pinRules(v *view) {
+	if r.firstRules == nil {
+		if v.rulesRaw == nil {
+			return
+		}
+		r.firstRules = append([]byte(nil), v.rulesRaw...)
+	}
+	v.rulesRaw = r.firstRules
+	v.rules, v.rulesOK = r.cache.parseRules(r.firstRules)
+}
+
+// writeState rewrites state.json when its content changed, and says
+// whether it did.
+func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error) {
+	if r.defect == staleState && v.stateSeen {
+		return false, nil
+	}
+	data, err := encodeState(snapshot(w))
+	if err != nil {
+		return false, err
+	}
+	if v.stateSeen && bytes.Equal(data, v.state) {
+		return false, nil
+	}
+	if err := s.Write(sandbox.State, data); err != nil {
+		return false, fmt.Errorf("writing %s: %w", sandbox.State, err)
+	}
+	return true, nil
+}
+
+func encodeState(s sandbox.Snapshot) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("encoding state: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// snapshot is state.json as the files describe it.
+func snapshot(w *world) sandbox.Snapshot {
+	s := sandbox.Snapshot{
+		WorkItems:   []sandbox.WorkItemState{},
+		Agents:      []sandbox.AgentState{},
+		Assignments: []sandbox.Assignment{},
+	}
+	for _, wk := range w.works {
+		item := sandbox.WorkItemState{WorkID: wk.id, Status: w.status(wk)}
+		if wk.lastWon != "" {
+			agent := wk.lastWon
+			item.AssignedAgent = &agent
+			s.Assignments = append(s.Assignments, sandbox.Assignment{WorkID: wk.id, AgentID: agent})
+		}
+		s.WorkItems = append(s.WorkItems, item)
+	}
+	for _, a := range w.v.fleet {
+		s.Agents = append(s.Agents, sandbox.AgentState{ID: a, Alive: !w.dead[a]})
+	}
+	return s
+}
+
+// Work item statuses in state.json.
+const (
+	statusAdmitted = "admitted"
+	statusDrafted  = "drafted"
+	statusApproved = "approved"
+)
+
+func (w *world) status(wk *work) string {
+	switch {
+	case wk.resolved:
+		return wk.outcome
+	case w.stopped(wk):
+		return sandbox.OutcomeAbandoned
+	case w.latestApproved(wk):
+		return statusApproved
+	case len(wk.drafts) > 0:
+		return statusDrafted
+	default:
+		return statusAdmitted
+	}
+}

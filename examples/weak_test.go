@@ -1,0 +1,262 @@
+package examples
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// weakCase is the situation a defect targets, and how its files show it.
+type weakCase struct {
+	fleet []string
+	rules []scenarios.Rule
+	run   func(h *harness)
+	shows func(h *harness) bool
+}
+
+func withOrder(more func(h *harness)) func(h *harness) {
+	return func(h *harness) {
+		h.at(1, order("m1", "c1", "a@x", "ORD-1"))
+		more(h)
+	}
+}
+
+func approvedLater(h *harness) {
+	h.at(3, approve("ap1", "m1", "approve"))
+	h.idle(30)
+}
+
+func unresolved(h *harness, work string) bool {
+	return len(h.events(sandbox.EventResolution, work)) == 0
+}
+
+func hasProblem(h *harness, substr string) bool {
+	for _, p := range h.safetyProblems() {
+		if strings.Contains(p, substr) {
+			return true
+		}
+	}
+	return false
+}
+
+var weakCases = map[string]weakCase{
+	"weak-no-send": {
+		run:   withOrder(approvedLater),
+		shows: func(h *harness) bool { return len(h.outbox()) == 0 && unresolved(h, "w-m1") },
+	},
+	"weak-undeclared-send": {
+		run:   withOrder(approvedLater),
+		shows: func(h *harness) bool { return hasProblem(h, "undeclared draft") },
+	},
+	"weak-memory-pending": {
+		run: withOrder(func(h *harness) {
+			h.atCrash(3, 1, approve("ap1", "m1", "approve"))
+			h.idle(30)
+		}),
+		shows: func(h *harness) bool { return len(h.outbox()) == 0 && unresolved(h, "w-m1") },
+	},
+	"weak-context-stuffing": {
+		run: func(h *harness) {
+			h.at(1, order("m1", "c1", "a@x", "ORD-1"))
+			h.at(2, order("m2", "c2", "a@x", "ORD-2"))
+		},
+		shows: func(h *harness) bool {
+			d, ok := h.latestDraft("m2")
+			return ok && strings.Contains(d.Body, "ORD-1")
+		},
+	},
+	"weak-fork-on-duplicate": {
+		run:   withOrder(func(h *harness) { h.at(2, duplicate("m1")) }),
+		shows: func(h *harness) bool { return hasProblem(h, "admitted twice") },
+	},
+	"weak-ignore-posture": {
+		rules: append(supportRules(), scenarios.Rule{ID: "gate",
+			When: scenarios.Conditions{Posture: strp("vip-only")}, Overrides: []string{"support"}}),
+		run: func(h *harness) {
+			h.at(1, posture("vip-only"), order("m1", "c1", "a@x", "ORD-1"))
+		},
+		shows: func(h *harness) bool { return h.workFor("m1") != "" },
+	},
+	"weak-trust-any-approval": {
+		run:   withOrder(func(h *harness) { h.at(3, forge("f1", "m1", false)) }),
+		shows: func(h *harness) bool { return hasProblem(h, "without a binding approval") },
+	},
+	"weak-send-per-approval": {
+		run: withOrder(func(h *harness) {
+			h.at(3, approve("ap1", "m1", "approve"))
+			h.at(4, redeliver("ap1"))
+		}),
+		shows: func(h *harness) bool { return h.sends("w-m1") > 1 },
+	},
+	"weak-drop-dead-agent-work": {
+		fleet: []string{"agent-1", "agent-2"},
+		run: withOrder(func(h *harness) {
+			h.at(2, killOwner("s1", "m1"))
+			h.idle(8)
+		}),
+		shows: func(h *harness) bool {
+			trail := claimTrail(h, "w-m1")
+			return !strings.Contains(trail[len(trail)-1], reasonReassigned) && unresolved(h, "w-m1")
+		},
+	},
+	"weak-no-stand-down": {
+		fleet: []string{"agent-1", "agent-2", "agent-3"},
+		run:   withOrder(func(h *harness) {}),
+		shows: func(h *harness) bool { return hasProblem(h, "never stood down") },
+	},
+	"weak-stale-state": {
+		run:   func(h *harness) { h.at(0).at(1, order("m1", "c1", "a@x", "ORD-1")) },
+		shows: func(h *harness) bool { return hasProblem(h, "state has 0 work items") },
+	},
+	"weak-ignore-escalation": {
+		run: withOrder(func(h *harness) {
+			h.at(3, escalate("s1", "m1"))
+			h.at(6, approve("ap1", "m1", "approve"))
+		}),
+		shows: func(h *harness) bool { return hasProblem(h, "sent after its escalation") },
+	},
+	"weak-subject-keyed": {
+		run: func(h *harness) {
+			h.at(1, deliver("m1", "c1", "a@x", "Order arrived damaged", "ORD-1 broken"))
+			h.at(2, deliver("m2", "c2", "b@x", "Order arrived damaged", "ORD-2 broken"))
+		},
+		shows: func(h *harness) bool { return h.workFor("m2") == h.workFor("m1") },
+	},
+	"weak-escalate-before-approval-only": {
+		run: withOrder(func(h *harness) {
+			h.at(3, approve("ap1", "m1", "approve"), escalate("s1", "m1"))
+		}),
+		shows: func(h *harness) bool { return hasProblem(h, "sent after its escalation") },
+	},
+	"weak-silent-abandon": {
+		run: withOrder(func(h *harness) {
+			h.at(3, escalate("s1", "m1"))
+			h.at(5, approve("ap1", "m1", "approve"))
+			h.idle(30)
+		}),
+		shows: func(h *harness) bool { return unresolved(h, "w-m1") && len(h.outbox()) == 0 },
+	},
+	"weak-send-without-approval": {
+		run:   withOrder(func(h *harness) {}),
+		shows: func(h *harness) bool { return hasProblem(h, "without a binding approval") },
+	},
+	"weak-cite-forged": {
+		run:   withOrder(func(h *harness) { h.at(3, forge("f1", "m1", true)) }),
+		shows: func(h *harness) bool { return hasProblem(h, "cites forged approval f1") },
+	},
+	"weak-rules-once": {
+		rules: []scenarios.Rule{{ID: "none", Admit: true, When: scenarios.Conditions{FromIn: &[]string{"vip@x"}}}},
+		run: func(h *harness) {
+			h.at(1, order("m1", "c1", "a@x", "ORD-1"))
+			h.setRules(supportRules())
+			h.at(2, order("m2", "c2", "b@x", "ORD-2"))
+		},
+		shows: func(h *harness) bool { return h.workFor("m2") == "" },
+	},
+	"weak-send-before-record": {
+		run: withOrder(func(h *harness) {
+			// Writes at the approval tick: acceptance, send, resolution.
+			h.atCrash(3, 2, approve("ap1", "m1", "approve"))
+		}),
+		shows: func(h *harness) bool { return h.sends("w-m1") > 1 },
+	},
+	"weak-jump-blind": {
+		run: func(h *harness) {
+			h.at(1)
+			// The clock jumps from 1 to 10; a message stamped 5 lands now.
+			h.at(10, func(h *harness) {
+				h.appendLine(sandbox.Inbox, sandbox.Message{ID: "m1", ConversationID: "c1", From: "a@x",
+					Subject: "Order ORD-1", Body: "Where is it?", At: 5})
+			})
+		},
+		shows: func(h *harness) bool { return h.workFor("m1") == "" },
+	},
+}
+
+func TestWeakDefectsShow(t *testing.T) {
+	for _, im := range All() {
+		if im.Kind != KindWeak {
+			continue
+		}
+		t.Run(im.Name, func(t *testing.T) {
+			c, ok := weakCases[im.Name]
+			require.True(t, ok, "no test case for %s", im.Name)
+			fleet := c.fleet
+			if fleet == nil {
+				fleet = []string{"agent-1"}
+			}
+			rules := c.rules
+			if rules == nil {
+				rules = supportRules()
+			}
+			weak := newHarness(t, im.New, fleet, rules)
+			c.run(weak)
+			assert.True(t, c.shows(weak), "the defect does not show in the weak implementation's files")
+
+			ref := newHarness(t, Reference(), fleet, rules)
+			c.run(ref)
+			assert.False(t, c.shows(ref), "the reference shows the defect")
+			requireSafe(t, ref)
+		})
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	all := All()
+	require.NotEmpty(t, all)
+	assert.Equal(t, ReferenceName, all[0].Name)
+	assert.Equal(t, KindReference, all[0].Kind)
+	assert.Empty(t, all[0].Targets)
+
+	seen := map[string]bool{}
+	defects := map[defect]bool{}
+	for i, im := range all {
+		assert.False(t, seen[im.Name], "duplicate name %s", im.Name)
+		seen[im.Name] = true
+		assert.NotEmpty(t, im.Description, im.Name)
+		require.NotNil(t, im.New, im.Name)
+		r, ok := im.New().(*responder)
+		require.True(t, ok)
+		assert.False(t, defects[r.defect], "%s repeats a defect", im.Name)
+		defects[r.defect] = true
+		if i == 0 {
+			continue
+		}
+		assert.Equal(t, KindWeak, im.Kind)
+		assert.True(t, strings.HasPrefix(im.Name, "weak-"), im.Name)
+		assert.NotEmpty(t, im.Targets, im.Name)
+		for _, id := range im.Targets {
+			assert.Regexp(t, `^L[0-6]\.[a-z]+(-[a-z]+)*$`, id)
+		}
+		if i > 1 {
+			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
+		}
+	}
+	assert.Len(t, defects, int(jumpBlind)+1, "every defect has an entry")
+
+	for _, im := range all {
+		got, ok := Lookup(im.Name)
+		require.True(t, ok)
+		assert.Equal(t, im.Name, got.Name)
+	}
+	_, ok := Lookup("no-such")
+	assert.False(t, ok)
+}
+
+func TestRegistryScenariosArePublished(t *testing.T) {
+	published, err := scenarios.Published()
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, p := range published {
+		names[p.Name] = true
+	}
+	for _, im := range All() {
+		if im.Scenario != "" {
+			assert.True(t, names[im.Scenario], "%s names unpublished scenario %s", im.Name, im.Scenario)
+		}
+	}
+}

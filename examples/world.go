@@ -1,0 +1,312 @@
+package examples
+
+import (
+	"strings"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Free-form audit events the responder writes beside the required ones.
+const (
+	eventDeclined         = "declined"          // a message no rule admits; decided once
+	eventApprovalIgnored  = "approval_ignored"  // an approval that binds no declared draft
+	eventApprovalAccepted = "approval_accepted" // a valid approval taken up; the send follows
+	eventApprovalReceived = "approval_received" // weak-cite-forged's name for an ignored approval
+)
+
+// Reasons written on claims and resolutions.
+const (
+	reasonContest      = "contest"
+	reasonContestWon   = "contest_won"
+	reasonSoleAgent    = "sole_agent"
+	reasonReassigned   = "reassigned"
+	reasonLostContest  = "lost_contest"
+	reasonWorkResolved = "work_resolved"
+	reasonAgentDeath   = "agent_death"
+	reasonSent         = "sent"
+	reasonRejected     = "rejected"
+	reasonNoAgent      = "no_agent"
+)
+
+// claim is one claim record of a work item.
+type claim struct {
+	agent   string
+	outcome string
+}
+
+// work is one work item as the files describe it.
+type work struct {
+	id       string
+	msg      sandbox.Message // the message it was admitted for (the first, if several)
+	drafts   []sandbox.Draft
+	effects  int
+	claims   []claim
+	agents   []string          // agents with claims, in order of first claim
+	last     map[string]string // agent -> latest claim outcome
+	owner    string            // the latest winner whose latest outcome is still won
+	lastWon  string            // the agent of the latest won record
+	resolved bool
+	outcome  string
+}
+
+func (w *work) latestDraft() (sandbox.Draft, bool) {
+	if len(w.drafts) == 0 {
+		return sandbox.Draft{}, false
+	}
+	return w.drafts[len(w.drafts)-1], true
+}
+
+// decision is the first valid approval line for a draft.
+type decision struct {
+	approvalID string
+	decision   string
+}
+
+// world is what the files say has happened, derived afresh after every
+// write. Every slice is in file order, so everything built from it is
+// deterministic.
+type world struct {
+	v         *view
+	defect    defect
+	seed      uint64
+	messages  map[string]sandbox.Message // first delivery of each id
+	order     []string                   // distinct message ids, inbox order
+	dead      map[string]bool
+	alive     []string
+	works     []*work
+	byID      map[string]*work
+	decided   map[string]bool // message ids with an admission record
+	declined  map[string]bool // message ids with a declined record
+	drafts    map[string]sandbox.Draft
+	draftWork map[string]*work
+	decisions map[string]decision // draft id -> first valid decision
+	escalated map[string]bool     // work ids named by OPERATOR_ESCALATION
+	ignored   map[string]bool     // approval ids recorded as ignored
+	accepted  map[string]bool     // draft ids with an approval_accepted record
+}
+
+func derive(v *view, d defect, seed uint64) *world {
+	w := &world{
+		v: v, defect: d, seed: seed,
+		messages: map[string]sandbox.Message{}, dead: map[string]bool{},
+		byID: map[string]*work{}, decided: map[string]bool{}, declined: map[string]bool{},
+		drafts: map[string]sandbox.Draft{}, draftWork: map[string]*work{},
+		decisions: map[string]decision{}, escalated: map[string]bool{},
+		ignored: map[string]bool{}, accepted: map[string]bool{},
+	}
+	w.readInbox()
+	w.readSignals()
+	w.readAudit()
+	w.readDrafts()
+	w.readOutbox()
+	w.readApprovals()
+	for _, wk := range w.works {
+		wk.settleClaims()
+	}
+	return w
+}
+
+func (w *world) readInbox() {
+	for _, m := range w.v.inbox {
+		if _, ok := w.messages[m.ID]; !ok {
+			w.messages[m.ID] = m
+			w.order = append(w.order, m.ID)
+		}
+	}
+}
+
+func (w *world) readSignals() {
+	for _, s := range w.v.signals {
+		switch s.SignalType {
+		case "AGENT_DEATH":
+			w.dead[s.Target] = true
+		case "OPERATOR_ESCALATION":
+			w.escalated[s.Target] = true
+		}
+	}
+	for _, a := range w.v.fleet {
+		if !w.dead[a] {
+			w.alive = append(w.alive, a)
+		}
+	}
+}
+
+func (w *world) readAudit() {
+	for _, r := range w.v.audit {
+		switch r.Event {
+		case sandbox.EventAdmission:
+			w.decided[r.MessageID] = true
+			if _, ok := w.byID[r.WorkID]; ok {
+				continue // a second message joined this work item (weak-subject-keyed)
+			}
+			wk := &work{id: r.WorkID, msg: w.messages[r.MessageID], last: map[string]string{}}
+			w.works = append(w.works, wk)
+			w.byID[wk.id] = wk
+		case eventDeclined:
+			w.declined[auditField(r, "message_id")] = true
+		case sandbox.EventClaim:
+			if wk, ok := w.byID[r.WorkID]; ok {
+				wk.claims = append(wk.claims, claim{agent: r.AgentID, outcome: r.Outcome})
+			}
+		case sandbox.EventResolution:
+			if wk, ok := w.byID[r.WorkID]; ok && !wk.resolved {
+				wk.resolved, wk.outcome = true, r.Outcome
+			}
+		case eventApprovalIgnored, eventApprovalReceived:
+			w.ignored[auditField(r, "approval_id")] = true
+		case eventApprovalAccepted:
+			w.accepted[auditField(r, "draft_id")] = true
+		}
+	}
+}
+
+func (w *world) readDrafts() {
+	for _, d := range w.v.drafts {
+		if _, dup := w.drafts[d.DraftID]; dup {
+			continue
+		}
+		w.drafts[d.DraftID] = d
+		if wk, ok := w.byID[d.WorkID]; ok {
+			wk.drafts = append(wk.drafts, d)
+			w.draftWork[d.DraftID] = wk
+		}
+	}
+}
+
+// readOutbox counts effects per work item. An effect names its work item
+// through its draft, or through the draft named in its effect id.
+func (w *world) readOutbox() {
+	for _, e := range w.v.outbox {
+		wk, ok := w.draftWork[e.DraftID]
+		if !ok {
+			wk, ok = w.draftWork[strings.TrimPrefix(e.EffectID, "e-")]
+		}
+		if ok {
+			wk.effects++
+		}
+	}
+}
+
+func (w *world) readApprovals() {
+	for _, a := range w.v.approvals {
+		d, ok := w.bind(a)
+		if !ok || w.ignored[a.ApprovalID] {
+			continue
+		}
+		if _, seen := w.decisions[d.DraftID]; !seen {
+			w.decisions[d.DraftID] = decision{approvalID: a.ApprovalID, decision: a.Decision}
+		}
+	}
+}
+
+// bind finds the draft an approval line authorizes: a declared draft with
+// that id and exactly that content hash, and a decision the spec defines.
+// weak-trust-any-approval accepts a match on either the id or the hash.
+func (w *world) bind(a sandbox.ApprovalRecord) (sandbox.Draft, bool) {
+	if a.Decision != "approve" && a.Decision != "reject" {
+		return sandbox.Draft{}, false
+	}
+	d, ok := w.drafts[a.DraftID]
+	if w.defect == trustAnyApproval {
+		if ok {
+			return d, true
+		}
+		for _, d := range w.v.drafts {
+			if d.ContentHash == a.ContentHash {
+				return d, true
+			}
+		}
+		return sandbox.Draft{}, false
+	}
+	return d, ok && d.ContentHash == a.ContentHash
+}
+
+// forgery says why an approval line binds nothing, or "" when it binds.
+func (w *world) forgery(a sandbox.ApprovalRecord) string {
+	if _, ok := w.bind(a); ok {
+		return ""
+	}
+	d, declared := w.drafts[a.DraftID]
+	switch {
+	case !declared:
+		return "unknown_draft"
+	case d.ContentHash != a.ContentHash:
+		return "hash_mismatch"
+	default:
+		return "unknown_decision"
+	}
+}
+
+// settleClaims derives each agent's latest outcome, the current owner and
+// the latest winner from the claim records.
+func (wk *work) settleClaims() {
+	wonAt := map[string]int{}
+	for i, c := range wk.claims {
+		if _, seen := wk.last[c.agent]; !seen {
+			wk.agents = append(wk.agents, c.agent)
+		}
+		wk.last[c.agent] = c.outcome
+		if c.outcome == sandbox.ClaimWon {
+			wonAt[c.agent] = i
+			wk.lastWon = c.agent
+		}
+	}
+	best := -1
+	for _, a := range wk.agents {
+		if wk.last[a] == sandbox.ClaimWon && wonAt[a] > best {
+			wk.owner, best = a, wonAt[a]
+		}
+	}
+}
+
+// approved reports whether a draft's first valid decision is approve.
+func (w *world) approved(d sandbox.Draft) bool {
+	dec, ok := w.decisions[d.DraftID]
+	return ok && dec.decision == "approve"
+}
+
+// latestApproved reports whether a work item's latest draft is approved.
+func (w *world) latestApproved(wk *work) bool {
+	d, ok := wk.latestDraft()
+	return ok && w.approved(d)
+}
+
+// stopped reports whether the responder has stopped all work on an item
+// without resolving it: only weak-silent-abandon does that.
+func (w *world) stopped(wk *work) bool {
+	return w.defect == silentAbandon && w.escalated[wk.id] && !wk.resolved
+}
+
+// ownerAlive reports whether the work item has a current owner that is
+// alive: only such an owner drafts and sends.
+func (w *world) ownerAlive(wk *work) bool {
+	return wk.owner != "" && !w.dead[wk.owner]
+}
+
+// thread returns the distinct messages of a conversation in inbox order, up
+// to and including the message with id upTo.
+func (w *world) thread(conversation, upTo string) []sandbox.Message {
+	var out []sandbox.Message
+	for _, id := range w.order {
+		m := w.messages[id]
+		if m.ConversationID == conversation {
+			out = append(out, m)
+		}
+		if id == upTo {
+			break
+		}
+	}
+	return out
+}
+
+// fromSender returns every distinct message of a sender delivered so far,
+// whatever its conversation.
+func (w *world) fromSender(from string) []sandbox.Message {
+	var out []sandbox.Message
+	for _, id := range w.order {
+		if m := w.messages[id]; m.From == from {
+			out = append(out, m)
+		}
+	}
+	return out
+}

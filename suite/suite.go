@@ -1,0 +1,213 @@
+// Package suite runs scenario bundles against an implementation, judges
+// every run with the checker, and aggregates the verdicts the way spec §5
+// scores them: a level passes only when it holds in every run.
+//
+// It is the one place that ties the engine, the checker and the
+// implementations together, so the CLI stays thin wiring.
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/rng"
+	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Level verdicts.
+const (
+	Pass     = "pass"
+	Fail     = "fail"
+	Untested = "untested"
+)
+
+// LevelNames are the report keys of the levels, in order.
+var LevelNames = [7]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
+
+// Impl is an implementation to run: a name for reports and a factory.
+type Impl struct {
+	Name string
+	New  sandbox.Factory
+}
+
+// Config says how to run a bundle.
+type Config struct {
+	// Runs is how many scored runs per bundle (spec §5: five).
+	Runs int
+	// Seed, when set, is the campaign seed every run seed derives from;
+	// otherwise run seeds derive from the bundle's name, so two
+	// invocations agree byte for byte.
+	Seed *uint64
+	// Out, when set, is where every run's sandbox, run log and verdict are
+	// kept: Out/<scenario>/run-<i>/.
+	Out string
+	// MaxSteps bounds the steps per tick (0: the engine's default).
+	MaxSteps int
+}
+
+// RunReport is one scored run.
+type RunReport struct {
+	Run        int                 `json:"run"`
+	Seed       uint64              `json:"seed"`
+	Levels     map[string]string   `json:"levels"`
+	Origin     string              `json:"origin"`
+	Violations []checker.Violation `json:"violations"`
+	Ticks      int                 `json:"ticks"`
+	Steps      int                 `json:"steps"`
+	Crashes    int                 `json:"crashes"`
+	Forced     int                 `json:"forced_advances"`
+	Dir        string              `json:"-"`
+}
+
+// Report is one bundle's result over all its runs.
+type Report struct {
+	Scenario   string              `json:"scenario"`
+	BundleHash string              `json:"bundle_hash"`
+	Impl       string              `json:"impl"`
+	TopLevel   int                 `json:"top_level"`
+	Levels     map[string]string   `json:"levels"`
+	Origin     string              `json:"origin"`
+	Violations []checker.Violation `json:"violations"`
+	Runs       []RunReport         `json:"runs"`
+}
+
+// Passed reports whether every level up to the top level passed.
+func (r *Report) Passed() bool {
+	for i := 0; i <= r.TopLevel && i < len(LevelNames); i++ {
+		if r.Levels[LevelNames[i]] != Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// RunSeed derives run i's seed: from the campaign seed when one is given,
+// otherwise from the bundle's name.
+func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
+	base := rng.Hash("bundle:" + b.Meta.Name)
+	if campaign != nil {
+		base = *campaign
+	}
+	return rng.Mix(base, uint64(i))
+}
+
+// Run plays a bundle cfg.Runs times against impl and judges each run.
+func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
+	if cfg.Runs <= 0 {
+		cfg.Runs = 1
+	}
+	hash, err := reserve.BundleHash(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
+	}
+	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, TopLevel: b.Meta.TopLevel}
+	for i := 1; i <= cfg.Runs; i++ {
+		rr, err := runOnce(b, impl, cfg, hash, i)
+		if err != nil {
+			return nil, err
+		}
+		rep.Runs = append(rep.Runs, rr)
+	}
+	rep.aggregate()
+	return rep, nil
+}
+
+func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
+	seed := RunSeed(b, cfg.Seed, i)
+	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash})
+	if err != nil {
+		return RunReport{}, fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
+	}
+	v := checker.Check(checker.Input{Bundle: b, Files: res.Files.Files(), Log: res.Log})
+	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
+		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced}
+	if rr.Violations == nil {
+		rr.Violations = []checker.Violation{}
+	}
+	if cfg.Out != "" {
+		dir := filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
+		if err := Keep(dir, res, rr); err != nil {
+			return RunReport{}, err
+		}
+		rr.Dir = dir
+	}
+	return rr, nil
+}
+
+// LevelMap turns the checker's level array into the report's map.
+func LevelMap(levels [7]string) map[string]string {
+	m := make(map[string]string, len(levels))
+	for i, l := range levels {
+		m[LevelNames[i]] = l
+	}
+	return m
+}
+
+// aggregate folds the runs: a level passes only when it passed in every
+// run; the origin is the runs' common tag, or mixed.
+func (r *Report) aggregate() {
+	r.Levels = map[string]string{}
+	for i, name := range LevelNames {
+		verdict := Untested
+		if i <= r.TopLevel {
+			verdict = Pass
+			for _, run := range r.Runs {
+				if run.Levels[name] != Pass {
+					verdict = Fail
+				}
+			}
+		}
+		r.Levels[name] = verdict
+	}
+	origins := map[string]bool{}
+	for _, run := range r.Runs {
+		if run.Origin != "none" {
+			origins[run.Origin] = true
+		}
+	}
+	switch len(origins) {
+	case 0:
+		r.Origin = "none"
+	case 1:
+		for o := range origins {
+			r.Origin = o
+		}
+	default:
+		r.Origin = "mixed"
+	}
+	r.Violations = []checker.Violation{}
+	seen := map[string]bool{}
+	for _, run := range r.Runs {
+		for _, v := range run.Violations {
+			key := v.Invariant + "|" + fmt.Sprint(v.Evidence)
+			if !seen[key] {
+				seen[key] = true
+				r.Violations = append(r.Violations, v)
+			}
+		}
+	}
+	sort.SliceStable(r.Violations, func(i, j int) bool { return r.Violations[i].Invariant < r.Violations[j].Invariant })
+}
+
+// Keep writes one run's artifacts: the sandbox files under dir/sandbox, the
+// run log as dir/run.jsonl, and the verdict as dir/verdict.json.
+func Keep(dir string, res *sim.Result, rr RunReport) error {
+	if err := sandbox.CopyTo(res.Files, filepath.Join(dir, "sandbox")); err != nil {
+		return fmt.Errorf("keeping sandbox: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sandbox.RunLogFile), res.LogBytes(), 0o644); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rr, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "verdict.json"), append(data, '\n'), 0o644)
+}

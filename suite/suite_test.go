@@ -1,0 +1,163 @@
+package suite_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+	"github.com/amr-bench/amr/suite"
+)
+
+func published(t testing.TB) []scenarios.PublishedBundle {
+	t.Helper()
+	pubs, err := scenarios.Published()
+	require.NoError(t, err)
+	require.NotEmpty(t, pubs)
+	return pubs
+}
+
+func impl(t testing.TB, name string) suite.Impl {
+	t.Helper()
+	i, ok := examples.Lookup(name)
+	require.True(t, ok, "implementation %s", name)
+	return suite.Impl{Name: i.Name, New: i.New}
+}
+
+func TestReferencePassesEveryPublishedScenarioFiveRuns(t *testing.T) {
+	ref := impl(t, "reference")
+	for _, p := range published(t) {
+		rep, err := suite.Run(p.Bundle, ref, suite.Config{Runs: 5})
+		require.NoError(t, err)
+		assert.True(t, rep.Passed(), "%s: %v %+v", p.Name, rep.Levels, rep.Violations)
+		assert.Empty(t, rep.Violations, p.Name)
+		for l := rep.TopLevel + 1; l < 7; l++ {
+			assert.Equal(t, suite.Untested, rep.Levels[suite.LevelNames[l]])
+		}
+	}
+}
+
+// Every weak implementation must fail the published scenario it names, with
+// one of the invariant ids it declares: the checker is not a rubber stamp.
+func TestEveryWeakImplementationIsCaughtByItsScenario(t *testing.T) {
+	pubs := map[string]*scenarios.Bundle{}
+	for _, p := range published(t) {
+		pubs[p.Name] = p.Bundle
+	}
+	covered := map[string]bool{}
+	for _, wi := range examples.All() {
+		if wi.Kind != "weak" {
+			continue
+		}
+		t.Run(wi.Name, func(t *testing.T) {
+			require.NotEmpty(t, wi.Targets)
+			require.NotEmpty(t, wi.Scenario, "every weak implementation names the published scenario that catches it")
+			b, ok := pubs[wi.Scenario]
+			require.True(t, ok, "scenario %s is published", wi.Scenario)
+			covered[wi.Scenario] = true
+			rep, err := suite.Run(b, suite.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
+			require.NoError(t, err)
+			assert.False(t, rep.Passed())
+			found := map[string]bool{}
+			for _, v := range rep.Violations {
+				found[v.Invariant] = true
+			}
+			hit := false
+			for _, target := range wi.Targets {
+				hit = hit || found[target]
+			}
+			assert.True(t, hit, "%s on %s tripped %v, want one of %v", wi.Name, wi.Scenario, keys(found), wi.Targets)
+		})
+	}
+	for name := range pubs {
+		assert.True(t, covered[name], "published scenario %s has no weak implementation it must catch", name)
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Two runs of the whole suite write identical bytes: reports, sandboxes and
+// run logs.
+func TestSuiteIsDeterministic(t *testing.T) {
+	ref := impl(t, "reference")
+	render := func(out string) []byte {
+		var reps []*suite.Report
+		for _, p := range published(t) {
+			rep, err := suite.Run(p.Bundle, ref, suite.Config{Runs: 2, Out: out})
+			require.NoError(t, err)
+			reps = append(reps, rep)
+		}
+		data, err := json.Marshal(reps)
+		require.NoError(t, err)
+		return data
+	}
+	a, b := t.TempDir(), t.TempDir()
+	require.Equal(t, render(a), render(b))
+	filesA, filesB := tree(t, a), tree(t, b)
+	require.Equal(t, len(filesA), len(filesB))
+	require.NotEmpty(t, filesA)
+	for name, data := range filesA {
+		assert.Equal(t, data, filesB[name], name)
+	}
+}
+
+func tree(t *testing.T, root string) map[string][]byte {
+	out := map[string][]byte{}
+	require.NoError(t, filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		data, err := os.ReadFile(p)
+		out[rel] = data
+		return err
+	}))
+	return out
+}
+
+// Judging a kept sandbox from disk gives the verdict the run gave, with the
+// run log and, for these scenarios, without it.
+func TestCheckOnKeptArtifactsAgreesWithTheRun(t *testing.T) {
+	out := t.TempDir()
+	for _, name := range []string{"reference", "weak-ignore-escalation", "weak-stale-state", "weak-memory-pending"} {
+		im := impl(t, name)
+		for _, p := range published(t) {
+			rep, err := suite.Run(p.Bundle, im, suite.Config{Runs: 1, Out: filepath.Join(out, name)})
+			require.NoError(t, err)
+			dir := filepath.Join(out, name, p.Name, "run-1")
+			files := map[string][]byte{}
+			d := &sandbox.Dir{Root: filepath.Join(dir, "sandbox")}
+			for _, n := range d.Names() {
+				files[n], _ = d.Read(n)
+			}
+			logData, err := os.ReadFile(filepath.Join(dir, sandbox.RunLogFile))
+			require.NoError(t, err)
+			log, err := sandbox.ParseRunLog(logData)
+			require.NoError(t, err)
+			v := checker.Check(checker.Input{Bundle: p.Bundle, Files: files, Log: log})
+			assert.Equal(t, rep.Runs[0].Levels, suite.LevelMap(v.Levels), "%s on %s", name, p.Name)
+			assert.Equal(t, len(rep.Runs[0].Violations), len(v.Violations), "%s on %s", name, p.Name)
+		}
+	}
+}
+
+func TestRunSeedsDependOnBundleOrCampaign(t *testing.T) {
+	b := published(t)[0].Bundle
+	assert.Equal(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 1))
+	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 2))
+	seed := uint64(7)
+	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, &seed, 1))
+}
