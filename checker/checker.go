@@ -88,7 +88,7 @@ func (v Verdict) Failed() bool {
 
 // levelChecks lists, per level, the functions that judge its invariants.
 var levelChecks = [7][]func(*facts) []Violation{
-	{checkRecordFormat, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
+	{checkRecordFormat, checkHarnessFiles, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
 	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
 	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},
 	{checkClaims, checkAgentDeath, checkResolutionMissing, checkStateConsistency},

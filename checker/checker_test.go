@@ -103,3 +103,21 @@ func TestVerdictJSON(t *testing.T) {
 	assert.JSONEq(t, `{"levels":["pass","pass","untested","untested","untested","untested","untested"],
 		"origin":"model-based","violations":[]}`, string(data))
 }
+
+// BenchmarkCheck judges a small fleet story with its run log, the common
+// shape of a published scenario.
+func BenchmarkCheck(b *testing.B) {
+	w := contested(b)
+	settle(w, 1)
+	w.deliver("m2", "c2", "b@x", "Order ORD-2002", "late", 5)
+	w.admit("w2", "m2", 5)
+	w.claim("w2", agent2, sandbox.ClaimWon, 5)
+	w.draft("d2", "w2", "c2", "About ORD-2002.", 5)
+	w.escalate("s1", "m2", "w2", 7)
+	w.resolve("w2", sandbox.OutcomeAbandoned, sandbox.ReasonOperatorEscalation, 7)
+	in := w.input(true)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Check(in)
+	}
+}

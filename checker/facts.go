@@ -20,9 +20,9 @@ type stamp struct {
 	seq  int
 }
 
-// Orders within a tick. Implementation lines of a run with a log get
-// 2*(their position in the tick's writes); without a log their order within
-// a tick is unknown and they all get seqImpl.
+// Orders within a tick. Implementation lines of a run with a log get their
+// position in the tick's writes; without a log their order within a tick is
+// unknown and they all get seqImpl.
 const (
 	seqCrashBoundary = -3 // a crash at the tick boundary, before the harness fires
 	seqHarness       = -2 // every harness line: deliveries, approvals, signals
@@ -50,7 +50,7 @@ type message struct {
 	first     bool  // first message of its conversation
 	threadLen int
 	senderHis int
-	index     int
+	order     int // position in delivery order
 }
 
 type draft struct {
@@ -78,7 +78,7 @@ type approval struct {
 	sandbox.ApprovalRecord
 	line   int
 	at     stamp
-	draft  *draft // the declared draft it names, nil when dangling
+	draft  *draft // the draft its id names, nil when none was declared
 	valid  bool   // names a draft declared before it, with the same hash
 	copies int    // lines carrying this approval id (redeliveries)
 	first  bool   // first line of its approval id
@@ -151,6 +151,8 @@ type facts struct {
 	modelCalls  map[string]bool
 	bad         []badLine
 	crashes     []crash
+	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed
+	tamperRefs  []string
 
 	states   []snapshot // versions of state.json over the run, [0] = before any write
 	final    snapshot   // state.json as left in the sandbox
@@ -168,6 +170,12 @@ func build(in Input) *facts {
 	f.parseHarnessLogs(file, in.Log)
 	f.parseState(file(sandbox.State), in.Log)
 	f.parseCrashes(in.Log)
+	for i, r := range in.Log {
+		if r.Kind == sandbox.LogTamper {
+			f.tampers = append(f.tampers, r)
+			f.tamperRefs = append(f.tamperRefs, runLogRef(i))
+		}
+	}
 	f.parseModelCalls(file(sandbox.ModelCalls))
 	f.index()
 	return f
@@ -199,7 +207,9 @@ type observed struct {
 	last   int
 }
 
-func observe(log []sandbox.LogRecord, name string) observed {
+// observe reads the stamps of the first maxLines lines of a file; counts in
+// the log beyond what the file holds are ignored.
+func observe(log []sandbox.LogRecord, name string, maxLines int) observed {
 	o := observed{stamps: []stamp{{}}}
 	prev := 0
 	for _, r := range log {
@@ -217,10 +227,10 @@ func observe(log []sandbox.LogRecord, name string) observed {
 				pos = append(pos, i)
 			}
 		}
-		for n := prev + 1; n <= count && n < 1<<24; n++ {
+		for n := prev + 1; n <= count && n <= maxLines; n++ {
 			seq := seqEnd - 1
 			if k := n - prev - 1; k < len(pos) {
-				seq = 2 * pos[k]
+				seq = pos[k]
 			}
 			o.stamps = append(o.stamps, stamp{r.Tick, seq})
 		}
@@ -240,18 +250,18 @@ func (o observed) at(n int) stamp {
 
 // implStamp returns a function placing implementation lines in time: by the
 // run log when there is one, else by the line's own timestamp.
-func (f *facts) implStamp(log []sandbox.LogRecord, name string) func(n, own int) stamp {
+func (f *facts) implStamp(log []sandbox.LogRecord, name string, data []byte) func(n, own int) stamp {
 	if !f.ordered {
 		return func(_, own int) stamp { return stamp{own, seqImpl} }
 	}
-	o := observe(log, name)
+	o := observe(log, name, bytes.Count(data, []byte("\n"))+1)
 	return func(n, _ int) stamp { return o.at(n) }
 }
 
 func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord) {
 	data := file(sandbox.Drafts)
 	dst, derrs := sandbox.ParseDrafts(data)
-	at := f.implStamp(log, sandbox.Drafts)
+	at := f.implStamp(log, sandbox.Drafts, data)
 	for _, l := range dst {
 		f.drafts = append(f.drafts, &draft{Draft: l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)})
 	}
@@ -259,7 +269,7 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 
 	data = file(sandbox.Outbox)
 	out, oerrs := sandbox.ParseOutbox(data)
-	at = f.implStamp(log, sandbox.Outbox)
+	at = f.implStamp(log, sandbox.Outbox, data)
 	for _, l := range out {
 		f.effects = append(f.effects, &effect{Effect: l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)})
 	}
@@ -267,7 +277,7 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 
 	data = file(sandbox.Audit)
 	aud, aerrs := sandbox.ParseAudit(data)
-	at = f.implStamp(log, sandbox.Audit)
+	at = f.implStamp(log, sandbox.Audit, data)
 	for _, l := range aud {
 		f.audit = append(f.audit, &auditLine{AuditRecord: l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
 	}
@@ -387,7 +397,7 @@ func (f *facts) parseInbox(data []byte, hs func(string, int, int) stamp) {
 	sort.SliceStable(f.messages, func(i, j int) bool { return f.messages[i].at.tick < f.messages[j].at.tick })
 	conv, sender := map[string]int{}, map[string]int{}
 	for i, m := range f.messages {
-		m.index = i
+		m.order = i
 		m.vis = m.at.tick
 		m.first = conv[m.ConversationID] == 0
 		conv[m.ConversationID]++

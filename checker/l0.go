@@ -30,6 +30,19 @@ func checkRecordFormat(f *facts) []Violation {
 	return out
 }
 
+// checkHarnessFiles: the implementation never writes the harness's files
+// (inbox, approvals, signals, mode, clock, rules). The engine judges its own
+// copy of them and records the tampering in the run log.
+func checkHarnessFiles(f *facts) []Violation {
+	var out []Violation
+	for i, r := range f.tampers {
+		out = append(out, Violation{Invariant: "L0.harness-files", Level: 0, Tick: r.Tick,
+			Evidence: []string{f.tamperRefs[i]},
+			Detail:   fmt.Sprintf("The implementation changed files only the harness writes (%s).", r.Detail)})
+	}
+	return out
+}
+
 // checkDraftRedeclared: a draft id names one draft; declaring it again with
 // other content would make its approvals ambiguous.
 func checkDraftRedeclared(f *facts) []Violation {

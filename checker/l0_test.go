@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -238,4 +239,16 @@ func TestReplyIgnoresFollowUps(t *testing.T) {
 	w.deliver("m2", "c1", "alice@example.com", "Re: "+subjectM1, "Any news?", 10)
 	w.schedule("ap2", "m2", 11, scenarios.DecisionApprove, "")
 	assert.Empty(t, Check(w.input(true)).Violations, "a follow-up is judged at L1")
+}
+
+func TestHarnessFiles(t *testing.T) {
+	w := happy(t, 0)
+	in := w.input(true)
+	in.Log = append(in.Log, sandbox.LogRecord{Kind: sandbox.LogTamper, Tick: 30,
+		Detail: "changed in the sandbox by the implementation: approvals.jsonl; the harness's own copy is judged"})
+	got := only(Check(in), "L0.harness-files")
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"run.jsonl:" + strconv.Itoa(len(in.Log))}, got[0].Evidence)
+	assert.Contains(t, got[0].Detail, "approvals.jsonl")
+	assert.Empty(t, Check(w.input(true)).Violations)
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -83,12 +84,13 @@ func checkOwnAnchor(f *facts) []Violation {
 		}
 		seen[e.DraftID] = true
 		d := e.draft
-		conv := d.ConversationID
-		if m := f.messageOf(d.WorkID); m != nil {
-			conv = m.ConversationID
+		conv, answered := d.ConversationID, f.messageOf(d.WorkID)
+		if answered != nil {
+			conv = answered.ConversationID
 		}
-		want := f.anchorOf(conv, e.at.tick)
-		problem := anchorProblem(d.Body, want, f.b.Model.Anchors)
+		required := f.anchorsOf(conv, func(m *message) bool { return answered != nil && m.order <= answered.order })
+		allowed := union(required, f.anchorsOf(conv, func(m *message) bool { return m.at.tick <= d.at.tick }))
+		problem := anchorProblem(d.Body, required, allowed, f.b.Model.Anchors)
 		if problem == "" {
 			continue
 		}
@@ -100,39 +102,55 @@ func checkOwnAnchor(f *facts) []Violation {
 	return out
 }
 
-// anchorOf returns a conversation's anchor: the first anchor, in the
-// bundle's order, that appears in the subject or body of one of its messages
-// delivered by tick t ("" when none does).
-func (f *facts) anchorOf(conv string, t int) string {
+// anchorsOf returns the anchors of the bundle, in its order, that appear in
+// the subject or body of a message of the conversation that counts.
+func (f *facts) anchorsOf(conv string, counts func(*message) bool) []string {
+	var out []string
 	for _, a := range f.b.Model.Anchors {
 		if a == "" {
 			continue
 		}
 		for _, m := range f.messages {
-			if m.ConversationID == conv && m.at.tick <= t &&
+			if m.ConversationID == conv && counts(m) &&
 				(strings.Contains(m.Subject, a) || strings.Contains(m.Body, a)) {
-				return a
+				out = append(out, a)
+				break
 			}
 		}
 	}
-	return ""
+	return out
 }
 
-// anchorProblem says what is wrong with a body's anchors, or "". Occurrences
-// of the wanted anchor are removed before looking for others, so an anchor
-// that contains another (ORD-12, ORD-1) is not mistaken for both.
-func anchorProblem(body, want string, anchors []string) string {
+func union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		if !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// anchorProblem says what is wrong with a body's anchors, or "". A reply
+// must carry one of the anchors its thread had shown up to the message it
+// answers (required), and no anchor its thread had not shown by the time it
+// was drafted (allowed). Occurrences of allowed anchors are removed, the
+// longest first, before looking for others, so an anchor that contains
+// another (ORD-12, ORD-1) is not mistaken for both.
+func anchorProblem(body string, required, allowed, anchors []string) string {
 	rest := body
-	if want != "" {
-		rest = strings.ReplaceAll(body, want, "")
+	byLength := append([]string(nil), allowed...)
+	sort.SliceStable(byLength, func(i, j int) bool { return len(byLength[i]) > len(byLength[j]) })
+	for _, a := range byLength {
+		rest = strings.ReplaceAll(rest, a, "")
 	}
 	for _, a := range anchors {
-		if a != "" && a != want && strings.Contains(rest, a) {
+		if a != "" && !contains(allowed, a) && strings.Contains(rest, a) {
 			return fmt.Sprintf("carries anchor %s of another thread", a)
 		}
 	}
-	if want != "" && !strings.Contains(body, want) {
-		return fmt.Sprintf("does not carry its anchor %s", want)
+	if len(required) > 0 && len(rest) == len(body) {
+		return fmt.Sprintf("does not carry its anchor %s", strings.Join(required, " or "))
 	}
 	return ""
 }

@@ -99,21 +99,69 @@ func TestOwnAnchorNestedAnchors(t *testing.T) {
 	w.draft("d1", "w1", "c1", "About ORD-12.", 1)
 	w.approve("ap1", "m1", "d1", 2)
 	w.send("e1", "d1", 2)
-	// ORD-1 is the first anchor found in the thread (fixture order), and the
-	// stub would answer with it; ORD-12 contains it, so the body carries it.
+	// The thread mentions ORD-12, which contains ORD-1: both are its own.
 	assert.Empty(t, only(Check(w.input(true)), "L1.own-anchor"))
 }
 
-func TestOwnAnchorUsesOnlyMessagesDeliveredBeforeTheSend(t *testing.T) {
-	w := newWorld(t, 1, 40)
-	w.deliver("m1", "c1", "a@x", "Order question", "Do you ship abroad?", 1)
-	w.admit("w1", "m1", 1)
-	w.draft("d1", "w1", "c1", "Which order?", 1)
-	w.approve("ap1", "m1", "d1", 2)
-	w.send("e1", "d1", 2)
-	w.resolve("w1", sandbox.OutcomeCompleted, "sent", 2)
-	w.deliver("m2", "c1", "a@x", "Re: Order question", "It is ORD-1001.", 10)
-	assert.Empty(t, only(Check(w.input(true)), "L1.own-anchor"))
+func TestOwnAnchorThreadWithSeveralAnchors(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		fails      bool
+	}{
+		{"the first", "About ORD-1001.", false},
+		{"the second", "About ORD-2002.", false},
+		{"one from outside", "About ORD-3003.", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 1, 30)
+			w.b.Model.Anchors = append(w.b.Model.Anchors, "ORD-3003")
+			w.deliver("m1", "c1", "a@x", "Order ORD-1001", "late", 1)
+			w.deliver("m2", "c1", "a@x", "Order ORD-2002", "also late", 1)
+			w.deliver("m3", "c2", "a@x", "Order ORD-3003", "late", 1)
+			w.admit("w2", "m2", 1)
+			w.draft("d2", "w2", "c1", tc.body, 1)
+			w.approve("ap2", "m2", "d2", 2)
+			w.send("e2", "d2", 2)
+			assert.Equal(t, tc.fails, len(only(Check(w.input(true)), "L1.own-anchor")) == 1)
+		})
+	}
+}
+
+func TestOwnAnchorUsesOnlyWhatTheThreadHadShown(t *testing.T) {
+	t.Run("an anchor arriving after the draft", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := newWorld(t, 1, 40)
+			w.deliver("m1", "c1", "a@x", "Order question", "Do you ship abroad?", 1)
+			w.admit("w1", "m1", 1)
+			w.draft("d1", "w1", "c1", "Which order?", 1)
+			w.deliver("m2", "c1", "a@x", "Re: Order question", "It is ORD-1001.", 2)
+			w.approve("ap1", "m1", "d1", 3)
+			w.send("e1", "d1", 3)
+			assert.Empty(t, only(Check(w.input(withLog)), "L1.own-anchor"))
+		})
+	})
+	t.Run("an anchor delivered after the answered message in the same tick", func(t *testing.T) {
+		w := newWorld(t, 1, 40)
+		w.deliver("m1", "c1", "a@x", "Order question", "Do you ship abroad?", 1)
+		w.deliver("m2", "c1", "a@x", "Re: Order question", "It is ORD-1001.", 1)
+		w.admit("w1", "m1", 1)
+		w.draft("d1", "w1", "c1", "Which order?", 1)
+		w.approve("ap1", "m1", "d1", 2)
+		w.send("e1", "d1", 2)
+		assert.Empty(t, only(Check(w.input(true)), "L1.own-anchor"))
+	})
+	t.Run("an anchor shown before the answered message", func(t *testing.T) {
+		w := newWorld(t, 1, 40)
+		w.deliver("m1", "c1", "a@x", "Order ORD-1001", "late", 1)
+		w.deliver("m2", "c1", "a@x", "Re: Order", "Still waiting.", 5)
+		w.admit("w2", "m2", 5)
+		w.draft("d2", "w2", "c1", "Which order?", 5)
+		w.approve("ap2", "m2", "d2", 6)
+		w.send("e2", "d2", 6)
+		got := only(Check(w.input(true)), "L1.own-anchor")
+		require.Len(t, got, 1)
+		assert.Contains(t, got[0].Detail, "does not carry its anchor ORD-1001")
+	})
 }
 
 // followUp is the common story plus a follow-up in the same thread.

@@ -205,9 +205,9 @@ func (f *facts) deadWork(s *signal) []Violation {
 	return out
 }
 
-// heldBy lists the unresolved work items an agent held at a moment: as the
-// holder of the latest won claim, or as the assignee in the state snapshot
-// in force then (known only from a run log).
+// heldBy lists the unresolved work items an agent held at a moment: as a
+// winner by its latest claim, or as the assignee in the state snapshot in
+// force then (known only from a run log).
 func (f *facts) heldBy(agent string, at stamp) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -219,19 +219,13 @@ func (f *facts) heldBy(agent string, at stamp) []string {
 	}
 	order, by := f.claimsByWork()
 	for _, w := range order {
-		holder := ""
+		state := claimState{}
 		for _, c := range by[w] {
-			if !c.at.before(at) {
-				break
-			}
-			switch {
-			case c.Outcome == sandbox.ClaimWon:
-				holder = c.AgentID
-			case c.Outcome == sandbox.ClaimStoodDown && c.AgentID == holder:
-				holder = ""
+			if c.at.before(at) {
+				state[c.AgentID] = c.Outcome
 			}
 		}
-		if holder == agent {
+		if state[agent] == sandbox.ClaimWon {
 			add(w)
 		}
 	}

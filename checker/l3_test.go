@@ -11,7 +11,7 @@ import (
 )
 
 // contested delivers m1 and has two agents claim it at tick 1.
-func contested(t *testing.T) *world {
+func contested(t testing.TB) *world {
 	w := newWorld(t, 3, 30)
 	w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
 	w.admit("w1", "m1", 1)

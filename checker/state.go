@@ -15,18 +15,18 @@ const stateLag = 2
 // logView is what the logs say at the end of one tick, in the terms
 // state.json must agree with.
 type logView struct {
-	admitted []string          // work ids, sorted
-	outcome  map[string]string // work id -> latest resolution outcome
-	winner   map[string]string // work id -> its one current winner, when claims name exactly one
-	dead     []string          // agents named by a fired AGENT_DEATH, sorted
+	admitted   []string // work ids, sorted
+	isAdmitted map[string]bool
+	outcome    map[string]string // work id -> latest resolution outcome
+	winner     map[string]string // work id -> its one current winner, when claims name exactly one
+	dead       []string          // agents named by a fired AGENT_DEATH, sorted
 }
 
 func (f *facts) viewAt(t int) *logView {
-	v := &logView{outcome: map[string]string{}, winner: map[string]string{}}
-	seen := map[string]bool{}
+	v := &logView{outcome: map[string]string{}, winner: map[string]string{}, isAdmitted: map[string]bool{}}
 	for _, a := range f.admissions {
-		if a.at.by(t) && !seen[a.WorkID] {
-			seen[a.WorkID] = true
+		if a.at.by(t) && !v.isAdmitted[a.WorkID] {
+			v.isAdmitted[a.WorkID] = true
 			v.admitted = append(v.admitted, a.WorkID)
 		}
 	}
@@ -99,7 +99,7 @@ func compareState(st snapshot, v *logView) []stateProblem {
 	}
 	for _, wi := range st.snap.WorkItems {
 		w := wi.WorkID
-		if !contains(v.admitted, w) {
+		if !v.isAdmitted[w] {
 			add("extra", w, "%s lists work item %s, which is not admitted", sandbox.State, w)
 			continue
 		}
@@ -108,10 +108,22 @@ func compareState(st snapshot, v *logView) []stateProblem {
 	out = append(out, compareAssignments(st.snap, items)...)
 	for _, agent := range st.snap.Agents {
 		if agent.Alive && contains(v.dead, agent.ID) {
-			add("alive", agent.ID, "agent %s is dead by AGENT_DEATH but alive in %s", agent.ID, sandbox.State)
+			out = append(out, stateProblem{key: "alive:" + agent.ID,
+				detail: fmt.Sprintf("agent %s is dead by AGENT_DEATH but alive in %s", agent.ID, sandbox.State)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return dedupe(out)
+}
+
+// dedupe sorts problems by key and keeps the first of each key.
+func dedupe(ps []stateProblem) []stateProblem {
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].key < ps[j].key })
+	var out []stateProblem
+	for i, p := range ps {
+		if i == 0 || p.key != ps[i-1].key {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 
@@ -232,8 +244,12 @@ func (f *facts) stateOverRun() ([]Violation, bool) {
 		st := f.states[te.state]
 		problems := views.compare(te.state, st, te.tick)
 		if te.forced {
-			for k := max(0, i-stateLag); k < i; k++ {
-				problems = intersect(problems, views.compare(te.state, st, f.tickEnds[k].tick))
+			for k := i - stateLag; k < i; k++ {
+				t := -1 // before the run: nothing written yet
+				if k >= 0 {
+					t = f.tickEnds[k].tick
+				}
+				problems = intersect(problems, views.compare(te.state, st, t))
 			}
 		}
 		now := map[string]bool{}

@@ -414,6 +414,9 @@ func (r *responder) draft(w *world, env *sandbox.Env) (*write, error) {
 			continue // admitted for a message never delivered: there is nothing to answer
 		}
 		id := draftID(wk.id, wk.owner)
+		if r.defect == redraftEveryTick {
+			id = fmt.Sprintf("%s~t%d", id, w.v.tick)
+		}
 		if _, ok := w.drafts[id]; ok {
 			continue
 		}

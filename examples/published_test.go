@@ -89,6 +89,9 @@ var publishedShows = map[string]func(h *harness) bool{
 	"weak-rules-once":         func(h *harness) bool { return h.workFor("m6") != "" },
 	"weak-send-before-record": func(h *harness) bool { return h.sends("w-m2") > 1 },
 	"weak-jump-blind":         func(h *harness) bool { return h.workFor("m2") == "" },
+	// w-m1 is reassigned after an agent death, so it has two drafts even in
+	// the reference; w-m2 keeps its owner.
+	"weak-redraft-every-tick": func(h *harness) bool { return h.draftsOf("w-m2") > 1 },
 }
 
 func TestWeakDefectsShowInTheirScenario(t *testing.T) {
@@ -130,6 +133,17 @@ func TestCheckerPassesTheReference(t *testing.T) {
 	}
 }
 
+// diagnosticOnly reports whether every target names a diagnostic rather
+// than a level invariant.
+func diagnosticOnly(targets []string) bool {
+	for _, id := range targets {
+		if _, ok := checker.Lookup(id); ok {
+			return false
+		}
+	}
+	return true
+}
+
 func TestCheckerCatchesEveryWeakImplementation(t *testing.T) {
 	published, err := scenarios.Published()
 	require.NoError(t, err)
@@ -140,6 +154,9 @@ func TestCheckerCatchesEveryWeakImplementation(t *testing.T) {
 	for _, im := range All() {
 		if im.Kind != KindWeak {
 			continue
+		}
+		if diagnosticOnly(im.Targets) {
+			continue // a cost defect: the surprise diagnostic catches it (suite tests)
 		}
 		t.Run(im.Name, func(t *testing.T) {
 			b, ok := bundles[im.Scenario]

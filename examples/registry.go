@@ -21,8 +21,9 @@ const (
 const ReferenceName = "reference"
 
 // Impl describes one built-in implementation. For a weak one, Targets are
-// the invariant ids its defect must trip (any one of them counts as caught)
-// and Scenario is the published scenario that must catch it; an empty
+// the invariant ids its defect must trip (any one of them counts as caught;
+// an id starting "surprise." names a diagnostic, not an invariant) and
+// Scenario is the published scenario that must catch it; an empty
 // Scenario means no published scenario exercises the defect yet and only the
 // fault search can find it.
 type Impl struct {
@@ -64,7 +65,7 @@ var zoo = []weakSpec{
 		"l2-govern", []string{"L2.admission-unwarranted", "L2.admission-missing"}},
 	{"weak-trust-any-approval", trustAnyApproval,
 		"accepts an approval that matches a draft by id or by content hash, not both",
-		"l2-govern", []string{"L2.forged-approval-acted", "L2.approval-binding"}},
+		"l2-govern", []string{"L2.forged-approval-acted", "L2.approval-binding", "L2.forged-approval-cited"}},
 	{"weak-send-per-approval", sendPerApproval,
 		"sends once per approval line, so a redelivered approval sends again",
 		"l2-approval-redelivery", []string{"L1.duplicate-effect", "L2.redelivery-duplicate"}},
@@ -104,6 +105,11 @@ var zoo = []weakSpec{
 	{"weak-jump-blind", jumpBlind,
 		"polls only for messages stamped with the current or previous tick, missing those inside a tick jump",
 		"l2-tick-jump-intake", []string{"L2.admission-missing", "L0.reply"}},
+	// A cost defect, not a correctness one: its target is the surprise
+	// diagnostic, which no level verdict includes.
+	{"weak-redraft-every-tick", redraftEveryTick,
+		"declares a fresh draft, with a fresh model call, on every tick its work waits for approval",
+		"l3-fleet-concurrent", []string{"surprise.unattributed-call"}},
 }
 
 // All lists the built-in implementations: the reference first, then the weak

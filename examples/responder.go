@@ -35,6 +35,7 @@ const (
 	rulesOnce
 	sendBeforeRecord
 	jumpBlind
+	redraftEveryTick
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if
@@ -88,7 +89,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 	if err != nil {
 		return err
 	}
-	if len(r.pending) == 0 && sameFiles(raw, r.settled) {
+	if len(r.pending) == 0 && r.defect != redraftEveryTick && sameFiles(raw, r.settled) {
 		return nil
 	}
 	r.settled = nil

@@ -175,6 +175,22 @@ var weakCases = map[string]weakCase{
 		},
 		shows: func(h *harness) bool { return h.workFor("m1") == "" },
 	},
+	"weak-redraft-every-tick": {
+		// A quiet tick passes between the draft and the approval.
+		run:   withOrder(func(h *harness) { h.at(2); approvedLater(h) }),
+		shows: func(h *harness) bool { return h.draftsOf("w-m1") > 1 },
+	},
+}
+
+// draftsOf counts the drafts declared for a work item.
+func (h *harness) draftsOf(work string) int {
+	n := 0
+	for _, d := range h.drafts() {
+		if d.WorkID == work {
+			n++
+		}
+	}
+	return n
 }
 
 func TestWeakDefectsShow(t *testing.T) {
@@ -230,13 +246,13 @@ func TestRegistry(t *testing.T) {
 		assert.True(t, strings.HasPrefix(im.Name, "weak-"), im.Name)
 		assert.NotEmpty(t, im.Targets, im.Name)
 		for _, id := range im.Targets {
-			assert.Regexp(t, `^L[0-6]\.[a-z]+(-[a-z]+)*$`, id)
+			assert.Regexp(t, `^(L[0-6]|surprise)\.[a-z]+(-[a-z]+)*$`, id)
 		}
 		if i > 1 {
 			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
 		}
 	}
-	assert.Len(t, defects, int(jumpBlind)+1, "every defect has an entry")
+	assert.Len(t, defects, int(redraftEveryTick)+1, "every defect has an entry")
 
 	for _, im := range all {
 		got, ok := Lookup(im.Name)

@@ -109,8 +109,7 @@ func TestCanonicalBundleGolden(t *testing.T) {
 
 func TestBundleHashRejectsInexactIntegers(t *testing.T) {
 	b := testBundle("india", 1, "s", "b")
-	seed := int64(1)<<53 + 1
-	b.Meta.Origin = &scenarios.Origin{Kind: "generated", CampaignSeed: &seed}
+	b.Meta.Horizon = 1<<53 + 1
 	_, err := reserve.BundleHash(b)
 	require.ErrorContains(t, err, "would change")
 	_, err = reserve.BundleHash(nil)

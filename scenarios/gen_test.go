@@ -79,8 +79,8 @@ func genOrigin() *rapid.Generator[*Origin] {
 		}
 		o := &Origin{Kind: rapid.SampledFrom([]string{"hand-written", "generated", "shrunk", "reserve"}).Draw(t, "kind")}
 		if rapid.Bool().Draw(t, "seeded") {
-			seed := rapid.Int64().Draw(t, "campaign_seed")
-			o.CampaignSeed = &seed
+			o.CampaignSeed = strconv.FormatUint(rapid.Uint64().Draw(t, "campaign_seed"), 10)
+			o.Run = strconv.Itoa(rapid.IntRange(1, 1000).Draw(t, "run"))
 			o.Impl = "reference"
 			o.Invariant = "L2.approval-binding"
 		}

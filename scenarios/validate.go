@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,7 +22,17 @@ func Validate(b *Bundle, src *Source) Problems {
 	if b == nil {
 		return Problems{{Pos: src.Locate(""), Msg: "no bundle"}}
 	}
-	v := &validator{b: b, src: src}
+	v := &validator{b: b, src: src, messages: map[string]Delivery{}, approvalAt: map[string]int{}}
+	for _, d := range b.Inbox {
+		if _, ok := v.messages[d.ID]; !ok {
+			v.messages[d.ID] = d
+		}
+	}
+	for _, a := range b.Approvals {
+		if _, ok := v.approvalAt[a.ID]; !ok {
+			v.approvalAt[a.ID] = a.At
+		}
+	}
 	v.meta()
 	v.fleet()
 	v.mode()
@@ -54,6 +65,9 @@ type validator struct {
 	b   *Bundle
 	src *Source
 	ps  Problems
+	// First occurrence of each id, so lookups stay linear in bundle size.
+	messages   map[string]Delivery
+	approvalAt map[string]int
 }
 
 func (v *validator) errorf(field, format string, args ...any) {
@@ -393,7 +407,7 @@ func (v *validator) signals() {
 		case t.AgentID != "" && !fleet[t.AgentID]:
 			v.errorf(field+".target.agent_id", "agent %q is not in the fleet", t.AgentID)
 		case t.MessageID != "":
-			if _, ok := v.b.Message(t.MessageID); !ok {
+			if _, ok := v.messages[t.MessageID]; !ok {
 				v.errorf(field+".target.message_id", "message %q is not in the inbox", t.MessageID)
 			}
 		}
@@ -401,7 +415,6 @@ func (v *validator) signals() {
 }
 
 func (v *validator) faults() {
-	type jump struct{ i, at, by int }
 	var jumps []jump
 	for i, f := range v.b.Faults {
 		field := fmt.Sprintf("faults[%d]", i)
@@ -415,21 +428,21 @@ func (v *validator) faults() {
 				v.errorf(field+".after_writes", "must not be negative")
 			}
 		case FaultDuplicate:
-			if m, ok := v.b.Message(f.MessageID); !ok {
+			if m, ok := v.messages[f.MessageID]; !ok {
 				v.errorf(field+".message_id", "message %q is not in the inbox", f.MessageID)
 			} else if f.At < m.At {
 				v.errorf(field+".at", "duplicate at tick %d comes before message %q is delivered at tick %d", f.At, f.MessageID, m.At)
 			}
 		case FaultRedeliver:
-			if a, ok := v.b.ApprovalByID(f.ApprovalID); !ok {
+			if at, ok := v.approvalAt[f.ApprovalID]; !ok {
 				v.errorf(field+".approval_id", "approval %q is not in the approvals schedule", f.ApprovalID)
-			} else if f.At < a.At {
-				v.errorf(field+".at", "redelivery at tick %d comes before approval %q fires at tick %d", f.At, f.ApprovalID, a.At)
+			} else if f.At < at {
+				v.errorf(field+".at", "redelivery at tick %d comes before approval %q fires at tick %d", f.At, f.ApprovalID, at)
 			}
 		case FaultTickJump:
 			if f.By < 2 {
 				v.errorf(field+".by", "a tick jump moves by at least 2 (got %d)", f.By)
-			} else if f.At+f.By > v.b.Meta.Horizon {
+			} else if f.By > v.b.Meta.Horizon-f.At {
 				v.errorf(field+".by", "the jump from %d by %d lands past the horizon %d", f.At, f.By, v.b.Meta.Horizon)
 			}
 			jumps = append(jumps, jump{i, f.At, f.By})
@@ -442,15 +455,32 @@ func (v *validator) faults() {
 			v.rules(field+".rules", f.Rules)
 		}
 	}
+	// In tick order, a jump overlaps an earlier one exactly when it starts
+	// before the furthest tick an earlier jump skips to.
 	sort.SliceStable(jumps, func(i, j int) bool { return jumps[i].at < jumps[j].at })
-	for k := 1; k < len(jumps); k++ {
-		for _, prev := range jumps[:k] {
-			if cur := jumps[k]; cur.at < prev.at+max(prev.by, 1) {
-				v.errorf(fmt.Sprintf("faults[%d].at", cur.i), "tick %d falls inside the jump of faults[%d] from %d to %d", cur.at, prev.i, prev.at, prev.at+prev.by)
-				break
-			}
+	var far *jump
+	for k := range jumps {
+		cur := &jumps[k]
+		if far != nil && cur.at < jumpEnd(*far) {
+			v.errorf(fmt.Sprintf("faults[%d].at", cur.i), "tick %d falls inside the jump of faults[%d] from %d to %d", cur.at, far.i, far.at, jumpEnd(*far))
+		}
+		if far == nil || jumpEnd(*cur) > jumpEnd(*far) {
+			far = cur
 		}
 	}
+}
+
+// jump is a tick jump fault: its index, tick and size.
+type jump struct{ i, at, by int }
+
+// jumpEnd is the tick a jump lands on, at least one past its start, without
+// overflowing on absurd sizes.
+func jumpEnd(j jump) int {
+	by := max(j.by, 1)
+	if j.at > 0 && by > math.MaxInt-j.at {
+		return math.MaxInt
+	}
+	return j.at + by
 }
 
 // faultFields checks the kind and that exactly the fields of that kind are

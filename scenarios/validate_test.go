@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -156,6 +157,14 @@ func TestValidateChecks(t *testing.T) {
 		{"jump without by", func(b *Bundle) { b.Faults[5].By = 0 }, []want{e("faults[5].by", "at least 2")}},
 		{"jump past horizon", func(b *Bundle) { b.Faults[5].By = 31 }, []want{e("faults[5].by", "past the horizon")}},
 		{"jump to the horizon", func(b *Bundle) { b.Faults[5].By = 30 }, nil},
+		{"jump so long it would wrap", func(b *Bundle) { b.Faults[5].By = math.MaxInt - 10 }, []want{e("faults[5].by", "past the horizon")}},
+		{"overlap with a long jump", func(b *Bundle) {
+			b.Faults[5].By = math.MaxInt
+			b.Faults = append(b.Faults, Fault{At: 40, Kind: FaultTickJump, By: 2})
+		}, []want{e("faults[5].by", "past the horizon"), e("faults[6].at", "inside the jump of faults[5]")}},
+		{"overlap found past a short jump", func(b *Bundle) {
+			b.Faults = append(b.Faults, Fault{At: 31, Kind: FaultTickJump, By: 2}, Fault{At: 34, Kind: FaultTickJump, By: 2})
+		}, []want{e("faults[6].at", "faults[5]"), e("faults[7].at", "faults[5]")}},
 		{"overlapping jumps", func(b *Bundle) { b.Faults = append(b.Faults, Fault{At: 32, Kind: FaultTickJump, By: 2}) }, []want{
 			e("faults[6].at", "inside the jump of faults[5] from 30 to 35")}},
 		{"overlap listed first", func(b *Bundle) {

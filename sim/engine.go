@@ -1,16 +1,25 @@
-// Package sim is the deterministic simulator: a virtual clock walks a
-// bundle's timeline, fires its schedule into a sandbox (binding approvals and
-// signals at fire time), steps the implementation until it is quiescent,
-// lands crashes at tick boundaries or between any two writes, and keeps a run
-// log of every harness action. A run is a pure function of (bundle,
-// implementation, seed).
+// Package sim is the simulator: a virtual clock walks a bundle's timeline,
+// fires its schedule into a sandbox (binding approvals and signals at fire
+// time), lets the implementation work until it is quiescent, lands crashes
+// at tick boundaries or between any two writes, and keeps a run log of every
+// harness action.
+//
+// An implementation is reached through a driver. The in-process driver steps
+// a Go implementation on an in-memory sandbox; a run with it is a pure
+// function of (bundle, implementation, seed). The process driver runs any
+// program as an OS process on a sandbox directory, under one of three clock
+// regimes (quiescence, step protocol, one-shot), with the stub model served
+// over loopback HTTP; wall-clock time enters only there, and every forced
+// advance, kill and restart is recorded in the run log.
 package sim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/scenarios"
@@ -25,11 +34,18 @@ type Options struct {
 	// Seed is the run seed: it orders same-tick events and is handed to
 	// the implementation for choices of its own.
 	Seed uint64
-	// MaxSteps bounds the steps per tick; 0 means DefaultMaxSteps.
+	// MaxSteps bounds the steps per tick; 0 means DefaultMaxSteps. For a
+	// one-shot process it bounds the invocations per tick.
 	MaxSteps int
 	// Impl and BundleHash are recorded in the run log's first record.
 	Impl       string
 	BundleHash string
+	// Process, when set, runs the implementation as an OS process and the
+	// factory passed to Run is not used.
+	Process *ProcessSpec
+	// Context cancels a process run: every process is killed and Run
+	// returns the context's error. Nil means never.
+	Context context.Context
 }
 
 // Result is what a run leaves: the sandbox and the run log.
@@ -40,6 +56,10 @@ type Result struct {
 	Steps   int
 	Crashes int
 	Forced  int // forced advances
+	// Workdir is a process run's directory: the sandbox it ran in and the
+	// process's stdout.log and stderr.log. It is left on disk for the caller
+	// to keep or remove (see Cleanup). Empty for in-process runs.
+	Workdir string
 }
 
 // LogBytes renders the run log as JSONL.
@@ -83,17 +103,100 @@ func jumpTable(b *scenarios.Bundle) map[int]int {
 }
 
 // Run plays a bundle against an implementation. It returns an error only
-// for a bundle the engine cannot play; everything the implementation does,
-// however wrong, ends up in the sandbox for the checker to judge.
+// for a bundle the engine cannot play, a process that cannot be set up, or
+// a cancelled context; everything the implementation does, however wrong,
+// ends up in the sandbox for the checker to judge.
 func Run(b *scenarios.Bundle, newImpl sandbox.Factory, opts Options) (*Result, error) {
 	if b.Meta.Horizon < 0 || b.Meta.Horizon > 1_000_000 {
 		return nil, fmt.Errorf("sim: horizon %d out of range", b.Meta.Horizon)
 	}
-	e := newEngine(b, newImpl, opts)
+	e := newEngine(b, opts)
+	if opts.Process != nil {
+		pd, err := newProcDriver(e, *opts.Process)
+		if err != nil {
+			return nil, err
+		}
+		e.drv = pd
+	} else {
+		e.files = sandbox.NewMemory()
+		e.drv = newInproc(e, newImpl)
+	}
+	res, err := e.run()
+	if err != nil {
+		e.drv.abort()
+		return nil, err
+	}
+	return res, nil
+}
+
+// harnessFiles is the sandbox as the engine sees it. View returns what the
+// implementation has finished writing: for a process, a log's unterminated
+// last line is not yet written and is left out.
+type harnessFiles interface {
+	sandbox.Store
+	View(name string) []byte
+}
+
+// driver reaches the implementation under test.
+type driver interface {
+	// begin starts the first instance; the harness files exist.
+	begin() error
+	// boundaryCrash lands a crash before the tick's events fire.
+	boundaryCrash()
+	// work lets the implementation work at the current tick until it is
+	// quiet, landing the armed crashes (sorted by AfterWrites, all > 0).
+	work(crashes []scenarios.Fault) (tickWork, error)
+	// end stops every instance and returns the sandbox to judge.
+	end() (*sandbox.Memory, error)
+	// abort stops everything after an error; it must be safe to call at
+	// any point and more than once.
+	abort()
+}
+
+// tickWork is what the implementation did in one tick.
+type tickWork struct {
+	writes []string // one entry per appended log line and state.json rewrite, in order, when known
+	forced bool
+	// lines are the complete lines of each log at the tick's end, when the
+	// driver counted them; otherwise the engine counts.
+	lines map[string]int
+}
+
+type engine struct {
+	b         *scenarios.Bundle
+	opts      Options
+	files     harnessFiles
+	drv       driver
+	sched     *schedule
+	order     *rng.Rand
+	tick      int
+	logs      []sandbox.LogRecord
+	steps     int
+	crashes   int
+	forced    int
+	lastState []byte
+	params    map[string]string // extra start parameters of the driver
+	// clock is the tick last written to the clock file, for the stub
+	// model's HTTP handler, which answers on goroutines of its own.
+	clock atomic.Int64
+}
+
+func newEngine(b *scenarios.Bundle, opts Options) *engine {
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	return &engine{b: b, opts: opts, order: rng.Stream(opts.Seed, "order"), sched: newSchedule(b)}
+}
+
+// implSeed is the seed handed to the implementation: derived from the run
+// seed, so its choices do not share a stream with the harness's.
+func implSeed(seed uint64) uint64 { return rng.Mix(seed, rng.Hash("impl")) }
+
+func (e *engine) run() (*Result, error) {
 	if err := e.init(); err != nil {
 		return nil, err
 	}
-	timeline := Timeline(b)
+	timeline := Timeline(e.b)
 	for i, t := range timeline {
 		e.tick = t
 		if err := e.playTick(); err != nil {
@@ -103,47 +206,16 @@ func Run(b *scenarios.Bundle, newImpl sandbox.Factory, opts Options) (*Result, e
 			e.log(sandbox.LogRecord{Kind: sandbox.LogJump, To: timeline[i+1]})
 		}
 	}
+	files, err := e.drv.end()
+	if err != nil {
+		return nil, err
+	}
 	e.finish()
-	return &Result{Files: e.files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}, nil
-}
-
-type engine struct {
-	b         *scenarios.Bundle
-	newImpl   sandbox.Factory
-	opts      Options
-	files     *sandbox.Memory
-	guard     *guardedStore
-	stub      *Stub
-	env       *sandbox.Env
-	impl      sandbox.Implementation
-	sched     *schedule
-	order     *rng.Rand
-	tick      int
-	logs      []sandbox.LogRecord
-	steps     int
-	crashes   int
-	forced    int
-	lastState []byte
-}
-
-func newEngine(b *scenarios.Bundle, newImpl sandbox.Factory, opts Options) *engine {
-	if opts.MaxSteps <= 0 {
-		opts.MaxSteps = DefaultMaxSteps
+	res := &Result{Files: files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}
+	if pd, ok := e.drv.(*procDriver); ok {
+		res.Workdir = pd.workdir
 	}
-	files := sandbox.NewMemory()
-	e := &engine{b: b, newImpl: newImpl, opts: opts, files: files,
-		order: rng.Stream(opts.Seed, "order")}
-	e.guard = &guardedStore{mem: files}
-	e.stub = NewStub(b.Model, files, func() int { return e.tick })
-	e.stub.refuse = func() error {
-		if e.guard.crashed {
-			return sandbox.ErrCrashed
-		}
-		return nil
-	}
-	e.env = &sandbox.Env{Files: e.guard, Model: e.stub, Seed: rng.Mix(opts.Seed, rng.Hash("impl"))}
-	e.sched = newSchedule(b)
-	return e
+	return res, nil
 }
 
 func (e *engine) log(r sandbox.LogRecord) {
@@ -153,12 +225,16 @@ func (e *engine) log(r sandbox.LogRecord) {
 
 func (e *engine) init() error {
 	seed := e.opts.Seed
+	params := map[string]string{
+		"horizon":   strconv.Itoa(e.b.Meta.Horizon),
+		"max_steps": strconv.Itoa(e.opts.MaxSteps),
+		"top_level": strconv.Itoa(e.b.Meta.TopLevel),
+	}
+	for k, v := range e.params {
+		params[k] = v
+	}
 	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
-		Impl: e.opts.Impl, Seed: &seed, Params: map[string]string{
-			"horizon":   strconv.Itoa(e.b.Meta.Horizon),
-			"max_steps": strconv.Itoa(e.opts.MaxSteps),
-			"top_level": strconv.Itoa(e.b.Meta.TopLevel),
-		}})
+		Impl: e.opts.Impl, Seed: &seed, Params: params})
 	fleet, err := json.Marshal(struct {
 		Agents []string `json:"agents"`
 	}{e.b.Fleet})
@@ -166,134 +242,68 @@ func (e *engine) init() error {
 		return err
 	}
 	mode, _ := sandbox.MarshalLine(sandbox.ModeFile{Posture: e.b.Mode.Posture, ChangedAt: e.b.Mode.ChangedAt})
-	for name, data := range map[string][]byte{
-		sandbox.Fleet: append(fleet, '\n'), sandbox.Mode: append(mode, '\n'),
-		sandbox.Rules: scenarios.RulesBytes(e.b.Rules),
-		sandbox.Inbox: nil, sandbox.Approvals: nil, sandbox.Signals: nil,
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{
+		{sandbox.Fleet, append(fleet, '\n')}, {sandbox.Mode, append(mode, '\n')},
+		{sandbox.Rules, scenarios.RulesBytes(e.b.Rules)},
+		{sandbox.Inbox, nil}, {sandbox.Approvals, nil}, {sandbox.Signals, nil},
 	} {
-		if err := e.files.Write(name, data); err != nil {
+		if err := e.files.Write(f.name, f.data); err != nil {
 			return err
 		}
 	}
-	e.impl = e.start()
-	return nil
+	return e.drv.begin()
 }
 
-// start makes a fresh instance. A factory that panics is the
-// implementation's fault, not the harness's: it is recorded and the instance
-// is one that does nothing.
-func (e *engine) start() (impl sandbox.Implementation) {
-	defer func() {
-		if p := recover(); p != nil {
-			e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: fmt.Sprintf("start panicked: %v", p)})
-			impl = idle{}
-		}
-	}()
-	impl = e.newImpl()
-	if impl == nil {
-		return idle{}
-	}
-	return impl
+func (e *engine) writeClock() error {
+	e.clock.Store(int64(e.tick))
+	clock, _ := sandbox.MarshalLine(sandbox.ClockFile{Tick: e.tick})
+	return e.files.Write(sandbox.Clock, append(clock, '\n'))
 }
-
-type idle struct{}
-
-func (idle) Step(*sandbox.Env) error { return nil }
 
 func (e *engine) playTick() error {
-	clock, _ := sandbox.MarshalLine(sandbox.ClockFile{Tick: e.tick})
-	if err := e.files.Write(sandbox.Clock, append(clock, '\n')); err != nil {
+	if err := e.writeClock(); err != nil {
 		return err
 	}
 	crashes := e.sched.crashesAt(e.tick)
 	for len(crashes) > 0 && crashes[0].AfterWrites == 0 {
-		e.crash(0, 0)
+		e.drv.boundaryCrash()
 		crashes = crashes[1:]
 	}
 	if err := e.fire(); err != nil {
 		return err
 	}
-	e.guard.beginTick()
-	e.stepUntilQuiet(crashes)
-	e.endTick()
+	w, err := e.drv.work(crashes)
+	if err != nil {
+		return err
+	}
+	e.endTick(w)
 	return nil
 }
 
-// stepUntilQuiet steps the implementation until a step writes nothing to its
-// logs, landing each armed crash right after its k-th write.
-func (e *engine) stepUntilQuiet(crashes []scenarios.Fault) {
-	arm := func() {
-		if len(crashes) > 0 {
-			e.guard.arm(crashes[0].AfterWrites)
-		} else {
-			e.guard.arm(0)
-		}
-	}
-	arm()
-	steps, forced := 0, false
-	var firstErr string
-	errCount := 0
-	for {
-		if steps >= e.opts.MaxSteps {
-			forced = true
-			break
-		}
-		before := e.guard.logWrites
-		err := e.step()
-		steps++
-		if e.guard.crashed {
-			e.crash(crashes[0].AfterWrites, e.guard.sinceArm)
-			crashes = crashes[1:]
-			arm()
-			continue
-		}
-		if err != nil {
-			errCount++
-			if firstErr == "" {
-				firstErr = err.Error()
-			}
-		}
-		if e.guard.logWrites == before {
-			break
-		}
-	}
-	if errCount > 0 {
-		e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: fmt.Sprintf("%d step(s) failed; first: %s", errCount, firstErr)})
-	}
-	for _, c := range crashes {
-		// The implementation wrote fewer than k times: the crash lands at
-		// the tick's end.
-		e.crash(c.AfterWrites, e.guard.sinceArm)
-		e.guard.arm(0)
-	}
-	e.steps += steps
-	e.guard.forced = forced
-}
-
-// step runs one Step, turning a panic into an error: a panicking
-// implementation is judged on what it wrote, never crashes the harness.
-func (e *engine) step() (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("step panicked: %v", p)
-		}
-	}()
-	return e.impl.Step(e.env)
-}
-
-func (e *engine) crash(afterWrites, written int) {
+// crashed records a crash and the restart that follows it; restart starts
+// the fresh instance between the two records. A nil restart means nothing
+// is started again, and no restart is recorded.
+func (e *engine) crashed(rec sandbox.LogRecord, restart func()) {
 	e.crashes++
-	e.log(sandbox.LogRecord{Kind: sandbox.LogCrash, AfterWrites: afterWrites, Written: written})
-	e.guard.crashed = false
-	e.impl = e.start()
+	rec.Kind = sandbox.LogCrash
+	e.log(rec)
+	if restart == nil {
+		return
+	}
+	restart()
 	e.log(sandbox.LogRecord{Kind: sandbox.LogRestart})
 }
 
-func (e *engine) endTick() {
-	rec := sandbox.LogRecord{Kind: sandbox.LogTickEnd, Writes: e.guard.writes, Forced: e.guard.forced,
-		Lines: map[string]int{}}
-	for _, name := range sandbox.ImplLogs {
-		rec.Lines[name] = countLines(e.files.View(name))
+func (e *engine) endTick(w tickWork) {
+	rec := sandbox.LogRecord{Kind: sandbox.LogTickEnd, Writes: w.writes, Forced: w.forced, Lines: w.lines}
+	if rec.Lines == nil {
+		rec.Lines = map[string]int{}
+		for _, name := range sandbox.ImplLogs {
+			rec.Lines[name] = countLines(e.files.View(name))
+		}
 	}
 	if st := e.files.View(sandbox.State); st != nil && !bytes.Equal(st, e.lastState) {
 		e.lastState = append([]byte(nil), st...)
@@ -305,7 +315,7 @@ func (e *engine) endTick() {
 			rec.Detail = "state.json is not valid JSON"
 		}
 	}
-	if e.guard.forced {
+	if w.forced {
 		e.forced++
 	}
 	e.log(rec)
@@ -325,77 +335,4 @@ func countLines(data []byte) int {
 		n++
 	}
 	return n
-}
-
-// guardedStore is the implementation's view of the sandbox: harness files
-// are read-only, every write is counted, and once an armed crash lands every
-// further write fails.
-type guardedStore struct {
-	mem       *sandbox.Memory
-	crashed   bool
-	armedAt   int // crash after this many writes since arming; 0 = disarmed
-	sinceArm  int
-	logWrites int
-	writes    []string
-	forced    bool
-}
-
-func (g *guardedStore) beginTick() {
-	g.writes = nil
-	g.forced = false
-}
-
-func (g *guardedStore) arm(k int) {
-	g.armedAt, g.sinceArm = k, 0
-}
-
-func (g *guardedStore) Read(name string) ([]byte, error) { return g.mem.Read(name) }
-func (g *guardedStore) Names() []string                  { return g.mem.Names() }
-
-func (g *guardedStore) Append(name string, line []byte) error {
-	if err := g.allow(name); err != nil {
-		return err
-	}
-	if err := g.mem.Append(name, line); err != nil {
-		return err
-	}
-	g.count(name)
-	return nil
-}
-
-func (g *guardedStore) Write(name string, data []byte) error {
-	if err := g.allow(name); err != nil {
-		return err
-	}
-	if err := g.mem.Write(name, data); err != nil {
-		return err
-	}
-	g.count(name)
-	return nil
-}
-
-func (g *guardedStore) allow(name string) error {
-	if g.crashed {
-		return sandbox.ErrCrashed
-	}
-	if sandbox.IsHarnessFile(name) {
-		return fmt.Errorf("%w: %s", sandbox.ErrReadOnly, name)
-	}
-	if !sandbox.ValidName(name) {
-		return fmt.Errorf("%w: %q", sandbox.ErrBadName, name)
-	}
-	return nil
-}
-
-func (g *guardedStore) count(name string) {
-	if sandbox.IsImplLog(name) {
-		g.logWrites++
-		g.writes = append(g.writes, name)
-	} else if name == sandbox.State {
-		g.writes = append(g.writes, name)
-	}
-	g.sinceArm++
-	if g.armedAt > 0 && g.sinceArm >= g.armedAt {
-		g.crashed = true
-	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -40,14 +41,40 @@ func Anchor(m scenarios.Model, prompt string) string {
 	return ""
 }
 
-// Reply renders the canned reply for an anchor and call id.
+// Reply renders the canned reply for an anchor and call id. A template
+// that is JSON text (an object or an array) is a JSON-text template: the
+// values are escaped for a JSON string, so the placeholders belong inside
+// string literals and the reply stays valid JSON whatever the anchor holds.
+// Implementations that parse the model's output as JSON, and record the
+// call id only from what they parse, get it that way.
 func Reply(m scenarios.Model, anchor, callID string) string {
 	tmpl := m.ReplyNoAnchor
 	if anchor != "" {
 		tmpl = m.Reply
 	}
+	if isJSONTemplate(tmpl) {
+		anchor, callID = jsonEscape(anchor), jsonEscape(callID)
+	}
 	r := strings.NewReplacer("{{anchor}}", anchor, "{{call_id}}", callID)
 	return r.Replace(tmpl)
+}
+
+// isJSONTemplate reports whether a template is a JSON object or array.
+func isJSONTemplate(tmpl string) bool {
+	t := strings.TrimSpace(tmpl)
+	if t == "" || (t[0] != '{' && t[0] != '[') {
+		return false
+	}
+	return json.Valid([]byte(t))
+}
+
+// jsonEscape renders s as the inside of a JSON string literal.
+func jsonEscape(s string) string {
+	line, err := sandbox.MarshalLine(s)
+	if err != nil || len(line) < 2 {
+		return s
+	}
+	return string(line[1 : len(line)-1])
 }
 
 // Complete answers one call and logs it.

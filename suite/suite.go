@@ -7,6 +7,7 @@
 package suite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"sort"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/internal/rng"
+	"github.com/amr-bench/amr/ledger"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -31,10 +34,12 @@ const (
 // LevelNames are the report keys of the levels, in order.
 var LevelNames = [7]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
 
-// Impl is an implementation to run: a name for reports and a factory.
+// Impl is an implementation to run: a name for reports and a factory, or
+// a process spec when it runs as an OS process (then New is not used).
 type Impl struct {
-	Name string
-	New  sandbox.Factory
+	Name    string
+	New     sandbox.Factory
+	Process *sim.ProcessSpec
 }
 
 // Config says how to run a bundle.
@@ -50,6 +55,15 @@ type Config struct {
 	Out string
 	// MaxSteps bounds the steps per tick (0: the engine's default).
 	MaxSteps int
+	// Context cancels process runs (nil: never).
+	Context context.Context
+	// Ledger, when set, gets one receipt per run; a run it already holds a
+	// "ran" receipt for is not played again but gets a cheap "skipped"
+	// receipt that copies the verdict forward, unless Force is set.
+	Ledger *ledger.Ledger
+	Force  bool
+	// HarnessVersion is recorded in receipts and is part of the memo key.
+	HarnessVersion string
 }
 
 // RunReport is one scored run.
@@ -64,6 +78,19 @@ type RunReport struct {
 	Crashes    int                 `json:"crashes"`
 	Forced     int                 `json:"forced_advances"`
 	Dir        string              `json:"-"`
+	// Kept is where a failed process run's directory was left, when no
+	// Out directory was asked for.
+	Kept string `json:"kept,omitempty"`
+	// Status is "ran", or "skipped" when the ledger already held the run.
+	Status string `json:"status"`
+	// Invalid is set when the two oracles disagreed (see Guard): the run
+	// is a harness bug, neither a pass nor a fail.
+	Invalid  bool                `json:"invalid"`
+	Guard    checker.GuardResult `json:"guard"`
+	History  history.Verdict     `json:"history"`
+	Surprise history.Surprise    `json:"surprise"`
+	// Receipt is the content hash of the run's receipt, with a ledger.
+	Receipt string `json:"receipt,omitempty"`
 }
 
 // Report is one bundle's result over all its runs.
@@ -76,10 +103,19 @@ type Report struct {
 	Origin     string              `json:"origin"`
 	Violations []checker.Violation `json:"violations"`
 	Runs       []RunReport         `json:"runs"`
+	// Invalid is set when any run's oracles disagreed.
+	Invalid bool `json:"invalid"`
+	// Skipped counts the runs the ledger already held.
+	Skipped  int            `json:"skipped"`
+	Surprise SurpriseTotals `json:"surprise"`
 }
 
-// Passed reports whether every level up to the top level passed.
+// Passed reports whether every level up to the top level passed. An
+// invalid report never passes (nor fails: see Invalid).
 func (r *Report) Passed() bool {
+	if r.Invalid {
+		return false
+	}
 	for i := 0; i <= r.TopLevel && i < len(LevelNames); i++ {
 		if r.Levels[LevelNames[i]] != Pass {
 			return false
@@ -116,27 +152,60 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 		rep.Runs = append(rep.Runs, rr)
 	}
 	rep.aggregate()
+	rep.diagnostics()
 	return rep, nil
 }
 
 func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
 	seed := RunSeed(b, cfg.Seed, i)
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash})
-	if err != nil {
-		return RunReport{}, fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
+	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, seed, i); err != nil || ok {
+		return rr, err
 	}
-	v := checker.Check(checker.Input{Bundle: b, Files: res.Files.Files(), Log: res.Log})
+	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash,
+		Process: impl.Process, Context: cfg.Context})
+	if err != nil {
+		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
+		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
+			return RunReport{}, rerr
+		}
+		return RunReport{}, err
+	}
+	j := Judge(b, res.Files.Files(), res.Log)
+	v := j.Level
 	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
-		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced}
+		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
+		Status: StatusRan, Invalid: j.Invalid(), Guard: j.Guard, History: j.History, Surprise: j.Surprise}
 	if rr.Violations == nil {
 		rr.Violations = []checker.Violation{}
 	}
+	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
-		dir := filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
-		if err := Keep(dir, res, rr); err != nil {
+		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
+		if err := keep(rr.Dir, res, rr, hist); err != nil {
+			_ = res.Cleanup()
 			return RunReport{}, err
 		}
-		rr.Dir = dir
+	}
+	if cfg.Ledger != nil {
+		files, err := artifacts(res, rr, hist)
+		if err == nil {
+			rr.Receipt, err = ranReceipt(b.Meta.Name, impl, cfg, hash, rr, files)
+		}
+		if err != nil {
+			_ = res.Cleanup()
+			return RunReport{}, err
+		}
+	}
+	// A process run leaves its directory behind: removed once the run
+	// passed or was kept under Out, left for reading when it failed.
+	if res.Workdir != "" {
+		if cfg.Out != "" || !v.Failed() {
+			if err := res.Cleanup(); err != nil {
+				return RunReport{}, fmt.Errorf("removing %s: %w", res.Workdir, err)
+			}
+		} else {
+			rr.Kept = res.Workdir
+		}
 	}
 	return rr, nil
 }
@@ -197,13 +266,27 @@ func (r *Report) aggregate() {
 }
 
 // Keep writes one run's artifacts: the sandbox files under dir/sandbox, the
-// run log as dir/run.jsonl, and the verdict as dir/verdict.json.
+// run log as dir/run.jsonl, the compiled history as dir/history.jsonl, the
+// verdict as dir/verdict.json, and for a process run its stdout.log and
+// stderr.log.
 func Keep(dir string, res *sim.Result, rr RunReport) error {
+	return keep(dir, res, rr, history.Compile(history.Input{Files: res.Files.Files(), Log: res.Log}).Bytes())
+}
+
+// keep writes a run's artifacts, its compiled history as history.jsonl
+// among them.
+func keep(dir string, res *sim.Result, rr RunReport, hist []byte) error {
 	if err := sandbox.CopyTo(res.Files, filepath.Join(dir, "sandbox")); err != nil {
 		return fmt.Errorf("keeping sandbox: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, sandbox.RunLogFile), res.LogBytes(), 0o644); err != nil {
 		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, history.FileName), hist, 0o644); err != nil {
+		return err
+	}
+	if err := res.KeepOutput(dir); err != nil {
+		return fmt.Errorf("keeping the process output: %w", err)
 	}
 	data, err := json.MarshalIndent(rr, "", "  ")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
@@ -28,6 +29,12 @@ type checkJSON struct {
 	Levels     map[string]string   `json:"levels"`
 	Origin     string              `json:"origin"`
 	Violations []checker.Violation `json:"violations"`
+	// Invalid is set when the level checker and the history oracle
+	// disagree (docs/history.md): a harness bug, not a verdict.
+	Invalid  bool                `json:"invalid"`
+	Guard    checker.GuardResult `json:"guard"`
+	History  history.Verdict     `json:"history"`
+	Surprise history.Surprise    `json:"surprise"`
 }
 
 func newCheckCmd() *cobra.Command {
@@ -47,8 +54,11 @@ timestamps. The log is taken from --log, or found beside the sandbox
 (DIR/../run.jsonl); --no-log judges by the files' own ticks, as for artifacts
 from another harness.
 
+Both oracles judge the sandbox, the level checker and the history checker; when
+their counts disagree the verdict is INVALID, a harness bug, and amr exits 3.
+
 Exit 0 when every level up to the scenario's top level passes, 1 otherwise, 2 on
-bad input.`,
+bad input, 3 when the oracles disagree.`,
 		Example: `  amr run --runs 1 --out out/ scenarios/l0-respond
   amr check --bundle scenarios/l0-respond --sandbox out/l0-respond/run-1/sandbox`,
 		Args: cobra.NoArgs,
@@ -94,7 +104,9 @@ bad input.`,
 			if doc.BundleHash, err = reserve.BundleHash(b); err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
-			v := checker.Check(in)
+			j := suite.Judge(b, files, in.Log)
+			v := j.Level
+			doc.Invalid, doc.Guard, doc.History, doc.Surprise = j.Invalid(), j.Guard, j.History, j.Surprise
 			doc.Levels, doc.Origin, doc.Violations = suite.LevelMap(v.Levels), v.Origin, v.Violations
 			if doc.Violations == nil {
 				doc.Violations = []checker.Violation{}
@@ -115,6 +127,12 @@ bad input.`,
 				} else {
 					fmt.Fprintf(w, "\nrun log: %s\n", doc.RunLog)
 				}
+				if doc.Invalid {
+					fmt.Fprintf(w, "INVALID: %s (a harness bug, not a verdict)\n", doc.Guard.String())
+				}
+			}
+			if doc.Invalid {
+				return invalidErr()
 			}
 			if !rep.Passed() {
 				return &exitError{code: exitFail}

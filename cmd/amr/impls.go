@@ -1,15 +1,24 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -27,6 +36,125 @@ func lookupImpl(name string) (suite.Impl, error) {
 		return suite.Impl{}, usageErr("unknown implementation %q (built in: %s)", name, strings.Join(names, ", "))
 	}
 	return suite.Impl{Name: impl.Name, New: impl.New}, nil
+}
+
+// processFlags are the flags that run an implementation as an OS process;
+// every command that runs an implementation registers them with
+// addProcessFlags and resolves its implementation with resolveImpl.
+type processFlags struct {
+	cmdline     string
+	regime      string
+	window      time.Duration
+	timeout     time.Duration
+	stepTimeout time.Duration
+	hangLimit   int
+}
+
+func addProcessFlags(cmd *cobra.Command) *processFlags {
+	p := &processFlags{}
+	f := cmd.Flags()
+	f.StringVar(&p.cmdline, "impl-cmd", "", `run the implementation as an OS process: "CMD ARGS", no shell (docs/processes.md)`)
+	f.StringVar(&p.regime, "regime", sim.RegimeQuiescence, "clock regime of a process implementation: quiescence, step or once")
+	f.DurationVar(&p.window, "window", sim.DefaultWindow, "quiescence regime: the stability window before the clock advances")
+	f.DurationVar(&p.timeout, "timeout", sim.DefaultTimeout, "quiescence regime: forced advance after this long; once regime: the limit of one invocation")
+	f.DurationVar(&p.stepTimeout, "step-timeout", sim.DefaultStepTimeout, `step regime: how long to wait for "idle N"`)
+	f.IntVar(&p.hangLimit, "hang-limit", sim.DefaultHangLimit, "forced advances in a row before a process implementation is killed as hung")
+	return p
+}
+
+// resolveImpl resolves the implementation a command runs: the built-in one
+// named by implName, or, with --impl-cmd, an OS process. A process is named
+// by --impl when that flag was given, else by its command line.
+func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (suite.Impl, error) {
+	if p == nil || p.cmdline == "" {
+		return lookupImpl(implName)
+	}
+	spec, err := p.spec()
+	if err != nil {
+		return suite.Impl{}, err
+	}
+	name := p.cmdline
+	if f := cmd.Flags().Lookup("impl"); f != nil && f.Changed {
+		name = implName
+	}
+	return suite.Impl{Name: name, Process: spec}, nil
+}
+
+// spec builds the process spec from the flags. Words of the command line
+// that name an existing file relative to the working directory are made
+// absolute, because the process runs in its sandbox directory.
+func (p *processFlags) spec() (*sim.ProcessSpec, error) {
+	words, err := sim.SplitCommand(p.cmdline)
+	if err != nil {
+		return nil, usageErr("--impl-cmd: %v", err)
+	}
+	if !strings.Contains(words[0], "/") {
+		path, err := exec.LookPath(words[0])
+		if err != nil {
+			return nil, usageErr("--impl-cmd: %v", err)
+		}
+		words[0] = path
+	}
+	for i, w := range words {
+		if filepath.IsAbs(w) || strings.HasPrefix(w, "-") || (i == 0 && !strings.Contains(w, "/")) {
+			continue
+		}
+		if _, err := os.Stat(w); err == nil {
+			if abs, err := filepath.Abs(w); err == nil {
+				words[i] = abs
+			}
+		}
+	}
+	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
+		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit}
+	if err := spec.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return spec, nil
+}
+
+// interruptContext is a context cancelled by Ctrl-C or SIGTERM. Calling
+// stop restores the signals' default handling and kills whatever process
+// a run may have left, so nothing outlives the command.
+func interruptContext(cmd *cobra.Command) (ctx context.Context, stop func()) {
+	parent := cmd.Context()
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	return ctx, func() {
+		cancel()
+		sim.KillAll()
+	}
+}
+
+// printProcess prints how a process implementation's clock was driven and
+// what that cost, and where the directories of failed runs were left.
+func printProcess(w io.Writer, doc runJSON) {
+	p := doc.Process
+	switch p["regime"] {
+	case sim.RegimeQuiescence:
+		fmt.Fprintf(w, "process regime quiescence: window %s, forced advance after %s", p["window"], p["timeout"])
+	case sim.RegimeStep:
+		fmt.Fprintf(w, "process regime step: answer within %s", p["step_timeout"])
+	default:
+		fmt.Fprintf(w, "process regime %s: invocation limit %s", p["regime"], p["timeout"])
+	}
+	forced, crashes := 0, 0
+	var kept []string
+	for _, r := range doc.Results {
+		for _, run := range r.Runs {
+			forced += run.Forced
+			crashes += run.Crashes
+			if run.Kept != "" {
+				kept = append(kept, run.Kept)
+			}
+		}
+	}
+	fmt.Fprintf(w, "; %d forced advance(s), %d crash(es) over all runs\n", forced, crashes)
+	for _, k := range kept {
+		fmt.Fprintf(w, "failed run left in %s\n", k)
+	}
 }
 
 func newImplsCmd() *cobra.Command {

@@ -16,11 +16,13 @@ func init() { commands = append(commands, newRunCmd) }
 
 // runJSON is the --json document of amr run.
 type runJSON struct {
-	Impl    string          `json:"impl"`
-	Runs    int             `json:"runs"`
-	Seed    *uint64         `json:"seed,omitempty"`
-	Passed  bool            `json:"passed"`
-	Results []*suite.Report `json:"results"`
+	Impl    string            `json:"impl"`
+	Process map[string]string `json:"process,omitempty"`
+	Runs    int               `json:"runs"`
+	Seed    *uint64           `json:"seed,omitempty"`
+	Passed  bool              `json:"passed"`
+	Invalid bool              `json:"invalid"`
+	Results []*suite.Report   `json:"results"`
 }
 
 func newRunCmd() *cobra.Command {
@@ -32,6 +34,9 @@ func newRunCmd() *cobra.Command {
 		asJSON   bool
 		maxSteps int
 		shown    int
+		proc     *processFlags
+		ledgerAt string
+		force    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [BUNDLE...]",
@@ -48,16 +53,27 @@ derive from each bundle's name, so two invocations agree byte for byte.
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
 A kept sandbox can be judged again with 'amr check'.
 
+Every run is judged by two independent oracles, the level checker and the
+history checker (docs/history.md); when their counts disagree the run is
+INVALID, a harness bug, and amr exits 3.
+
+--ledger FILE appends one receipt per run to FILE (docs/receipts.md) and skips
+a run whose (bundle hash, implementation, harness version, seed) already has a
+receipt, writing a cheap "skipped" receipt that copies its verdict; --force
+runs everything again.
+
 Exit 0 when every level up to each scenario's top level passed, 1 when any
-failed, 2 on bad input.`,
+failed, 2 on bad input, 3 when the oracles disagreed.`,
 		Example: `  amr run                                  # the published suite against the reference, 5 runs each
   amr run --impl weak-no-send scenarios/l0-respond
   amr run --runs 1 --seed 7 --out out/ --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			impl, err := lookupImpl(implName)
+			impl, err := resolveImpl(cmd, implName, proc)
 			if err != nil {
 				return err
 			}
+			ctx, stop := interruptContext(cmd)
+			defer stop()
 			if runs < 1 {
 				return usageErr("--runs must be at least 1")
 			}
@@ -65,11 +81,21 @@ failed, 2 on bad input.`,
 			if err != nil {
 				return err
 			}
-			cfg := suite.Config{Runs: runs, Out: out, MaxSteps: maxSteps}
+			cfg := suite.Config{Runs: runs, Out: out, MaxSteps: maxSteps, Context: ctx}
 			if cmd.Flags().Changed("seed") {
 				cfg.Seed = &seed
 			}
+			cfg.Force, cfg.HarnessVersion = force, version
+			if ledgerAt != "" {
+				if cfg.Ledger, err = openLedger(ledgerAt); err != nil {
+					return err
+				}
+			}
+			receipted := len(cfg.Ledger.Receipts())
 			doc := runJSON{Impl: impl.Name, Runs: runs, Seed: cfg.Seed, Passed: true}
+			if impl.Process != nil {
+				doc.Process = impl.Process.Params()
+			}
 			for _, nb := range bundles {
 				rep, err := suite.Run(nb.bundle, impl, cfg)
 				if err != nil {
@@ -78,6 +104,7 @@ failed, 2 on bad input.`,
 				doc.Results = append(doc.Results, rep)
 				doc.Passed = doc.Passed && rep.Passed()
 			}
+			doc.Invalid = anyInvalid(doc.Results)
 			if out != "" {
 				if err := writeJSONFile(filepath.Join(out, "report.json"), doc); err != nil {
 					return err
@@ -100,9 +127,16 @@ failed, 2 on bad input.`,
 				}
 				fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed (impl %s, %d run(s) each)\n",
 					len(doc.Results), passed, len(doc.Results)-passed, impl.Name, runs)
+				if impl.Process != nil {
+					printProcess(w, doc)
+				}
 				if out != "" {
 					fmt.Fprintf(w, "artifacts kept in %s\n", out)
 				}
+				printDiagnostics(w, doc.Results, cfg.Ledger, receipted)
+			}
+			if doc.Invalid {
+				return invalidErr()
 			}
 			if !doc.Passed {
 				return &exitError{code: exitFail}
@@ -118,6 +152,9 @@ failed, 2 on bad input.`,
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.IntVar(&maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
 	f.IntVar(&shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
+	f.StringVar(&ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
+	f.BoolVar(&force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
+	proc = addProcessFlags(cmd)
 	return cmd
 }
 

@@ -25,6 +25,13 @@ const (
 	LogTickEnd   = "tick_end"   // the tick's work ended: quiescent, or a forced advance
 	LogUnfired   = "unfired"    // a scheduled item that never fired by the horizon
 	LogEnd       = "end"        // last record
+
+	// Records only a process implementation produces.
+	LogExit     = "exit"     // the process ended by itself; it stays down until a crash fault restarts it
+	LogEscaped  = "escaped"  // processes that left the process group, found after a kill and killed
+	LogHung     = "hung"     // the implementation was killed for good: never quiet, or a step never answered
+	LogOversize = "oversize" // an implementation file grew past the read bound; the implementation was killed
+	LogTamper   = "tamper"   // a harness file in the sandbox differs from what the harness wrote
 )
 
 // LogRecord is one line of the run log. Which fields are set depends on

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amr-bench/amr/conform"
+)
+
+func init() { commands = append(commands, newConformCmd) }
+
+func newConformCmd() *cobra.Command {
+	var (
+		declPath, implName string
+		runs               int
+		asJSON             bool
+	)
+	cmd := &cobra.Command{
+		Use:   "conform --declaration FILE [--impl NAME]",
+		Short: "Compare what a submission declares with what its runs show",
+		Long: `Conform reads a submission declaration (submission.json: the levels attempted,
+the drafting origin, the mechanism per invariant and the known gaps; see
+docs/conformance.md), runs the probes every declared capability implies (the
+published scenarios that evaluate it) against the implementation, and reports
+per capability:
+
+  match         declared, and the probes hold it
+  mismatch      declared, and a probe violates it (the evidence is shown)
+  unverifiable  declared absent, so never exercised; never counted as a match
+
+The implementation is the declaration's "implementation" unless --impl names
+another. Exit 0 when nothing mismatched, 1 on any mismatch, 2 on bad input,
+3 when the two oracles disagreed on a probe.`,
+		Example: `  amr conform --declaration examples/submissions/reference.json
+  amr conform --declaration examples/submissions/weak-ignore-escalation.json --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if declPath == "" {
+				return usageErr("conform needs --declaration FILE")
+			}
+			if runs < 1 {
+				return usageErr("--runs must be at least 1")
+			}
+			sub, err := conform.Load(declPath)
+			if err != nil {
+				return &exitError{code: exitBad, err: err}
+			}
+			name := sub.Implementation
+			if implName != "" {
+				name = implName
+			}
+			impl, err := lookupImpl(name)
+			if err != nil {
+				return err
+			}
+			rep, err := conform.Check(sub, impl, conform.Config{Runs: runs})
+			if err != nil {
+				return &exitError{code: exitBad, err: err}
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				printConformance(w, rep)
+			}
+			switch {
+			case rep.Counts[conform.Invalid] > 0:
+				return invalidErr()
+			case !rep.Conforms():
+				return &exitError{code: exitFail}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&declPath, "declaration", "", "the submission declaration (submission.json)")
+	f.StringVar(&implName, "impl", "", "implementation to probe (default: the declaration's)")
+	f.IntVar(&runs, "runs", 5, "runs per probe scenario")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func printConformance(w io.Writer, rep *conform.Report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CAPABILITY\tDECLARED\tSTATUS\tPROBES")
+	for _, r := range rep.Results {
+		declared := r.Declared
+		if r.Observed != "" {
+			declared += " (observed " + r.Observed + ")"
+		}
+		status := r.Status
+		if status == conform.Mismatch {
+			status = "MISMATCH"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.Capability, declared, status, len(r.Probes))
+	}
+	tw.Flush()
+	for _, r := range rep.Results {
+		if r.Status != conform.Mismatch {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: declared %s, but:\n", r.Capability, r.Declared)
+		for _, e := range r.Evidence {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+	}
+	var parts []string
+	for _, s := range []string{conform.Match, conform.Mismatch, conform.Unverifiable, conform.Invalid} {
+		if n := rep.Counts[s]; n > 0 || s != conform.Invalid {
+			parts = append(parts, fmt.Sprintf("%d %s", rep.Counts[s], s))
+		}
+	}
+	fmt.Fprintf(w, "\n%s (impl %s, %d run(s) per probe)\n", strings.Join(parts, ", "), rep.Implementation, rep.Runs)
+}

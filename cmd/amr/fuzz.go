@@ -1,0 +1,454 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/faults"
+)
+
+func init() { commands = append(commands, newFuzzCmd) }
+
+// defaultFuzzRuns is the budget when neither --runs nor --time is given.
+const defaultFuzzRuns = 1000
+
+// fuzzJSON is the --json document of amr fuzz.
+type fuzzJSON struct {
+	Impl             string                `json:"impl"`
+	Seed             uint64                `json:"seed"`
+	Profile          string                `json:"profile"`
+	Shard            string                `json:"shard,omitempty"`
+	PlannedRuns      int                   `json:"planned_runs,omitempty"`
+	Runs             int                   `json:"runs"`
+	Seconds          float64               `json:"seconds"`
+	RunsPerSecond    float64               `json:"runs_per_second"`
+	CheckDeterminism bool                  `json:"check_determinism"`
+	Outcome          string                `json:"outcome"`
+	Interrupted      bool                  `json:"interrupted,omitempty"`
+	Coverage         []faults.CounterCount `json:"coverage"`
+	Corpus           *corpusJSON           `json:"corpus,omitempty"`
+	Counterexample   *counterexampleJSON   `json:"counterexample,omitempty"`
+	Divergence       *divergenceJSON       `json:"divergence,omitempty"`
+}
+
+type corpusJSON struct {
+	Dir      string          `json:"dir"`
+	Replays  []faults.Replay `json:"replays"`
+	Problems []string        `json:"problems,omitempty"`
+	Kept     string          `json:"kept,omitempty"`
+}
+
+type counterexampleJSON struct {
+	faults.ProfileRecord
+	BundleHash string              `json:"bundle_hash"`
+	Invariants []string            `json:"invariants"`
+	Violations []checker.Violation `json:"violations"`
+	Dir        string              `json:"dir"`
+	Replay     string              `json:"replay"`
+}
+
+type divergenceJSON struct {
+	Run     int            `json:"run"`
+	Seed    uint64         `json:"seed"`
+	Profile faults.Profile `json:"profile"`
+	Where   string         `json:"where"`
+	HashA   string         `json:"hash_first"`
+	HashB   string         `json:"hash_second"`
+	First   string         `json:"first"`
+	Second  string         `json:"second"`
+	Bundle  string         `json:"bundle"`
+}
+
+type fuzzOptions struct {
+	implName    string
+	seed        uint64
+	runs        int
+	budget      time.Duration
+	workers     int
+	preset      string
+	out         string
+	corpus      string
+	noCorpus    bool
+	determinism bool
+	shard       string
+	asJSON      bool
+	progress    bool
+	maxSteps    int
+}
+
+func newFuzzCmd() *cobra.Command {
+	var o fuzzOptions
+	cmd := &cobra.Command{
+		Use:   "fuzz",
+		Short: "Search for invariant failures in generated fault scenarios",
+		Long:  fuzzLong(),
+		Example: `  amr fuzz                                         # 1000 runs against the reference, seed 1
+  amr fuzz --impl weak-send-before-record --seed 7 --runs 5000
+  amr fuzz --impl weak-no-send --time 30s --workers 4 --profile crash
+  amr fuzz --seed 3 --runs 100000 --shard 0/4      # the first of four machines
+  amr fuzz --seed 1 --runs 10000 --check-determinism
+  amr fuzz --seed 1 --runs 2000 --json | jq .coverage`,
+		Args: cobra.NoArgs,
+	}
+	pf := addProcessFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runFuzz(cmd, o, pf) }
+	f := cmd.Flags()
+	f.StringVar(&o.implName, "impl", "reference", "implementation to fuzz (see 'amr impls')")
+	f.Uint64Var(&o.seed, "seed", 1, "campaign seed: run i's seed derives from it and i")
+	f.IntVar(&o.runs, "runs", defaultFuzzRuns, "runs in the campaign (all shards together)")
+	f.DurationVar(&o.budget, "time", 0, "stop after this much wall-clock time (alone, or with --runs: whichever ends first)")
+	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "runs played at once; the outcome does not depend on it")
+	f.StringVar(&o.preset, "profile", faults.DefaultPreset, "profile preset: "+strings.Join(faults.PresetNames(), ", "))
+	f.StringVar(&o.out, "out", "", "where to write a counterexample (default .amr/fuzz/<impl>/<seed>/)")
+	f.StringVar(&o.corpus, "corpus", "", "failure corpus to replay first and to keep failures in (default .amr/corpus/<impl>/)")
+	f.BoolVar(&o.noCorpus, "no-corpus", false, "neither replay nor keep a failure corpus")
+	f.BoolVar(&o.determinism, "check-determinism", false, "play every run twice and compare the bytes of sandbox, run log and verdict")
+	f.StringVar(&o.shard, "shard", "", "play only the runs i with i % n == k, given as k/n")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON on stdout")
+	f.BoolVar(&o.progress, "progress", false, "print progress on stderr even when it is not a terminal")
+	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
+	return cmd
+}
+
+func fuzzLong() string {
+	var b strings.Builder
+	b.WriteString(`Fuzz generates scenario bundles from a seed, plays each against an
+implementation on the deterministic simulator, judges it with the checker, and
+stops at the first run with any violation.
+
+Run i of a campaign has seed rng.Mix(--seed, i): it draws the run's profile
+(which fault kinds are on, at which rates: swarm testing), then its bundle. A
+bundle is a safety phase with faults followed by 30 quiet ticks, so every
+liveness budget is judged. Runs are played by --workers at once but judged in
+order, so a campaign finds the same first failure whatever the number of
+workers, and --shard k/n splits the run space across machines.
+
+On a failure amr fuzz writes the counterexample under --out: the bundle in both
+forms (bundle/ and bundle.json), the sandbox, the run log (run.jsonl), the
+verdict and the drawn profile (profile.json); it prints the violated invariant
+ids and one command that replays the run exactly. The failing bundle is kept
+in the corpus, which the next campaign against the same implementation
+replays first; a kept bundle that no longer fails is reported as fixed.
+
+Profile presets:
+`)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, p := range faults.Presets() {
+		fmt.Fprintf(tw, "  %s\t%s\n", p.Name, p.Summary)
+	}
+	tw.Flush()
+	b.WriteString(`
+Progress goes to stderr at most every 500ms when stderr is a terminal or with
+--progress; a summary with the coverage counters ends every campaign.
+
+Exit 0 when the budget ends clean, 1 on a counterexample, 2 on bad usage,
+3 when --check-determinism finds two plays of a run that differ.`)
+	return b.String()
+}
+
+func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
+	impl, err := resolveImpl(cmd, o.implName, pf)
+	if err != nil {
+		return err
+	}
+	flags := cmd.Flags()
+	switch {
+	case o.runs < 1 && flags.Changed("runs"):
+		return usageErr("--runs must be at least 1")
+	case o.budget < 0:
+		return usageErr("--time must not be negative")
+	case o.workers < 1:
+		return usageErr("--workers must be at least 1")
+	case o.maxSteps < 0:
+		return usageErr("--max-steps must not be negative")
+	}
+	if o.budget > 0 && !flags.Changed("runs") {
+		o.runs = 0
+	}
+	if !known(faults.PresetNames(), o.preset) {
+		return usageErr("unknown --profile %q (known: %s)", o.preset, strings.Join(faults.PresetNames(), ", "))
+	}
+	shard, err := parseShard(o.shard)
+	if err != nil {
+		return err
+	}
+	cfg := faults.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
+		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps}
+
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	human := stdout
+	if o.asJSON {
+		human = stderr
+	}
+	doc := fuzzJSON{Impl: impl.Name, Seed: o.seed, Profile: o.preset, PlannedRuns: o.runs, CheckDeterminism: o.determinism}
+	if shard.Count > 1 {
+		doc.Shard = fmt.Sprintf("%d/%d", shard.Index, shard.Count)
+	}
+	fmt.Fprintln(human, fuzzHeader(doc, o))
+
+	corpusDir := o.corpus
+	if corpusDir == "" {
+		corpusDir = faults.DefaultCorpusDir(pathName(impl.Name))
+	}
+	if !o.noCorpus {
+		entries, problems := faults.LoadCorpus(corpusDir)
+		cfg.Corpus = entries
+		doc.Corpus = &corpusJSON{Dir: corpusDir, Replays: []faults.Replay{}}
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "warning: %v\n", p)
+			doc.Corpus.Problems = append(doc.Corpus.Problems, p.Error())
+		}
+	}
+	if o.progress || isTerminal(stderr) {
+		cfg.Progress = progressPrinter(stderr, isTerminal(stderr))
+	}
+
+	ctx, stop := interruptContext(cmd)
+	defer stop()
+	sum, err := faults.Campaign(ctx, cfg)
+	if cfg.Progress != nil && isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return &exitError{code: exitBad, err: err}
+	}
+	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
+	doc.Interrupted = ctx.Err() != nil
+	if doc.Seconds > 0 {
+		doc.RunsPerSecond = float64(sum.Runs) / doc.Seconds
+	}
+	doc.Coverage = sum.Coverage.Counts()
+	if doc.Corpus != nil {
+		doc.Corpus.Replays = append(doc.Corpus.Replays, sum.Replays...)
+		printReplays(human, doc.Corpus)
+	}
+
+	outDir := o.out
+	if outDir == "" {
+		outDir = faults.DefaultOutDir(pathName(impl.Name), o.seed)
+	}
+	switch {
+	case sum.Divergence != nil:
+		d, err := reportDivergence(human, sum.Divergence, outDir)
+		if err != nil {
+			return err
+		}
+		doc.Divergence = d
+	case sum.Failure != nil:
+		cx, err := reportCounterexample(human, sum.Failure, impl.Name, o, outDir)
+		if err != nil {
+			return err
+		}
+		doc.Counterexample = cx
+		if doc.Corpus != nil && sum.Failure.Source == "generated" {
+			path, added, err := faults.SaveToCorpus(corpusDir, sum.Failure.Bundle)
+			if err != nil {
+				return fmt.Errorf("keeping the counterexample in the corpus: %w", err)
+			}
+			doc.Corpus.Kept = path
+			if added {
+				fmt.Fprintf(human, "  kept in the corpus: %s\n", path)
+			}
+		}
+	}
+	printFuzzSummary(human, doc, sum.Coverage)
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+	}
+	switch {
+	case sum.Divergence != nil:
+		return &exitError{code: exitInvalid}
+	case sum.Failure != nil:
+		return &exitError{code: exitFail}
+	}
+	return nil
+}
+
+func fuzzHeader(doc fuzzJSON, o fuzzOptions) string {
+	budget := fmt.Sprintf("%d runs", o.runs)
+	switch {
+	case o.runs == 0:
+		budget = "for " + o.budget.String()
+	case o.budget > 0:
+		budget += " or " + o.budget.String()
+	}
+	var extra []string
+	if doc.Shard != "" {
+		extra = append(extra, "shard "+doc.Shard)
+	}
+	if o.determinism {
+		extra = append(extra, "checking determinism")
+	}
+	h := fmt.Sprintf("amr fuzz: impl %s, seed %d, profile %s, %s, %d worker(s)", doc.Impl, doc.Seed, doc.Profile, budget, o.workers)
+	if len(extra) > 0 {
+		h += ", " + strings.Join(extra, ", ")
+	}
+	return h
+}
+
+func known(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseShard reads "k/n".
+func parseShard(s string) (faults.Shard, error) {
+	if s == "" {
+		return faults.Shard{Index: 0, Count: 1}, nil
+	}
+	k, n, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(k)
+	c, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || c < 1 || i < 0 || i >= c {
+		return faults.Shard{}, usageErr("--shard %q: want k/n with 0 <= k < n", s)
+	}
+	return faults.Shard{Index: i, Count: c}, nil
+}
+
+// pathName makes an implementation name (a process's command line, say)
+// usable as one path element.
+func pathName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if s := strings.Trim(b.String(), "."); s != "" {
+		return s
+	}
+	return "impl"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressPrinter prints one progress line per call: rewritten in place on
+// a terminal, one line each otherwise.
+func progressPrinter(w io.Writer, terminal bool) func(faults.Progress) {
+	return func(p faults.Progress) {
+		rate := 0.0
+		if s := p.Elapsed.Seconds(); s > 0 {
+			rate = float64(p.Runs) / s
+		}
+		line := fmt.Sprintf("fuzz: %d runs  %.0f runs/s  %s  %d violation(s)", p.Runs, rate, p.Elapsed.Round(100*time.Millisecond), p.Violations)
+		if terminal {
+			fmt.Fprint(w, "\r\033[K"+line)
+		} else {
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+func printReplays(w io.Writer, c *corpusJSON) {
+	if len(c.Replays) == 0 {
+		return
+	}
+	fails := 0
+	for _, r := range c.Replays {
+		if r.Fails {
+			fails++
+		}
+	}
+	fmt.Fprintf(w, "corpus %s: %d replayed, %d still fail(s), %d fixed\n", c.Dir, len(c.Replays), fails, len(c.Replays)-fails)
+	for _, r := range c.Replays {
+		if r.Fails {
+			fmt.Fprintf(w, "  still fails: %s (%s)\n", r.Path, strings.Join(r.Invariants, ", "))
+		} else {
+			fmt.Fprintf(w, "  fixed:       %s\n", r.Path)
+		}
+	}
+}
+
+// reportCounterexample writes a counterexample and prints what it broke and
+// how to replay it.
+func reportCounterexample(w io.Writer, cx *faults.Counterexample, impl string, o fuzzOptions, dir string) (*counterexampleJSON, error) {
+	if err := faults.WriteCounterexample(dir, cx, o.seed); err != nil {
+		return nil, fmt.Errorf("writing the counterexample to %s: %w", dir, err)
+	}
+	replay := faults.ReplayCommand(impl, cx, filepath.Join(dir, faults.BundleJSON), o.maxSteps)
+	rec := cx.Record(o.seed)
+	if cx.Source == "generated" {
+		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
+		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
+	} else {
+		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails\n", cx.Source)
+	}
+	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
+	printViolations(w, cx.Verdict.Violations, 10)
+	fmt.Fprintf(w, "  written to %s (bundle/, bundle.json, sandbox/, run.jsonl, verdict.json, profile.json)\n", dir)
+	fmt.Fprintf(w, "  replay: %s\n", replay)
+	return &counterexampleJSON{ProfileRecord: rec, BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
+		Violations: cx.Verdict.Violations, Dir: dir, Replay: replay}, nil
+}
+
+// reportDivergence keeps the bundle that played two ways and prints where
+// the plays first differ.
+func reportDivergence(w io.Writer, d *faults.Divergence, dir string) (*divergenceJSON, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, faults.BundleJSON)
+	data, err := d.Bundle.MarshalIndent()
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("writing the diverging bundle: %w", err)
+	}
+	fmt.Fprintf(w, "\ndeterminism broke at run %d (run seed %d): the two plays first differ at %s\n", d.Index, d.Seed, d.Where)
+	fmt.Fprintf(w, "  first play:  %s\n    %s\n", d.HashA, d.A)
+	fmt.Fprintf(w, "  second play: %s\n    %s\n", d.HashB, d.B)
+	fmt.Fprintf(w, "  bundle written to %s\n", path)
+	return &divergenceJSON{Run: d.Index, Seed: d.Seed, Profile: d.Profile, Where: d.Where, HashA: d.HashA, HashB: d.HashB,
+		First: d.A, Second: d.B, Bundle: path}, nil
+}
+
+func printFuzzSummary(w io.Writer, doc fuzzJSON, cov faults.Coverage) {
+	outcome := doc.Outcome
+	if doc.Interrupted {
+		outcome += " (interrupted)"
+	}
+	fmt.Fprintf(w, "\n%d run(s) in %.1fs (%.0f runs/s), seed %d: %s\n", doc.Runs, doc.Seconds, doc.RunsPerSecond, doc.Seed, outcome)
+	if doc.Runs == 0 {
+		return
+	}
+	fmt.Fprintln(w, "coverage (runs that reached each situation):")
+	width := 0
+	for _, c := range doc.Coverage {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range doc.Coverage {
+		fmt.Fprintf(w, "  %-*s %8d\n", width, c.Name, c.Runs)
+	}
+	if missing := cov.Missing(); len(missing) > 0 {
+		fmt.Fprintf(w, "never reached: %s\n", strings.Join(missing, ", "))
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
+	dir := t.TempDir()
+	out, corpus := filepath.Join(dir, "out"), filepath.Join(dir, "corpus")
+	stdout, stderr, code := execAMR(t, "fuzz", "--impl", "weak-no-send", "--seed", "3", "--runs", "200",
+		"--out", out, "--corpus", corpus)
+	require.Equal(t, exitFail, code, stderr)
+	assert.Contains(t, stdout, "amr fuzz: impl weak-no-send, seed 3, profile default, 200 runs")
+	assert.Contains(t, stdout, "counterexample: run ")
+	assert.Regexp(t, `violated: .*L0\.reply`, stdout)
+	assert.Contains(t, stdout, "profile: preset=default")
+	for _, name := range []string{"bundle.json", "bundle/inbox.jsonl", "sandbox/drafts.jsonl", "run.jsonl", "verdict.json", "profile.json"} {
+		assert.FileExists(t, filepath.Join(out, name))
+	}
+	kept, err := filepath.Glob(filepath.Join(corpus, "*.json"))
+	require.NoError(t, err)
+	require.Len(t, kept, 1)
+
+	// The printed command replays the run exactly.
+	m := regexp.MustCompile(`replay: amr (run .*)`).FindStringSubmatch(stdout)
+	require.NotNil(t, m)
+	args := strings.Fields(m[1])
+	assert.Contains(t, m[1], "--runs 1 --seed ")
+	rout, rerr, rcode := execAMR(t, args...)
+	require.Equal(t, exitFail, rcode, rerr)
+	assert.Contains(t, rout, "L0.reply")
+
+	var verdict struct {
+		Violations []struct {
+			Invariant string `json:"invariant"`
+		} `json:"violations"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "verdict.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &verdict))
+	require.NotEmpty(t, verdict.Violations)
+
+	// The next campaign replays the kept bundle first and stops on it.
+	stdout, _, code = execAMR(t, "fuzz", "--impl", "weak-no-send", "--seed", "4", "--runs", "200",
+		"--out", out, "--corpus", corpus)
+	require.Equal(t, exitFail, code)
+	assert.Contains(t, stdout, "1 replayed, 1 still fail(s), 0 fixed")
+	assert.Contains(t, stdout, "still fails")
+
+	// Against the reference the same bundle is fixed.
+	stdout, _, code = execAMR(t, "fuzz", "--seed", "4", "--runs", "5", "--out", out, "--corpus", corpus)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "1 replayed, 0 still fail(s), 1 fixed")
+}
+
+type fuzzDoc struct {
+	Impl     string `json:"impl"`
+	Seed     uint64 `json:"seed"`
+	Runs     int    `json:"runs"`
+	Outcome  string `json:"outcome"`
+	Shard    string `json:"shard"`
+	Coverage []struct {
+		Name string `json:"name"`
+		Runs int    `json:"runs"`
+	} `json:"coverage"`
+	Counterexample *struct {
+		Run        int      `json:"run"`
+		Invariants []string `json:"invariants"`
+		Replay     string   `json:"replay"`
+		Profile    *struct {
+			Preset string `json:"preset"`
+		} `json:"profile"`
+	} `json:"counterexample"`
+}
+
+func fuzzJSONRun(t *testing.T, wantCode int, args ...string) fuzzDoc {
+	t.Helper()
+	stdout, stderr, code := execAMR(t, append([]string{"fuzz", "--json", "--no-corpus"}, args...)...)
+	require.Equal(t, wantCode, code, stderr)
+	assert.Contains(t, stderr, "amr fuzz: impl", "the header goes to stderr with --json")
+	var doc fuzzDoc
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
+	return doc
+}
+
+func TestFuzzJSONIsTheSameForAnyNumberOfWorkers(t *testing.T) {
+	dir := t.TempDir()
+	one := fuzzJSONRun(t, exitOK, "--seed", "9", "--runs", "40", "--workers", "1")
+	three := fuzzJSONRun(t, exitOK, "--seed", "9", "--runs", "40", "--workers", "3", "--check-determinism")
+	assert.Equal(t, "clean", one.Outcome)
+	assert.Equal(t, 40, one.Runs)
+	assert.Equal(t, one.Coverage, three.Coverage)
+	assert.NotEmpty(t, one.Coverage)
+
+	weak := fuzzJSONRun(t, exitFail, "--impl", "weak-send-per-approval", "--seed", "9", "--runs", "300", "--out", dir)
+	require.NotNil(t, weak.Counterexample)
+	assert.Equal(t, "counterexample", weak.Outcome)
+	assert.Equal(t, weak.Counterexample.Run+1, weak.Runs)
+	require.NotNil(t, weak.Counterexample.Profile)
+	assert.Equal(t, "default", weak.Counterexample.Profile.Preset)
+	assert.Contains(t, weak.Counterexample.Replay, "amr run --impl weak-send-per-approval --runs 1 --seed ")
+
+	var parts int
+	for i := range 2 {
+		part := fuzzJSONRun(t, exitOK, "--seed", "9", "--runs", "40", "--shard", []string{"0/2", "1/2"}[i])
+		parts += part.Runs
+	}
+	assert.Equal(t, 40, parts)
+}
+
+func TestFuzzRejectsBadUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--runs", "0"},
+		{"--shard", "2/2"},
+		{"--shard", "x"},
+		{"--profile", "nope"},
+		{"--impl", "no-such-impl"},
+		{"--workers", "0"},
+		{"--time", "-1s"},
+		{"extra-arg"},
+	} {
+		_, stderr, code := execAMR(t, append([]string{"fuzz", "--no-corpus"}, args...)...)
+		assert.Equal(t, exitBad, code, "%v: %s", args, stderr)
+	}
+}
+
+func TestFuzzHelpTeachesWithExamples(t *testing.T) {
+	stdout, _, code := execAMR(t, "fuzz", "--help")
+	require.Equal(t, exitOK, code)
+	for _, want := range []string{"amr fuzz --impl weak-send-before-record", "--shard", "Profile presets:", "crash", "Exit 0"} {
+		assert.Contains(t, stdout, want)
+	}
+}

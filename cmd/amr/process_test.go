@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/sim"
+)
+
+// The process tests run this test binary as amr itself: with
+// AMR_CMD_HELPER set, TestAMRHelper runs the command line after "--".
+const cmdHelperEnv = "AMR_CMD_HELPER"
+
+func TestAMRHelper(t *testing.T) {
+	if os.Getenv(cmdHelperEnv) == "" {
+		return
+	}
+	os.Exit(run(flag.Args()))
+}
+
+// amrCmd is an --impl-cmd that runs this binary as 'amr ARGS'.
+func amrCmd(t *testing.T, args ...string) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("process implementations run on Linux only")
+	}
+	t.Setenv(cmdHelperEnv, "1")
+	words := append([]string{os.Args[0], "-test.run=^TestAMRHelper$", "-test.count=1", "--"}, args...)
+	return sim.JoinCommand(words)
+}
+
+func scenario(name string) string { return filepath.Join("..", "..", "scenarios", name) }
+
+func TestRunsTheReferenceAsAProcess(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	// TMPDIR makes the run directories land where the test can see them.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "2",
+		scenario("l0-respond"), scenario("l3-fleet-concurrent"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "2 scenario(s): 2 passed")
+	assert.Contains(t, stdout, "process regime step")
+	// A one-shot run starts a process or two per tick: one short bundle.
+	stdout, stderr, code = execAMR(t, "run", "--impl-cmd", impl, "--regime", "once", "--runs", "1", scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "process regime once")
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the directories of passing runs are removed")
+}
+
+func TestAWeakProcessFailsAndIsKept(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "weak-no-send")
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--impl", "no-send-process", "--regime", "step",
+		"--runs", "1", "--out", out, "--json", scenario("l0-respond"))
+	require.Equal(t, exitFail, code, stdout+stderr)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	assert.Equal(t, "no-send-process", doc.Impl)
+	assert.Equal(t, sim.RegimeStep, doc.Process["regime"])
+	require.Len(t, doc.Results, 1)
+	assert.Equal(t, "fail", doc.Results[0].Levels["L0"])
+	run := filepath.Join(out, "l0-respond", "run-1")
+	for _, name := range []string{"run.jsonl", "verdict.json", sim.StdoutLog, sim.StderrLog, "sandbox/drafts.jsonl"} {
+		assert.FileExists(t, filepath.Join(run, name))
+	}
+}
+
+func TestBadProcessFlags(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"unclosed quote", []string{"--impl-cmd", `serve "x`}, "unclosed"},
+		{"no such program", []string{"--impl-cmd", "amr-no-such-program-here"}, "not found"},
+		{"unknown regime", []string{"--impl-cmd", "true", "--regime", "sometimes"}, "unknown regime"},
+		{"window past timeout", []string{"--impl-cmd", "true", "--window", "3s"}, "shorter than the timeout"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := execAMR(t, append([]string{"run"}, c.args...)...)
+			assert.Equal(t, exitBad, code)
+			assert.Contains(t, stderr, c.msg)
+		})
+	}
+	_, stderr, code := execAMR(t, "serve-impl", "nobody")
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "unknown implementation")
+}
+
+// python finds the real interpreter: version managers put a shell script
+// in front of it that costs a second per start.
+func python(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the Python responder is not tested")
+	}
+	out, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
+	if err == nil && strings.TrimSpace(string(out)) != "" {
+		py = strings.TrimSpace(string(out))
+	}
+	return py
+}
+
+func TestPythonResponder(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process implementations run on Linux only")
+	}
+	impl := sim.JoinCommand([]string{python(t), filepath.Join("..", "..", "examples", "python", "responder.py")})
+	bundles := []string{scenario("l2-govern")}
+	runs := "1"
+	if os.Getenv("AMR_PROCESS_SWEEP") != "" {
+		bundles = []string{scenario("l0-respond"), scenario("l1-anchor-collision"), scenario("l1-crash-after-send"),
+			scenario("l1-multiturn-crash"), scenario("l2-approval-redelivery"), scenario("l2-govern"),
+			scenario("l2-tick-jump-intake")}
+		runs = "5"
+	}
+	stdout, stderr, code := execAMR(t, append([]string{"run", "--impl-cmd", impl, "--regime", "step", "--runs", runs}, bundles...)...)
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "0 failed")
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/suite"
+	"github.com/amr-bench/amr/timeline"
+)
+
+func init() { commands = append(commands, newReplayCmd) }
+
+// played is one judged run of a bundle.
+type played struct {
+	Seed    uint64
+	Hash    string
+	Result  *sim.Result
+	Verdict checker.Verdict
+	// Invalid is set when the level checker and the history oracle
+	// disagree on the run: a harness defect, not the implementation's.
+	Invalid bool
+}
+
+// playOnce runs a bundle once and judges it as amr run does, with the run
+// seed 'amr run --runs 1 [--seed N]' uses: derived from the campaign seed
+// when one is given, from the bundle's name otherwise. So a command printed
+// for a counterexample replays exactly the run that failed. A process run's
+// directory is removed once its files are read.
+func playOnce(b *scenarios.Bundle, impl suite.Impl, campaign *uint64) (*played, error) {
+	hash, err := reserve.BundleHash(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
+	}
+	seed := suite.RunSeed(b, campaign, 1)
+	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, Impl: impl.Name, BundleHash: hash, Process: impl.Process})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Meta.Name, err)
+	}
+	if err := res.Cleanup(); err != nil {
+		return nil, err
+	}
+	j := suite.Judge(b, res.Files.Files(), res.Log)
+	return &played{Seed: seed, Hash: hash, Result: res, Verdict: j.Level, Invalid: j.Invalid()}, nil
+}
+
+// violates reports whether a verdict holds a violation of the invariant.
+func violates(v checker.Verdict, invariant string) bool {
+	for _, x := range v.Violations {
+		if x.Invariant == invariant {
+			return true
+		}
+	}
+	return false
+}
+
+// replayImpl picks the implementation to replay: --impl when given, else the
+// one a shrunk or promoted bundle names in its provenance, else the
+// reference.
+func replayImpl(flag string, changed bool, b *scenarios.Bundle) (suite.Impl, error) {
+	name := flag
+	if !changed {
+		if o := b.Meta.Origin; o != nil && o.Impl != "" {
+			if _, ok := examples.Lookup(o.Impl); ok {
+				name = o.Impl
+			}
+		}
+	}
+	return lookupImpl(name)
+}
+
+func newReplayCmd() *cobra.Command {
+	var (
+		implName, out string
+		seed          uint64
+		asJSON, refs  bool
+		quiet         int
+		proc          *processFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "replay BUNDLE",
+		Short: "Re-run one bundle deterministically and print its timeline, tick by tick",
+		Long: `Replay plays a bundle once and prints what happened, tick by tick: what the
+harness delivered, approved (and which draft the approval bound), signalled and
+crashed; what the implementation admitted, claimed, drafted, sent and resolved;
+and where each violation fired, with its evidence. Quiet ticks are skipped and
+long quiet stretches collapsed. --json prints the same as records.
+
+The run seed is the one 'amr run --runs 1 [--seed N]' uses: derived from --seed
+when given, from the bundle's name otherwise, so the replay command printed for
+a counterexample shows exactly the run that failed. Without --impl, a bundle
+whose meta.origin names a built-in implementation (a shrunk or promoted
+counterexample) replays against it; any other against the reference.
+
+--out DIR keeps the run as 'amr run --out' does (sandbox/, run.jsonl,
+verdict.json) plus timeline.txt and timeline.json. --impl-cmd replays an
+implementation that runs as an OS process, as 'amr run --impl-cmd' does.
+
+Exit 0 when every level passes, 1 when one fails, 2 on bad input, 3 when the
+two oracles disagree on the run.`,
+		Example: `  amr replay shrunk/
+  amr replay scenarios/l4-operator-escalation --impl weak-ignore-escalation --refs
+  amr replay found.json --impl reference --seed 7 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bundles, err := loadBundles(cmd.ErrOrStderr(), args)
+			if err != nil {
+				return err
+			}
+			b := bundles[0].bundle
+			var impl suite.Impl
+			if proc.cmdline != "" {
+				impl, err = resolveImpl(cmd, implName, proc)
+			} else {
+				impl, err = replayImpl(implName, cmd.Flags().Changed("impl"), b)
+			}
+			if err != nil {
+				return err
+			}
+			var campaign *uint64
+			if cmd.Flags().Changed("seed") {
+				campaign = &seed
+			}
+			p, err := playOnce(b, impl, campaign)
+			if err != nil {
+				return &exitError{code: exitBad, err: err}
+			}
+			tl := timeline.Build(timeline.Input{Bundle: b, Files: p.Result.Files.Files(), Log: p.Result.Log, Verdict: p.Verdict})
+			if out != "" {
+				if err := keepReplay(out, p, tl); err != nil {
+					return err
+				}
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(tl); err != nil {
+					return err
+				}
+			} else if err := tl.WriteText(w, timeline.TextOptions{Quiet: quiet, Refs: refs}); err != nil {
+				return err
+			}
+			if p.Invalid {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("harness-invalid: the level checker and the history oracle disagree on this run")}
+			}
+			if p.Verdict.Failed() {
+				return &exitError{code: exitFail}
+			}
+			return nil
+		},
+	}
+	proc = addProcessFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&implName, "impl", examples.ReferenceName, "implementation to run (default: meta.origin.impl when built in, else the reference)")
+	f.Uint64Var(&seed, "seed", 0, "campaign seed, as for 'amr run --runs 1 --seed N' (default: derived from the bundle)")
+	f.StringVar(&out, "out", "", "keep the run's sandbox, run log, verdict and timeline under this directory")
+	f.BoolVar(&asJSON, "json", false, "print the timeline as JSON records")
+	f.BoolVar(&refs, "refs", false, "show each entry's file:line")
+	f.IntVar(&quiet, "quiet", timeline.DefaultQuiet, "collapse quiet stretches of at least this many ticks into one line")
+	return cmd
+}
+
+// keepReplay writes a replayed run the way 'amr run --out' keeps one, plus
+// its timeline.
+func keepReplay(dir string, p *played, tl *timeline.Timeline) error {
+	rr := suite.RunReport{Run: 1, Seed: p.Seed, Levels: suite.LevelMap(p.Verdict.Levels), Origin: p.Verdict.Origin,
+		Violations: p.Verdict.Violations, Ticks: p.Result.Ticks, Steps: p.Result.Steps, Crashes: p.Result.Crashes,
+		Forced: p.Result.Forced}
+	if rr.Violations == nil {
+		rr.Violations = []checker.Violation{}
+	}
+	if err := suite.Keep(dir, p.Result, rr); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "timeline.txt"))
+	if err != nil {
+		return err
+	}
+	if err := tl.WriteText(f, timeline.TextOptions{Refs: true}); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return writeJSONFile(filepath.Join(dir, "timeline.json"), tl)
+}

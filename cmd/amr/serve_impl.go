@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/sim"
+)
+
+func init() { commands = append(commands, newServeImplCmd) }
+
+func newServeImplCmd() *cobra.Command {
+	var cfg sim.ServeConfig
+	cmd := &cobra.Command{
+		Use:   "serve-impl NAME",
+		Short: "Run a built-in implementation as a process speaking the sandbox contract",
+		Long: `Serve-impl runs a built-in implementation (see 'amr impls') the way any program
+under test runs: in the sandbox directory named by AMR_SANDBOX (or LITMUS_SANDBOX,
+or the working directory), calling the stub model at AMR_MODEL_URL (or
+LITMUS_STUB_URL) over HTTP, with its seed from AMR_SEED. It is what
+'amr run --impl-cmd' needs to run the reference as a process.
+
+The clock regime comes from --regime, else AMR_REGIME, else quiescence:
+  quiescence  look at the sandbox every --poll and work until quiet; runs until killed
+  step        read "tick N" lines on stdin, work until quiet, answer "idle N" on stdout
+  once        work until quiet and exit: 0 done, 1 the last step failed
+
+Working until quiet means stepping until a step writes nothing to drafts,
+outbox or audit, at most --max-steps steps. See docs/processes.md.`,
+		Example: `  amr run --impl-cmd "amr serve-impl reference" --regime step
+  amr run --impl-cmd "amr serve-impl weak-no-send" --regime once scenarios/l0-respond`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			impl, ok := examples.Lookup(args[0])
+			if !ok {
+				_, err := lookupImpl(args[0])
+				return err
+			}
+			if cfg.MaxSteps < 1 {
+				return usageErr("--max-steps must be at least 1")
+			}
+			cfg.Stdin, cfg.Stdout, cfg.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err := sim.Serve(ctx, impl.New(), cfg)
+			if errors.Is(err, sim.ErrStepFailed) {
+				return &exitError{code: exitFail, err: err}
+			}
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Regime, "regime", "", "clock regime: quiescence, step or once (default: AMR_REGIME, else quiescence)")
+	f.DurationVar(&cfg.Poll, "poll", 10*time.Millisecond, "quiescence regime: how often to look at the sandbox")
+	f.IntVar(&cfg.MaxSteps, "max-steps", sim.DefaultMaxSteps, "steps at most per round of work")
+	return cmd
+}

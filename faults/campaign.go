@@ -1,0 +1,419 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/rng"
+	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/suite"
+)
+
+// Shard selects part of a campaign's run space: the runs whose index modulo
+// Count is Index. The zero value is the whole campaign.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+func (s Shard) normal() Shard {
+	if s.Count < 1 {
+		return Shard{0, 1}
+	}
+	return s
+}
+
+// Config is one campaign.
+type Config struct {
+	Impl suite.Impl
+	// Seed is the campaign seed; run i's seed is rng.Mix(Seed, i).
+	Seed uint64
+	// Runs is the size of the whole campaign's run space (all shards
+	// together). 0 means no limit: Time must then be set.
+	Runs int
+	// Time bounds the campaign in wall-clock time; 0 means no bound. With a
+	// time bound, how many runs are played depends on the machine.
+	Time time.Duration
+	// Workers is how many runs are played at once; 0 means GOMAXPROCS. The
+	// outcome does not depend on it.
+	Workers int
+	// Preset names the swarm profile preset; "" means DefaultPreset.
+	Preset string
+	Shard  Shard
+	// CheckDeterminism plays every run twice and compares the bytes.
+	CheckDeterminism bool
+	// MaxSteps bounds the steps per tick (0: the engine's default).
+	MaxSteps int
+	// Corpus is replayed before anything is generated.
+	Corpus []CorpusEntry
+	// Progress, when set, is called at most every ProgressEvery (default
+	// 500ms) while runs are played.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Progress is a campaign's state while it runs.
+type Progress struct {
+	Runs       int
+	Elapsed    time.Duration
+	Violations int
+}
+
+// Run is one generated run: what was drawn and what happened.
+type Run struct {
+	// Index is the run's place in the campaign; -1 for a corpus replay.
+	Index int
+	// Seed is the run seed, from which its profile and bundle derive. It is
+	// also what `amr run --runs 1 --seed` takes to replay the run: the
+	// engine seed is suite.RunSeed(bundle, &Seed, 1). Seeded is false for a
+	// corpus bundle of unknown provenance, which replays without --seed.
+	Seed       uint64
+	Seeded     bool
+	EngineSeed uint64
+	Profile    Profile
+	Bundle     *scenarios.Bundle
+	BundleHash string
+	Result     *sim.Result
+	Verdict    checker.Verdict
+	Seen       Seen
+}
+
+// Failed reports whether the checker found any violation.
+func (r *Run) Failed() bool { return len(r.Verdict.Violations) > 0 }
+
+// Invariants lists the violated invariant ids, each once, in verdict order.
+func (r *Run) Invariants() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range r.Verdict.Violations {
+		if !seen[v.Invariant] {
+			seen[v.Invariant] = true
+			out = append(out, v.Invariant)
+		}
+	}
+	return out
+}
+
+// Counterexample is a run that failed, with where it came from: "generated"
+// or the corpus file it was replayed from. It is the raw run, unshrunk.
+type Counterexample struct {
+	*Run
+	Source string
+}
+
+// Divergence is a run whose two plays differed.
+type Divergence struct {
+	Index        int
+	Seed         uint64
+	Profile      Profile
+	Bundle       *scenarios.Bundle
+	HashA, HashB string
+	// Where names the first difference: a sandbox file and line, a run log
+	// record, or the verdict; A and B are what each play had there.
+	Where string
+	A, B  string
+}
+
+// Replay is what a corpus bundle did when replayed.
+type Replay struct {
+	Path       string   `json:"path"`
+	Hash       string   `json:"bundle_hash"`
+	Fails      bool     `json:"fails"`
+	Invariants []string `json:"invariants,omitempty"`
+}
+
+// Summary is a campaign's outcome.
+type Summary struct {
+	Impl    string
+	Seed    uint64
+	Preset  string
+	Shard   Shard
+	Planned int
+	// Runs counts the generated runs judged: every run of the shard up to
+	// the first failure or divergence, or up to the budget.
+	Runs     int
+	Elapsed  time.Duration
+	Coverage Coverage
+	Replays  []Replay
+	// Failure is the counterexample: a corpus bundle that still fails, or
+	// the generated run with the lowest index that failed.
+	Failure    *Counterexample
+	Divergence *Divergence
+}
+
+// Outcomes of a campaign.
+const (
+	OutcomeClean          = "clean"
+	OutcomeCounterexample = "counterexample"
+	OutcomeDivergence     = "divergence"
+)
+
+// Outcome names how the campaign ended.
+func (s *Summary) Outcome() string {
+	switch {
+	case s.Divergence != nil:
+		return OutcomeDivergence
+	case s.Failure != nil:
+		return OutcomeCounterexample
+	}
+	return OutcomeClean
+}
+
+// RunSeed is run i's seed in a campaign.
+func RunSeed(campaign uint64, i int) uint64 { return rng.Mix(campaign, uint64(i)) }
+
+// Generated draws run i of a campaign: its profile and its bundle, named
+// after the run and carrying its provenance.
+func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundle, error) {
+	seed := RunSeed(campaign, i)
+	p, err := DrawProfile(rng.Stream(seed, "profile"), preset)
+	if err != nil {
+		return Profile{}, nil, err
+	}
+	b := Generate(rng.Stream(seed, "bundle"), p)
+	b.Meta.Name = "l6-fuzz-" + strconv.Itoa(i)
+	b.Meta.Origin = &scenarios.Origin{Kind: "generated",
+		CampaignSeed: strconv.FormatUint(campaign, 10), Run: strconv.Itoa(i)}
+	return p, b, nil
+}
+
+// Play runs a bundle once against impl with the engine seed that `amr run
+// --runs 1 --seed seed` uses (without --seed when seed is nil), judges it
+// and reads its coverage.
+func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Run, error) {
+	hash, err := reserve.BundleHash(b)
+	if err != nil {
+		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
+	}
+	engine := suite.RunSeed(b, seed, 1)
+	res, err := sim.Run(b, impl.New, sim.Options{Seed: engine, MaxSteps: maxSteps, Impl: impl.Name, BundleHash: hash,
+		Process: impl.Process})
+	if err != nil {
+		return nil, fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)
+	}
+	// A process run leaves its directory on disk; everything judged is in
+	// memory already.
+	_ = res.Cleanup()
+	files := res.Files.Files()
+	v := checker.Check(checker.Input{Bundle: b, Files: files, Log: res.Log})
+	r := &Run{Index: -1, EngineSeed: engine, Bundle: b, BundleHash: hash, Result: res,
+		Verdict: v, Seen: Observe(b, files, res.Log)}
+	if seed != nil {
+		r.Seed, r.Seeded = *seed, true
+	}
+	return r, nil
+}
+
+// PlayGenerated draws and plays run i of a campaign. A generated bundle
+// that does not validate is a generator defect, reported as an error.
+func PlayGenerated(campaign uint64, i int, preset string, impl suite.Impl, maxSteps int) (*Run, error) {
+	p, b, err := Generated(campaign, i, preset)
+	if err != nil {
+		return nil, err
+	}
+	if errs := scenarios.Validate(b, nil).Errors(); len(errs) > 0 {
+		return nil, fmt.Errorf("run %d (campaign seed %d): the generator made an invalid bundle:\n%s", i, campaign, errs.Error())
+	}
+	seed := RunSeed(campaign, i)
+	r, err := Play(b, impl, &seed, maxSteps)
+	if err != nil {
+		return nil, fmt.Errorf("run %d (campaign seed %d): %w", i, campaign, err)
+	}
+	r.Index, r.Profile = i, p
+	return r, nil
+}
+
+// Campaign replays the corpus, then plays generated runs until the budget
+// ends, a run fails, or two plays of a run differ. Runs are played by
+// cfg.Workers goroutines but judged in index order, so the outcome, the run
+// count and the coverage are the same for any number of workers.
+func Campaign(ctx context.Context, cfg Config) (*Summary, error) {
+	if cfg.Impl.New == nil && cfg.Impl.Process == nil {
+		return nil, errors.New("campaign: no implementation")
+	}
+	if cfg.Runs <= 0 && cfg.Time <= 0 {
+		return nil, errors.New("campaign: give a number of runs or a time budget")
+	}
+	if cfg.Preset == "" {
+		cfg.Preset = DefaultPreset
+	}
+	if _, ok := lookupPreset(cfg.Preset); !ok {
+		_, err := DrawProfile(rng.New(0), cfg.Preset)
+		return nil, err
+	}
+	cfg.Shard = cfg.Shard.normal()
+	if cfg.Shard.Index < 0 || cfg.Shard.Index >= cfg.Shard.Count {
+		return nil, fmt.Errorf("campaign: shard %d/%d: the index must be below the count", cfg.Shard.Index, cfg.Shard.Count)
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = 500 * time.Millisecond
+	}
+	c := &campaign{cfg: cfg, start: time.Now(),
+		sum: &Summary{Impl: cfg.Impl.Name, Seed: cfg.Seed, Preset: cfg.Preset, Shard: cfg.Shard, Planned: cfg.Runs}}
+	if err := c.replayCorpus(); err != nil {
+		return nil, err
+	}
+	if c.sum.Failure == nil {
+		if err := c.generate(ctx); err != nil {
+			return nil, err
+		}
+	}
+	c.sum.Elapsed = time.Since(c.start)
+	return c.sum, nil
+}
+
+type campaign struct {
+	cfg   Config
+	start time.Time
+	sum   *Summary
+}
+
+func (c *campaign) replayCorpus() error {
+	for _, e := range c.cfg.Corpus {
+		var seed *uint64
+		if s, ok := ReplaySeed(e.Bundle); ok {
+			seed = &s
+		}
+		r, err := Play(e.Bundle, c.cfg.Impl, seed, c.cfg.MaxSteps)
+		if err != nil {
+			return fmt.Errorf("replaying %s: %w", e.Path, err)
+		}
+		c.sum.Replays = append(c.sum.Replays, Replay{Path: e.Path, Hash: r.BundleHash, Fails: r.Failed(), Invariants: r.Invariants()})
+		if r.Failed() && c.sum.Failure == nil {
+			c.sum.Failure = &Counterexample{Run: r, Source: e.Path}
+		}
+	}
+	return nil
+}
+
+// outcome is what a worker reports for one run. The full run is kept only
+// when it failed or diverged, so memory stays flat over long campaigns.
+type outcome struct {
+	index int
+	seen  Seen
+	run   *Run
+	div   *Divergence
+	err   error
+}
+
+// window bounds how far dispatching may run ahead of judging, which bounds
+// the outcomes held while a slow run is still being played.
+const windowPerWorker = 64
+
+func (c *campaign) generate(ctx context.Context) error {
+	cfg := c.cfg
+	jobs := make(chan int)
+	results := make(chan outcome, cfg.Workers)
+	for range cfg.Workers {
+		go func() {
+			for i := range jobs {
+				results <- c.play(i)
+			}
+		}()
+	}
+	defer close(jobs)
+
+	shard := cfg.Shard
+	next := shard.Index // next index to dispatch
+	fold := shard.Index // next index to judge
+	window := cfg.Workers * windowPerWorker * shard.Count
+	inFlight, stopped := 0, false
+	held := map[int]outcome{}
+	lastProgress := time.Now()
+	var firstErr error
+	more := func() bool {
+		if stopped || ctx.Err() != nil {
+			return false
+		}
+		if cfg.Runs > 0 && next >= cfg.Runs {
+			return false
+		}
+		return cfg.Time <= 0 || time.Since(c.start) < cfg.Time
+	}
+	for {
+		for inFlight < cfg.Workers && next-fold < window && more() {
+			jobs <- next
+			next += shard.Count
+			inFlight++
+		}
+		if inFlight == 0 {
+			break
+		}
+		o := <-results
+		inFlight--
+		held[o.index] = o
+		for {
+			h, ok := held[fold]
+			if !ok {
+				break
+			}
+			delete(held, fold)
+			fold += shard.Count
+			if stopped {
+				continue
+			}
+			if h.err != nil {
+				firstErr, stopped = h.err, true
+				continue
+			}
+			c.sum.Runs++
+			c.sum.Coverage.Add(h.seen)
+			switch {
+			case h.div != nil:
+				c.sum.Divergence, stopped = h.div, true
+			case h.run != nil:
+				c.sum.Failure, stopped = &Counterexample{Run: h.run, Source: "generated"}, true
+			}
+		}
+		if cfg.Progress != nil && time.Since(lastProgress) >= cfg.ProgressEvery {
+			lastProgress = time.Now()
+			cfg.Progress(c.progress())
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	return nil
+}
+
+func (c *campaign) progress() Progress {
+	p := Progress{Runs: c.sum.Runs, Elapsed: time.Since(c.start)}
+	if c.sum.Failure != nil {
+		p.Violations = len(c.sum.Failure.Verdict.Violations)
+	}
+	return p
+}
+
+// play is one worker's job.
+func (c *campaign) play(i int) outcome {
+	cfg := c.cfg
+	r, err := PlayGenerated(cfg.Seed, i, cfg.Preset, cfg.Impl, cfg.MaxSteps)
+	if err != nil {
+		return outcome{index: i, err: err}
+	}
+	o := outcome{index: i, seen: r.Seen}
+	if cfg.CheckDeterminism {
+		again, err := PlayGenerated(cfg.Seed, i, cfg.Preset, cfg.Impl, cfg.MaxSteps)
+		if err != nil {
+			return outcome{index: i, err: err}
+		}
+		if d := compareRuns(r, again); d != nil {
+			o.div = d
+			return o
+		}
+	}
+	if r.Failed() {
+		o.run = r
+	}
+	return o
+}

@@ -1,0 +1,579 @@
+package history
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Violation is one history invariant failure. Ops are the indexes of the
+// operations that prove it, the offending one first.
+type Violation struct {
+	Invariant string   `json:"invariant"`
+	Tick      int      `json:"tick"`
+	Ops       []int    `json:"ops"`
+	Src       []string `json:"src"`
+	WorkID    string   `json:"work_id,omitempty"`
+	DraftID   string   `json:"draft_id,omitempty"`
+	EffectID  string   `json:"effect_id,omitempty"`
+	Causes    []string `json:"causes,omitempty"`
+	Detail    string   `json:"detail"`
+}
+
+// Has reports whether the violation lists a cause.
+func (v Violation) Has(cause string) bool {
+	for _, c := range v.Causes {
+		if c == cause {
+			return true
+		}
+	}
+	return false
+}
+
+// Decline is a question the checker would not answer because the history
+// does not say who an operation belongs to, or in which order two
+// operations happened. A decline is never a violation and never a pass.
+type Decline struct {
+	Invariant string `json:"invariant"`
+	Reason    string `json:"reason"`
+	Ops       []int  `json:"ops"`
+}
+
+// Reasons for declining.
+const (
+	ReasonUnknownWork  = "effect's draft never declared: its work item is unknown"
+	ReasonUnknownOwner = "agent death but no claims: whose work it was is unknown"
+	ReasonOrder        = "same-tick lines of different files: order unknown without a run log"
+	ReasonCrashPlace   = "crash placement inside its tick is approximate"
+)
+
+// Verdict is the history oracle's answer for one run.
+type Verdict struct {
+	Ordering   string      `json:"ordering"`
+	Ops        int         `json:"ops"`
+	Violations []Violation `json:"violations"`
+	Declined   []Decline   `json:"declined"`
+	// Counts holds the number of violations of every invariant, zeros
+	// included.
+	Counts map[string]int `json:"counts"`
+	// DeclinedCounts holds the number of declines per reason.
+	DeclinedCounts map[string]int `json:"declined_counts"`
+}
+
+// Count returns how many violations of an invariant carry a cause, or all
+// of them when cause is empty.
+func (v Verdict) Count(invariant, cause string) int {
+	n := 0
+	for _, x := range v.Violations {
+		if x.Invariant == invariant && (cause == "" || x.Has(cause)) {
+			n++
+		}
+	}
+	return n
+}
+
+// work is what the pass has learnt about one work item so far.
+type work struct {
+	id          string
+	admits      []int
+	drafts      []string // draft ids in declaration order
+	sends       []int
+	resolves    []int
+	escalations []int
+	cancels     []int // valid rejects of its latest draft at the time
+	rejects     []int // valid rejects of any of its drafts
+	approved    []int // valid approves of any of its drafts
+	claimants   []string
+	crashes     []int // crashes while it was admitted and unresolved
+}
+
+type pass struct {
+	h        *History
+	ops      []Op
+	v        *Verdict
+	declared map[string]int // draft id -> first declaration op, so far
+	first    map[string]int // draft id -> first declaration op, anywhere
+	works    map[string]*work
+	order    []string // work ids in order of first sight
+	approves map[string][]int
+	byEffect map[string]int
+	byDraft  map[string]int
+	byWork   map[string]int
+	deaths   map[string]int
+	anyDeath []int
+	crashes  []int
+	calls    map[string]int
+	// pending are effects whose draft was not declared when they were
+	// sent, by draft id, until it is.
+	pending map[string][]int
+	h8      map[int]bool
+	// admitted holds the work ids with an admission anywhere: an
+	// escalation naming anything else is ignored.
+	admitted map[string]bool
+	// roughCrash holds, per tick, a crash whose place in the tick is
+	// approximate.
+	roughCrash map[int]int
+}
+
+// Check verifies H1–H8 over a history in one pass over its operations,
+// plus one pass over the work items at the end.
+func Check(h *History) Verdict {
+	p := &pass{h: h, ops: h.Ops, v: &Verdict{Ordering: h.Ordering, Ops: len(h.Ops), Violations: []Violation{},
+		Declined: []Decline{}, Counts: map[string]int{}, DeclinedCounts: map[string]int{}},
+		declared: map[string]int{}, first: map[string]int{}, works: map[string]*work{},
+		approves: map[string][]int{}, byEffect: map[string]int{}, byDraft: map[string]int{}, byWork: map[string]int{},
+		deaths: map[string]int{}, calls: map[string]int{}, pending: map[string][]int{}, h8: map[int]bool{},
+		admitted: map[string]bool{}, roughCrash: map[int]int{}}
+	for _, inv := range catalogue {
+		p.v.Counts[inv.ID] = 0
+	}
+	// Attribution is a lookup: an effect belongs to the work item its
+	// draft id was first declared for.
+	for i, op := range p.ops {
+		switch op.Type {
+		case OpDraft:
+			if _, ok := p.first[op.DraftID]; !ok {
+				p.first[op.DraftID] = i
+			}
+		case OpAdmit:
+			p.admitted[op.WorkID] = true
+		case OpCrash:
+			if _, ok := p.roughCrash[op.Tick]; op.Approximate && !ok {
+				p.roughCrash[op.Tick] = i
+			}
+		}
+	}
+	for i := range p.ops {
+		p.step(i)
+	}
+	p.end()
+	sort.SliceStable(p.v.Violations, func(i, j int) bool {
+		a, b := p.v.Violations[i], p.v.Violations[j]
+		if a.Ops[0] != b.Ops[0] {
+			return a.Ops[0] < b.Ops[0]
+		}
+		return a.Invariant < b.Invariant
+	})
+	for _, x := range p.v.Violations {
+		p.v.Counts[x.Invariant]++
+	}
+	for _, d := range p.v.Declined {
+		p.v.DeclinedCounts[d.Reason]++
+	}
+	return *p.v
+}
+
+func (p *pass) work(id string) *work {
+	w, ok := p.works[id]
+	if !ok {
+		w = &work{id: id}
+		p.works[id] = w
+		p.order = append(p.order, id)
+	}
+	return w
+}
+
+func (p *pass) violate(inv string, ops []int, detail string, causes ...string) *Violation {
+	x := Violation{Invariant: inv, Tick: p.ops[ops[0]].Tick, Ops: ops, Causes: causes, Detail: detail}
+	for _, i := range ops {
+		x.Src = append(x.Src, p.ops[i].Src)
+	}
+	p.v.Violations = append(p.v.Violations, x)
+	return &p.v.Violations[len(p.v.Violations)-1]
+}
+
+func (p *pass) decline(inv, reason string, ops ...int) {
+	p.v.Declined = append(p.v.Declined, Decline{Invariant: inv, Reason: reason, Ops: ops})
+}
+
+// known reports whether the history knows that operation a happened
+// before operation b (a < b). With a run log that lists the tick's writes
+// it does. Without one (or for lines the log does not place), two
+// implementation or stub lines of one tick from different files have no
+// known order.
+func (p *pass) known(a, b int) bool {
+	x, y := p.ops[a], p.ops[b]
+	if p.h.Ordering != OrderFiles && !x.Approximate && !y.Approximate {
+		return true
+	}
+	if x.Tick != y.Tick || x.Actor == ActorHarness || y.Actor == ActorHarness {
+		return true
+	}
+	return srcFile(x.Src) == srcFile(y.Src)
+}
+
+func srcFile(src string) string {
+	if i := strings.LastIndexByte(src, ':'); i >= 0 {
+		return src[:i]
+	}
+	return src
+}
+
+func (p *pass) step(i int) {
+	op := p.ops[i]
+	switch op.Type {
+	case OpAdmit:
+		w := p.work(op.WorkID)
+		w.admits = append(w.admits, i)
+	case OpClaim:
+		if op.Outcome == sandbox.ClaimClaimed || op.Outcome == sandbox.ClaimWon {
+			w := p.work(op.WorkID)
+			if !contains(w.claimants, op.AgentID) {
+				w.claimants = append(w.claimants, op.AgentID)
+			}
+		}
+	case OpDraft:
+		p.draft(i, op)
+	case OpApprove:
+		p.approve(i, op)
+	case OpSignal:
+		switch op.SignalType {
+		case scenarios.OperatorEscalation:
+			w := p.work(op.WorkID)
+			w.escalations = append(w.escalations, i)
+		case scenarios.AgentDeath:
+			if _, ok := p.deaths[op.AgentID]; !ok {
+				p.deaths[op.AgentID] = i
+			}
+			p.anyDeath = append(p.anyDeath, i)
+		}
+	case OpCrash:
+		p.crash(i)
+	case OpSend:
+		p.send(i, op)
+	case OpResolve:
+		p.resolve(i, op)
+	case OpModelCall:
+		if _, ok := p.calls[op.CallID]; !ok {
+			p.calls[op.CallID] = i
+		}
+	case OpState:
+		p.state(i, op)
+	}
+}
+
+func (p *pass) draft(i int, op Op) {
+	if _, ok := p.declared[op.DraftID]; ok {
+		return // the first declaration is the draft
+	}
+	p.declared[op.DraftID] = i
+	w := p.work(op.WorkID)
+	w.drafts = append(w.drafts, op.DraftID)
+	// Effects sent before this declaration: was the draft's content made
+	// before a crash that came between it and the effect?
+	for _, e := range p.pending[op.DraftID] {
+		if p.h8[e] {
+			continue
+		}
+		for _, id := range op.Calls {
+			call, ok := p.calls[id]
+			if !ok {
+				continue
+			}
+			if c, ok := p.crashBetween(call, e); ok {
+				p.h8[e] = true
+				x := p.violate(H8EffectDespiteCrash, []int{e, c, call, i},
+					fmt.Sprintf("effect %s was sent after crash at op %d from draft %s, whose model call preceded the crash and which was declared only after the effect",
+						p.ops[e].EffectID, c, op.DraftID), CauseLostAtCrash)
+				x.EffectID, x.DraftID, x.WorkID = p.ops[e].EffectID, op.DraftID, op.WorkID
+				break
+			}
+		}
+	}
+	delete(p.pending, op.DraftID)
+}
+
+// crashBetween returns a crash strictly between operations a and b.
+func (p *pass) crashBetween(a, b int) (int, bool) {
+	for _, c := range p.crashes {
+		if c > a && c < b {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+func (p *pass) approve(i int, op Op) {
+	if op.Forged != ForgedNo {
+		return
+	}
+	d, ok := p.declared[op.DraftID]
+	if !ok {
+		// Valid only through the same-tick allowance of a file-order
+		// history: the draft is declared later in the order.
+		d, ok = p.first[op.DraftID]
+	}
+	if !ok {
+		return
+	}
+	w := p.work(p.ops[d].WorkID)
+	switch op.Decision {
+	case scenarios.DecisionApprove:
+		p.approves[op.DraftID] = append(p.approves[op.DraftID], i)
+		w.approved = append(w.approved, i)
+	case scenarios.DecisionReject:
+		w.rejects = append(w.rejects, i)
+		if n := len(w.drafts); n == 0 || w.drafts[n-1] == op.DraftID {
+			w.cancels = append(w.cancels, i)
+		}
+	}
+}
+
+func (p *pass) crash(i int) {
+	p.crashes = append(p.crashes, i)
+	for _, id := range p.order {
+		w := p.works[id]
+		if len(w.admits) > 0 && len(w.resolves) == 0 && len(w.sends) == 0 {
+			w.crashes = append(w.crashes, i)
+		}
+	}
+	// Effects already out whose draft is still not declared: a restarted
+	// instance cannot know what they were.
+	var drafts []string
+	for d := range p.pending {
+		drafts = append(drafts, d)
+	}
+	sort.Strings(drafts)
+	for _, d := range drafts {
+		for _, e := range p.pending[d] {
+			if p.h8[e] {
+				continue
+			}
+			if p.ops[i].Approximate && p.ops[i].Tick == p.ops[e].Tick {
+				p.decline(H8EffectDespiteCrash, ReasonCrashPlace, e, i)
+				continue
+			}
+			p.h8[e] = true
+			x := p.violate(H8EffectDespiteCrash, []int{e, i},
+				fmt.Sprintf("crash at op %d found effect %s out while its draft %s was not declared", i, p.ops[e].EffectID, d),
+				CauseOutAtCrash)
+			x.EffectID, x.DraftID = p.ops[e].EffectID, d
+		}
+	}
+}
+
+// send judges one effect against H1, H2, H4 and H5.
+func (p *pass) send(i int, op Op) {
+	// An effect whose draft was never declared is valid for no work item
+	// (spec §2: valid only if its draft_id was declared): it is nobody's
+	// send, and what it did to a work item is not guessed.
+	var w *work
+	if d, ok := p.first[op.DraftID]; ok {
+		w = p.work(p.ops[d].WorkID)
+	}
+	p.duplicate(i, op, w)
+	p.orphan(i, op, w)
+	p.unauthorized(i, op)
+	if w != nil {
+		p.cancelled(i, op, w)
+	} else {
+		p.decline(H4EffectAfterCancellation, ReasonUnknownWork, i)
+	}
+	if _, ok := p.byEffect[op.EffectID]; !ok {
+		p.byEffect[op.EffectID] = i
+	}
+	if _, ok := p.byDraft[op.DraftID]; !ok {
+		p.byDraft[op.DraftID] = i
+	}
+	if w != nil {
+		if _, ok := p.byWork[w.id]; !ok {
+			p.byWork[w.id] = i
+		}
+		w.sends = append(w.sends, i)
+	}
+}
+
+func (p *pass) duplicate(i int, op Op, w *work) {
+	prior, what := -1, ""
+	if e, ok := p.byEffect[op.EffectID]; ok {
+		prior, what = e, "effect id "+op.EffectID
+	} else if e, ok := p.byDraft[op.DraftID]; ok {
+		prior, what = e, "draft "+op.DraftID
+	} else if w != nil {
+		if e, ok := p.byWork[w.id]; ok {
+			prior, what = e, "work item "+w.id
+		}
+	}
+	if prior >= 0 {
+		x := p.violate(H1DuplicateEffect, []int{i, prior}, fmt.Sprintf("a second effect for %s (the first is op %d)", what, prior))
+		x.EffectID, x.DraftID = op.EffectID, op.DraftID
+		if w != nil {
+			x.WorkID = w.id
+		}
+		return
+	}
+	if w == nil {
+		p.decline(H1DuplicateEffect, ReasonUnknownWork, i)
+	}
+}
+
+func (p *pass) orphan(i int, op Op, w *work) {
+	d, declared := p.declared[op.DraftID]
+	if !declared {
+		x := p.violate(H2OrphanEffect, []int{i}, fmt.Sprintf("effect %s names draft %s, not declared before it", op.EffectID, op.DraftID), CauseUndeclared)
+		x.EffectID, x.DraftID = op.EffectID, op.DraftID
+		if w != nil {
+			x.WorkID = w.id
+		}
+		p.pending[op.DraftID] = append(p.pending[op.DraftID], i)
+		return
+	}
+	if len(w.admits) == 0 {
+		x := p.violate(H2OrphanEffect, []int{i, d}, fmt.Sprintf("effect %s sends draft %s of work item %s, never admitted before it", op.EffectID, op.DraftID, w.id), CauseUnadmitted)
+		x.EffectID, x.DraftID, x.WorkID = op.EffectID, op.DraftID, w.id
+	}
+}
+
+func (p *pass) unauthorized(i int, op Op) {
+	if len(p.approves[op.DraftID]) > 0 {
+		return
+	}
+	ops := []int{i}
+	if d, ok := p.declared[op.DraftID]; ok {
+		ops = append(ops, d)
+	}
+	x := p.violate(H5UnauthorizedEffect, ops, fmt.Sprintf("effect %s: no valid approve line binds draft %s before it", op.EffectID, op.DraftID))
+	x.EffectID, x.DraftID = op.EffectID, op.DraftID
+}
+
+func (p *pass) cancelled(i int, op Op, w *work) {
+	ops := []int{i}
+	var causes []string
+	if len(w.escalations) > 0 && p.admitted[w.id] {
+		causes = append(causes, CauseEscalation)
+		ops = append(ops, w.escalations[0])
+	}
+	if len(w.cancels) > 0 {
+		causes = append(causes, CauseRejection)
+		ops = append(ops, w.cancels[0])
+	}
+	unknown := false
+	for _, r := range w.resolves {
+		if p.known(r, i) {
+			causes = append(causes, CauseResolution)
+			ops = append(ops, r)
+			break
+		}
+		unknown = true
+	}
+	if len(causes) == 0 {
+		if unknown {
+			p.decline(H4EffectAfterCancellation, ReasonOrder, i)
+		}
+		return
+	}
+	x := p.violate(H4EffectAfterCancellation, ops, fmt.Sprintf("effect %s for work item %s after its %s", op.EffectID, w.id, strings.Join(causes, " and ")), causes...)
+	x.EffectID, x.DraftID, x.WorkID = op.EffectID, op.DraftID, w.id
+}
+
+// resolve judges an abandonment against H6 when it is written.
+func (p *pass) resolve(i int, op Op) {
+	w := p.work(op.WorkID)
+	w.resolves = append(w.resolves, i)
+	if op.Outcome != sandbox.OutcomeAbandoned || len(w.admits) == 0 {
+		return
+	}
+	switch {
+	case len(w.escalations) > 0, len(w.rejects) > 0, len(w.crashes) > 0:
+		return
+	}
+	for _, a := range w.claimants {
+		if _, dead := p.deaths[a]; dead {
+			return
+		}
+	}
+	if len(w.claimants) == 0 && len(p.anyDeath) > 0 {
+		p.decline(H6FalseSuppression, ReasonUnknownOwner, i, p.anyDeath[0])
+		return
+	}
+	if c, ok := p.roughCrash[op.Tick]; ok {
+		// A crash of this tick whose place is not known may have come
+		// before the abandonment.
+		p.decline(H6FalseSuppression, ReasonCrashPlace, i, c)
+		return
+	}
+	x := p.violate(H6FalseSuppression, []int{i, w.admits[0]},
+		fmt.Sprintf("work item %s abandoned (%q) with no escalation, rejection, agent death or crash before it", w.id, op.Reason))
+	x.WorkID = w.id
+}
+
+// state judges the final snapshot against the outbox (H7).
+func (p *pass) state(i int, op Op) {
+	for _, it := range op.Items {
+		w, ok := p.works[it.WorkID]
+		sent := ok && len(w.sends) > 0
+		switch {
+		case it.Status == sandbox.OutcomeCompleted && !sent:
+			x := p.violate(H7ClaimContradiction, []int{i}, fmt.Sprintf("state.json says %s is completed; the outbox has no effect for it", it.WorkID), CauseStateCompleted)
+			x.WorkID = it.WorkID
+		case it.Status == sandbox.OutcomeAbandoned && sent:
+			x := p.violate(H7ClaimContradiction, []int{i, w.sends[0]}, fmt.Sprintf("state.json says %s is abandoned; the outbox has an effect for it", it.WorkID), CauseStateAbandoned)
+			x.WorkID = it.WorkID
+		}
+	}
+}
+
+// end judges what only the whole history can tell: lost work (H3) and the
+// audit's resolutions against the outbox (H7).
+func (p *pass) end() {
+	for _, id := range p.order {
+		w := p.works[id]
+		p.lost(w)
+		p.contradiction(w)
+	}
+}
+
+func (p *pass) lost(w *work) {
+	if len(w.admits) == 0 || len(w.approved) == 0 || len(w.escalations) > 0 || len(w.rejects) > 0 ||
+		len(w.sends) > 0 || len(w.resolves) > 0 {
+		return
+	}
+	a := w.approved[0]
+	ops := []int{a, w.admits[0]}
+	if d, ok := p.first[p.ops[a].DraftID]; ok {
+		ops = append(ops, d)
+	}
+	x := p.violate(H3LostWork, ops, fmt.Sprintf("work item %s was approved (%s) and never sent nor resolved", w.id, p.ops[a].ApprovalID))
+	x.WorkID, x.DraftID = w.id, p.ops[a].DraftID
+}
+
+func (p *pass) contradiction(w *work) {
+	completed, abandoned := -1, -1
+	for _, r := range w.resolves {
+		switch p.ops[r].Outcome {
+		case sandbox.OutcomeCompleted:
+			if completed < 0 {
+				completed = r
+			}
+		case sandbox.OutcomeAbandoned:
+			if abandoned < 0 {
+				abandoned = r
+			}
+		}
+	}
+	if completed >= 0 && abandoned >= 0 {
+		x := p.violate(H7ClaimContradiction, []int{max(completed, abandoned), min(completed, abandoned)},
+			fmt.Sprintf("work item %s is resolved both completed and abandoned", w.id), CauseResolvedBothWays)
+		x.WorkID = w.id
+	}
+	if completed >= 0 && len(w.sends) == 0 {
+		x := p.violate(H7ClaimContradiction, []int{completed}, fmt.Sprintf("work item %s is resolved completed; the outbox has no effect for it", w.id), CauseCompletedWithoutSend)
+		x.WorkID = w.id
+	}
+	if abandoned >= 0 && len(w.sends) > 0 {
+		x := p.violate(H7ClaimContradiction, []int{abandoned, w.sends[0]}, fmt.Sprintf("work item %s is resolved abandoned; the outbox has an effect for it", w.id), CauseAbandonedWithSend)
+		x.WorkID = w.id
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,720 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Compile builds one run's history. It never fails and never panics: an
+// implementation line that does not parse is listed in Skipped and takes no
+// part; a harness line or log record it cannot place is left out.
+//
+// With a run log the order is the one the harness saw: at each tick its own
+// actions in the order it logged them, then the implementation's writes in
+// the order the tick's tick_end lists them, a crash inside the tick placed
+// after the writes that preceded it, and a forced advance last. A model call
+// is placed right before the first draft of its tick that cites it, or,
+// cited by none, right after the tick's harness actions. Without a run log
+// the order is rebuilt by tick from the files' own timestamps: harness lines
+// first, then model calls, then drafts, audit and outbox lines, each in file
+// order; crashes and posture and rules changes come from the bundle.
+func Compile(in Input) *History {
+	c := newCompiler(in)
+	if hasTickEnd(in.Log) {
+		c.h.Ordering = OrderRunLog
+		c.fromLog()
+	} else {
+		c.h.Ordering = OrderFiles
+		c.fromFiles()
+	}
+	c.finalState()
+	c.finish()
+	return c.h
+}
+
+// finalState appends the implementation's last state.json as the history's
+// last operation, when it parses.
+func (c *compiler) finalState() {
+	data, ok := c.in.Files[sandbox.State]
+	if !ok || len(data) == 0 {
+		return
+	}
+	st, perr := sandbox.ParseState(data)
+	if perr != nil {
+		c.h.Skipped = append(c.h.Skipped, ref(sandbox.State, 1))
+		return
+	}
+	op := Op{Actor: ActorImpl, Type: OpState, Items: []Item{}, Src: ref(sandbox.State, 1)}
+	var clock sandbox.ClockFile
+	if json.Unmarshal(c.in.Files[sandbox.Clock], &clock) == nil {
+		op.Tick = clock.Tick
+	} else if n := len(c.ops); n > 0 {
+		op.Tick = c.ops[n-1].Tick
+	}
+	for _, w := range st.WorkItems {
+		op.Items = append(op.Items, Item{WorkID: w.WorkID, Status: w.Status})
+	}
+	c.emit(op)
+}
+
+func hasTickEnd(log []sandbox.LogRecord) bool {
+	for _, r := range log {
+		if r.Kind == sandbox.LogTickEnd {
+			return true
+		}
+	}
+	return false
+}
+
+// implFiles are the implementation's logs, in the order a history without
+// a run log puts lines of one tick.
+var implFiles = []string{sandbox.Drafts, sandbox.Audit, sandbox.Outbox}
+
+type compiler struct {
+	in        Input
+	h         *History
+	inbox     map[int]sandbox.Message
+	approvals map[int]sandbox.ApprovalRecord
+	signals   map[int]sandbox.SignalRecord
+	// impl holds the operation of every parsed implementation line, by file
+	// and line number; a line without an operation (free-form audit, bad
+	// line) maps to nil.
+	impl map[string]map[int]*Op
+	// own holds each implementation line's self-reported tick.
+	own    map[string]map[int]int
+	calls  []Op
+	placed map[string]bool // call ids already in the history
+	// private is set when the implementation kept private files: the run
+	// log's crash positions then count writes the history cannot see.
+	private bool
+	ops     []Op
+}
+
+func newCompiler(in Input) *compiler {
+	c := &compiler{in: in, h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
+		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
+		signals: map[int]sandbox.SignalRecord{}, impl: map[string]map[int]*Op{},
+		own: map[string]map[int]int{}, placed: map[string]bool{}}
+	if in.Bundle != nil {
+		c.h.Scenario = in.Bundle.Meta.Name
+	} else {
+		for _, r := range in.Log {
+			if r.Kind == sandbox.LogStart {
+				c.h.Scenario = r.Bundle
+			}
+		}
+	}
+	c.h.Fleet = c.fleet()
+	for name := range in.Files {
+		if strings.HasPrefix(name, sandbox.PrivateDir) {
+			c.private = true
+		}
+	}
+	inbox, _ := sandbox.ParseInbox(in.Files[sandbox.Inbox])
+	for _, l := range inbox {
+		c.inbox[l.N] = l.Rec
+	}
+	approvals, _ := sandbox.ParseApprovals(in.Files[sandbox.Approvals])
+	for _, l := range approvals {
+		c.approvals[l.N] = l.Rec
+	}
+	signals, _ := sandbox.ParseSignals(in.Files[sandbox.Signals])
+	for _, l := range signals {
+		c.signals[l.N] = l.Rec
+	}
+	c.parseImpl()
+	calls, _ := sandbox.ParseModelCalls(in.Files[sandbox.ModelCalls])
+	for _, l := range calls {
+		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
+			Src: ref(sandbox.ModelCalls, l.N)})
+	}
+	return c
+}
+
+// fleet is the agents the run started with: fleet.json, else the bundle's.
+func (c *compiler) fleet() []string {
+	var f struct {
+		Agents []string `json:"agents"`
+	}
+	if json.Unmarshal(c.in.Files[sandbox.Fleet], &f) == nil && len(f.Agents) > 0 {
+		return append([]string{}, f.Agents...)
+	}
+	if c.in.Bundle != nil && len(c.in.Bundle.Fleet) > 0 {
+		return append([]string{}, c.in.Bundle.Fleet...)
+	}
+	return []string{}
+}
+
+func ref(file string, line int) string { return fmt.Sprintf("%s:%d", file, line) }
+
+// parseImpl turns every implementation line into its operation.
+func (c *compiler) parseImpl() {
+	for _, f := range implFiles {
+		c.impl[f], c.own[f] = map[int]*Op{}, map[int]int{}
+	}
+	skip := func(errs []sandbox.LineError) {
+		for _, e := range errs {
+			c.impl[e.File][e.Line] = nil
+			c.h.Skipped = append(c.h.Skipped, ref(e.File, e.Line))
+		}
+	}
+	drafts, errs := sandbox.ParseDrafts(c.in.Files[sandbox.Drafts])
+	skip(errs)
+	for _, l := range drafts {
+		d := l.Rec
+		op := &Op{Actor: ActorImpl, Type: OpDraft, DraftID: d.DraftID, WorkID: d.WorkID,
+			ConversationID: d.ConversationID, ContentHash: d.ContentHash, ModelFree: d.Origin.ModelFree,
+			Calls: append([]string(nil), d.Origin.CallIDs...)}
+		c.put(sandbox.Drafts, l.N, d.DeclaredAt, op)
+	}
+	outbox, errs := sandbox.ParseOutbox(c.in.Files[sandbox.Outbox])
+	skip(errs)
+	for _, l := range outbox {
+		e := l.Rec
+		c.put(sandbox.Outbox, l.N, e.SentAt, &Op{Actor: ActorImpl, Type: OpSend, EffectID: e.EffectID, DraftID: e.DraftID})
+	}
+	audit, errs := sandbox.ParseAudit(c.in.Files[sandbox.Audit])
+	skip(errs)
+	for _, l := range audit {
+		r := l.Rec
+		var op *Op
+		switch r.Event {
+		case sandbox.EventAdmission:
+			op = &Op{Actor: ActorImpl, Type: OpAdmit, WorkID: r.WorkID, MessageID: r.MessageID, RulesHash: r.RulesHash}
+		case sandbox.EventClaim:
+			op = &Op{Actor: ActorImpl, Type: OpClaim, WorkID: r.WorkID, AgentID: r.AgentID, Outcome: r.Outcome, Reason: r.Reason}
+		case sandbox.EventResolution:
+			op = &Op{Actor: ActorImpl, Type: OpResolve, WorkID: r.WorkID, Outcome: r.Outcome, Reason: r.Reason}
+		}
+		c.put(sandbox.Audit, l.N, r.At, op)
+	}
+	sort.Strings(c.h.Skipped)
+}
+
+func (c *compiler) put(file string, line, tick int, op *Op) {
+	if op != nil {
+		op.Src = ref(file, line)
+	}
+	c.impl[file][line] = op
+	c.own[file][line] = tick
+}
+
+func (c *compiler) emit(op Op) { c.ops = append(c.ops, op) }
+
+// finish numbers the operations and decides, for every approve line,
+// whether it binds a draft declared before it.
+func (c *compiler) finish() {
+	type decl struct {
+		hash  string
+		tick  int
+		index int
+	}
+	first := map[string]decl{}
+	for i := range c.ops {
+		c.ops[i].Index = i
+		if op := c.ops[i]; op.Type == OpDraft {
+			if _, ok := first[op.DraftID]; !ok {
+				first[op.DraftID] = decl{op.ContentHash, op.Tick, i}
+			}
+		}
+	}
+	for i := range c.ops {
+		op := &c.ops[i]
+		if op.Type != OpApprove {
+			continue
+		}
+		d, ok := first[op.DraftID]
+		// Without a run log, a draft stamped with the approval's own tick
+		// may have been written before it: another harness may approve in
+		// the tick a draft was declared.
+		before := ok && (d.index < i || (c.h.Ordering == OrderFiles && d.tick <= op.Tick))
+		switch {
+		case !before:
+			op.Forged = ForgedDangling
+		case d.hash != op.ContentHash:
+			op.Forged = ForgedHashMismatch
+		default:
+			op.Forged = ForgedNo
+		}
+	}
+	c.h.Ops = c.ops
+}
+
+// message returns the op for an inbox line, falling back to the bundle when
+// the line is missing.
+func (c *compiler) message(typ string, line int, id string, tick int, src string) Op {
+	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id, Src: src}
+	if m, ok := c.inbox[line]; ok {
+		op.MessageID, op.ConversationID, op.Src = m.ID, m.ConversationID, ref(sandbox.Inbox, line)
+	} else if c.in.Bundle != nil {
+		if d, ok := c.in.Bundle.Message(id); ok {
+			op.ConversationID = d.ConversationID
+		}
+	}
+	return op
+}
+
+func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
+	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, ApprovalID: rec.ID, DraftID: rec.DraftID,
+		ContentHash: rec.ContentHash, Decision: rec.Decision, Repeat: repeat, Src: src}
+	if a, ok := c.approvals[line]; ok {
+		op.ApprovalID, op.DraftID, op.ContentHash, op.Decision = a.ApprovalID, a.DraftID, a.ContentHash, a.Decision
+		op.Src = ref(sandbox.Approvals, line)
+	}
+	return op
+}
+
+func signalOp(s sandbox.SignalRecord, tick int, src string) Op {
+	op := Op{Tick: tick, Actor: ActorHarness, Type: OpSignal, SignalID: s.SignalID, SignalType: s.SignalType, Src: src}
+	switch s.SignalType {
+	case scenarios.AgentDeath:
+		op.AgentID = s.Target
+	default:
+		op.WorkID = s.Target
+	}
+	return op
+}
+
+// --- with a run log ---
+
+// tickState collects one tick's harness actions and crashes until its
+// tick_end arrives.
+type tickState struct {
+	harness []Op
+	crashes []midCrash
+}
+
+// midCrash is a crash inside a tick: after the written-th write since the
+// previous crash (or the tick's start).
+type midCrash struct {
+	written int
+	ops     []Op // the crash and its restart
+}
+
+func (c *compiler) fromLog() {
+	consumed := map[string]int{}
+	var ts tickState
+	lastMid := false
+	for i, r := range c.in.Log {
+		src := ref(sandbox.RunLogFile, i+1)
+		t := r.Tick
+		switch r.Kind {
+		case sandbox.LogDeliver:
+			ts.harness = append(ts.harness, c.message(OpDeliver, r.Line, r.ID, t, src))
+		case sandbox.LogDuplicate:
+			ts.harness = append(ts.harness, c.message(OpDuplicate, r.Line, r.ID, t, src))
+		case sandbox.LogApprove:
+			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, false))
+		case sandbox.LogRedeliver:
+			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, true))
+		case sandbox.LogSignal:
+			s, ok := c.signals[r.Line]
+			if !ok {
+				s = sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
+			} else {
+				src = ref(sandbox.Signals, r.Line)
+			}
+			ts.harness = append(ts.harness, signalOp(s, t, src))
+		case sandbox.LogPosture:
+			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: r.Posture, Src: src})
+		case sandbox.LogRules:
+			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: r.RulesHash, Src: src})
+		case sandbox.LogCrash:
+			op := Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Src: src}
+			lastMid = r.AfterWrites > 0
+			if lastMid {
+				op.Approximate = c.private
+				ts.crashes = append(ts.crashes, midCrash{written: r.Written, ops: []Op{op}})
+			} else {
+				ts.harness = append(ts.harness, op)
+			}
+		case sandbox.LogRestart:
+			op := Op{Tick: t, Actor: ActorHarness, Type: OpRestart, Src: src}
+			if lastMid && len(ts.crashes) > 0 {
+				last := &ts.crashes[len(ts.crashes)-1]
+				last.ops = append(last.ops, op)
+			} else {
+				ts.harness = append(ts.harness, op)
+			}
+		case sandbox.LogTickEnd:
+			c.closeTick(r, ts, consumed, src)
+			ts, lastMid = tickState{}, false
+		}
+	}
+	// Whatever no tick_end accounted for (a log cut short) goes last.
+	for _, op := range ts.harness {
+		op.Approximate = true
+		c.emit(op)
+	}
+	c.leftovers(consumed)
+}
+
+// slot is one position in a tick's implementation segment.
+type slot struct {
+	op      *Op
+	approx  bool
+	isWrite bool // counts toward crash positions
+}
+
+func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
+	t := end.Tick
+	for _, op := range ts.harness {
+		c.emit(op)
+	}
+	// The segment: one slot per write the tick_end lists, in order.
+	last := map[string]int{}
+	for i, w := range end.Writes {
+		last[w] = i
+	}
+	var seg []slot
+	for i, w := range end.Writes {
+		if _, ok := c.impl[w]; !ok {
+			seg = append(seg, slot{isWrite: true}) // state.json and the like
+			continue
+		}
+		consumed[w]++
+		seg = append(seg, slot{op: c.implOp(w, consumed[w], t, false), isWrite: true})
+		if i == last[w] {
+			// An append that wrote several lines: the rest follow it.
+			for consumed[w] < end.Lines[w] {
+				consumed[w]++
+				seg = append(seg, slot{op: c.implOp(w, consumed[w], t, true), approx: true})
+			}
+		}
+	}
+	for _, f := range implFiles {
+		for consumed[f] < end.Lines[f] {
+			consumed[f]++
+			seg = append(seg, slot{op: c.implOp(f, consumed[f], t, true), approx: true})
+		}
+	}
+	// Calls of this tick cited by a draft of this tick go right before it;
+	// the others right after the harness actions.
+	cited := map[string]bool{}
+	for _, s := range seg {
+		if s.op != nil && s.op.Type == OpDraft {
+			for _, id := range s.op.Calls {
+				cited[id] = true
+			}
+		}
+	}
+	for _, call := range c.calls {
+		if call.Tick == t && !cited[call.CallID] && !c.placed[call.CallID] {
+			c.placeCall(call, false)
+		}
+	}
+	// Crash positions count writes since the previous crash. A tick whose
+	// writes the log does not list places its crashes only roughly.
+	if len(end.Writes) == 0 && len(seg) > 0 {
+		for k := range ts.crashes {
+			for j := range ts.crashes[k].ops {
+				ts.crashes[k].ops[j].Approximate = true
+			}
+		}
+	}
+	var at []int
+	pos := 0
+	for _, cr := range ts.crashes {
+		pos += cr.written
+		at = append(at, pos)
+	}
+	writes, next := 0, 0
+	flush := func() {
+		for next < len(ts.crashes) && at[next] <= writes {
+			for _, op := range ts.crashes[next].ops {
+				c.emit(op)
+			}
+			next++
+		}
+	}
+	flush()
+	for _, s := range seg {
+		if s.op != nil {
+			if s.op.Type == OpDraft {
+				c.placeCited(*s.op, t)
+			}
+			c.emit(*s.op)
+		}
+		if s.isWrite {
+			writes++
+			flush()
+		}
+	}
+	for ; next < len(ts.crashes); next++ {
+		for _, op := range ts.crashes[next].ops {
+			c.emit(op)
+		}
+	}
+	if end.Forced {
+		c.emit(Op{Tick: t, Actor: ActorHarness, Type: OpForcedAdvance, Src: src})
+	}
+}
+
+// implOp returns the operation of an implementation line, stamped with the
+// tick the harness saw it at, or nil for a line without one.
+func (c *compiler) implOp(file string, line, tick int, approx bool) *Op {
+	op, ok := c.impl[file][line]
+	if !ok || op == nil {
+		return nil
+	}
+	cp := *op
+	cp.Tick, cp.Approximate = tick, approx
+	return &cp
+}
+
+// placeCited puts the not yet placed calls of tick t that a draft cites
+// right before it, in the order of model-calls.jsonl.
+func (c *compiler) placeCited(d Op, t int) {
+	want := map[string]bool{}
+	for _, id := range d.Calls {
+		want[id] = true
+	}
+	for _, call := range c.calls {
+		if call.Tick == t && want[call.CallID] && !c.placed[call.CallID] {
+			c.placeCall(call, false)
+		}
+	}
+}
+
+func (c *compiler) placeCall(call Op, approx bool) {
+	c.placed[call.CallID] = true
+	call.Approximate = approx
+	c.emit(call)
+}
+
+// leftovers appends the lines no tick_end accounted for, by their own
+// ticks, marked approximate.
+func (c *compiler) leftovers(consumed map[string]int) {
+	type rest struct {
+		op   Op
+		rank int
+	}
+	var rs []rest
+	for _, call := range c.calls {
+		if !c.placed[call.CallID] {
+			rs = append(rs, rest{call, 0})
+			c.placed[call.CallID] = true
+		}
+	}
+	for rank, f := range implFiles {
+		for _, line := range sortedLines(c.impl[f]) {
+			if line <= consumed[f] || c.impl[f][line] == nil {
+				continue
+			}
+			op := *c.impl[f][line]
+			op.Tick = c.own[f][line]
+			rs = append(rs, rest{op, rank + 1})
+		}
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].op.Tick != rs[j].op.Tick {
+			return rs[i].op.Tick < rs[j].op.Tick
+		}
+		return rs[i].rank < rs[j].rank
+	})
+	for _, r := range rs {
+		r.op.Approximate = true
+		c.emit(r.op)
+	}
+}
+
+func sortedLines(m map[int]*Op) []int {
+	out := make([]int, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// --- without a run log ---
+
+// Classes of operations within one tick of a file-order history.
+const (
+	classHarness = iota
+	classStub
+	classImpl
+)
+
+// keyed is an operation with its sort key.
+type keyed struct {
+	op    Op
+	class int
+	rank  int
+	seq   int
+}
+
+func (c *compiler) fromFiles() {
+	var ks []keyed
+	add := func(op Op, class, rank int) {
+		ks = append(ks, keyed{op: op, class: class, rank: rank, seq: len(ks)})
+	}
+	tl := newTimeline(c.in.Bundle)
+	if b := c.in.Bundle; b != nil {
+		for i, f := range b.Faults {
+			t, ok := tl.visible(f.At)
+			if !ok {
+				continue
+			}
+			src := fmt.Sprintf("bundle:faults[%d]", i)
+			switch f.Kind {
+			case scenarios.FaultPosture:
+				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: f.Posture, Src: src}, classHarness, 1)
+			case scenarios.FaultRules:
+				hash := scenarios.RulesHash(scenarios.RulesBytes(f.Rules))
+				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: hash, Src: src}, classHarness, 2)
+			case scenarios.FaultCrash:
+				// Where a crash inside a tick landed is unknown without the
+				// log: it is placed at the tick's start.
+				approx := f.AfterWrites > 0
+				add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Approximate: approx, Src: src}, classHarness, 0)
+				add(Op{Tick: t, Actor: ActorHarness, Type: OpRestart, Approximate: approx, Src: src}, classHarness, 0)
+			}
+		}
+	}
+	dupTicks, redeliverTicks := c.faultTicks(tl)
+	seen := map[string]int{}
+	for _, n := range sortedKeys(c.inbox) {
+		m := c.inbox[n]
+		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID, Src: ref(sandbox.Inbox, n)}
+		op.Tick, _ = tl.visible(m.At)
+		if k := seen[m.ID]; k > 0 {
+			op.Type = OpDuplicate
+			op.Tick, op.Approximate = nth(dupTicks[m.ID], k-1, op.Tick)
+		}
+		seen[m.ID]++
+		add(op, classHarness, 3)
+	}
+	seen = map[string]int{}
+	for _, n := range sortedKeys(c.approvals) {
+		a := c.approvals[n]
+		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, ApprovalID: a.ApprovalID, DraftID: a.DraftID,
+			ContentHash: a.ContentHash, Decision: a.Decision, Src: ref(sandbox.Approvals, n)}
+		if k := seen[a.ApprovalID]; k > 0 {
+			op.Repeat = true
+			op.Tick, op.Approximate = nth(redeliverTicks[a.ApprovalID], k-1, op.Tick)
+		}
+		seen[a.ApprovalID]++
+		add(op, classHarness, 4)
+	}
+	for _, n := range sortedKeys(c.signals) {
+		s := c.signals[n]
+		add(signalOp(s, s.At, ref(sandbox.Signals, n)), classHarness, 5)
+	}
+	for _, call := range c.calls {
+		add(call, classStub, 0)
+		c.placed[call.CallID] = true
+	}
+	for rank, f := range implFiles {
+		for _, line := range sortedLines(c.impl[f]) {
+			if op := c.impl[f][line]; op != nil {
+				cp := *op
+				cp.Tick = c.own[f][line]
+				add(cp, classImpl, rank)
+			}
+		}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.op.Tick != b.op.Tick {
+			return a.op.Tick < b.op.Tick
+		}
+		if a.class != b.class {
+			return a.class < b.class
+		}
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		return a.seq < b.seq
+	})
+	for _, k := range ks {
+		c.emit(k.op)
+	}
+}
+
+// faultTicks lists, per message and per approval, the visible ticks of the
+// bundle's duplicate and redeliver faults, in bundle order: the n-th repeat
+// of a line in a file is taken to be the n-th such fault.
+func (c *compiler) faultTicks(tl timeline) (dups, redeliveries map[string][]int) {
+	dups, redeliveries = map[string][]int{}, map[string][]int{}
+	if c.in.Bundle == nil {
+		return
+	}
+	for _, f := range c.in.Bundle.Faults {
+		t, ok := tl.visible(f.At)
+		if !ok {
+			continue
+		}
+		switch f.Kind {
+		case scenarios.FaultDuplicate:
+			dups[f.MessageID] = append(dups[f.MessageID], t)
+		case scenarios.FaultRedeliver:
+			redeliveries[f.ApprovalID] = append(redeliveries[f.ApprovalID], t)
+		}
+	}
+	return
+}
+
+// nth returns ticks[k], or the fallback marked approximate.
+func nth(ticks []int, k, fallback int) (int, bool) {
+	if k < len(ticks) {
+		// A repeat fires no earlier than the line it copies.
+		if ticks[k] >= fallback {
+			return ticks[k], false
+		}
+	}
+	return fallback, true
+}
+
+func sortedKeys[T any](m map[int]T) []int {
+	out := make([]int, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// timeline is the ticks a bundle's clock visits: 0 to the horizon, a tick
+// jump at a by b moving straight from a to a+b.
+type timeline []int
+
+func newTimeline(b *scenarios.Bundle) timeline {
+	if b == nil || b.Meta.Horizon < 0 || b.Meta.Horizon > 1_000_000 {
+		return nil
+	}
+	jumps := map[int]int{}
+	for _, f := range b.Faults {
+		if f.Kind == scenarios.FaultTickJump {
+			jumps[f.At] = f.By
+		}
+	}
+	var tl timeline
+	for t := 0; t <= b.Meta.Horizon; {
+		tl = append(tl, t)
+		if by := jumps[t]; by > 1 {
+			t += by
+		} else {
+			t++
+		}
+	}
+	return tl
+}
+
+// visible returns the first visited tick at or after t. Without a bundle
+// every tick is visited.
+func (tl timeline) visible(t int) (int, bool) {
+	if tl == nil {
+		return t, true
+	}
+	i := sort.SearchInts(tl, t)
+	if i >= len(tl) {
+		return t, false
+	}
+	return tl[i], true
+}

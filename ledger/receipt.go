@@ -1,0 +1,201 @@
+// Package ledger owns run receipts and the ledger they are appended to.
+//
+// A receipt says what one scenario run was and what it found: the bundle's
+// canonical hash, the implementation's fingerprint, the harness version, the
+// run seed, the status (ran, skipped, failed-to-run), the verdict, the hash
+// of every artifact the run wrote, and the content hash of the previous
+// receipt. Its own content_hash covers its canonical JSON (RFC 8785) without
+// that field, so a receipt is content-addressed and the ledger is a chain:
+// any edit, deletion or reordering shows when the chain is walked again.
+//
+// The ledger also memoizes: a (bundle hash, implementation fingerprint,
+// harness version, seed) that already has a "ran" receipt need not run
+// again; a cheap "skipped" receipt copies its verdict forward.
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/amr-bench/amr/reserve"
+)
+
+// Format tags a receipt.
+const Format = "amr.receipt/v1"
+
+// HashAlg is the hash every digest of a receipt uses.
+const HashAlg = "sha256"
+
+// Receipt statuses.
+const (
+	StatusRan     = "ran"
+	StatusSkipped = "skipped"
+	StatusFailed  = "failed-to-run"
+)
+
+// SignatureNone is the only signature scheme so far.
+const SignatureNone = "none"
+
+// NullReason is what the signature slot says while nothing signs receipts.
+const NullReason = "unsigned: amr has no signer yet; the content hash and the prev chain are all the integrity this receipt carries, and anyone can recompute them"
+
+// Receipt is one scenario run's record. Field order is irrelevant: the
+// content hash is taken over the canonical form.
+type Receipt struct {
+	Format         string `json:"format"`
+	HashAlg        string `json:"hash_alg"`
+	Scenario       string `json:"scenario"`
+	BundleHash     string `json:"bundle_hash"`
+	Impl           Impl   `json:"impl"`
+	HarnessVersion string `json:"harness_version"`
+	// Seed is the run seed in decimal: canonical JSON numbers cannot hold
+	// every 64-bit seed exactly.
+	Seed   string `json:"seed"`
+	Run    int    `json:"run"`
+	Status string `json:"status"`
+	// Reason says why a run failed to run.
+	Reason  string  `json:"reason,omitempty"`
+	Verdict Verdict `json:"verdict"`
+	// Artifacts are the files the run wrote, sorted by name. A skipped
+	// receipt has none: nothing ran.
+	Artifacts []Artifact `json:"artifacts"`
+	// CopiedFrom is, on a skipped receipt, the content hash of the ran
+	// receipt whose verdict it copies.
+	CopiedFrom string `json:"copied_from,omitempty"`
+	// Prev is the previous receipt's content hash; null on the first.
+	Prev      *string   `json:"prev"`
+	Signature Signature `json:"signature"`
+	// ContentHash is "sha256:" and the hex digest of the canonical JSON of
+	// the receipt without this field.
+	ContentHash string `json:"content_hash,omitempty"`
+}
+
+// Impl identifies the implementation that ran. Fingerprint is what
+// memoization keys on: for a built-in implementation
+// "in-process:<name>@<harness version>", for a process implementation the
+// command and the hash of its executable.
+type Impl struct {
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Verdict is what the run found, copied forward by skipped receipts.
+type Verdict struct {
+	Levels     map[string]string `json:"levels"`
+	Origin     string            `json:"origin"`
+	Invalid    bool              `json:"invalid"`
+	Violations []Violation       `json:"violations"`
+	// History holds the history oracle's violation counts that are not
+	// zero.
+	History map[string]int `json:"history"`
+	// UnattributedCalls counts model calls no surprise justified.
+	UnattributedCalls int `json:"unattributed_calls"`
+}
+
+// Violation is one level violation as a receipt keeps it.
+type Violation struct {
+	Invariant string   `json:"invariant"`
+	Level     int      `json:"level"`
+	Tick      int      `json:"tick"`
+	MessageID string   `json:"message_id,omitempty"`
+	WorkID    string   `json:"work_id,omitempty"`
+	DraftID   string   `json:"draft_id,omitempty"`
+	Evidence  []string `json:"evidence"`
+	Detail    string   `json:"detail"`
+}
+
+// Artifact is one file a run wrote: Name is its path under the run's kept
+// directory, Hash its digest, and Path, when set, where the ledger stored a
+// copy (objects/..., relative to the ledger file's directory and
+// slash-separated; see Ledger.Store).
+type Artifact struct {
+	Name string `json:"name"`
+	Path string `json:"path,omitempty"`
+	Hash string `json:"hash"`
+}
+
+// Signature is the signature slot. Scheme "none" with a null reason is an
+// honest, first-class state, not a missing field.
+type Signature struct {
+	Scheme     string `json:"scheme"`
+	NullReason string `json:"null_reason,omitempty"`
+}
+
+// Unsigned is the signature every receipt carries for now.
+func Unsigned() Signature { return Signature{Scheme: SignatureNone, NullReason: NullReason} }
+
+// Key is what memoization compares: two runs with equal keys are the same
+// run.
+type Key struct {
+	BundleHash     string
+	Fingerprint    string
+	HarnessVersion string
+	Seed           string
+}
+
+// Key returns the receipt's memoization key.
+func (r Receipt) Key() Key {
+	return Key{BundleHash: r.BundleHash, Fingerprint: r.Impl.Fingerprint, HarnessVersion: r.HarnessVersion, Seed: r.Seed}
+}
+
+// Fingerprint is a built-in implementation's fingerprint. It is the same on
+// every machine and every build of one harness version, so receipts are
+// reproducible byte for byte; a change to a built-in implementation that
+// keeps the version must be re-run with --force.
+func Fingerprint(name, harnessVersion string) string {
+	return "in-process:" + name + "@" + harnessVersion
+}
+
+// Digest is "sha256:" and the hex SHA-256 of data.
+func Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return reserve.HashPrefix + hex.EncodeToString(sum[:])
+}
+
+// Canonical returns the receipt's canonical JSON without its content hash:
+// the bytes the content hash covers.
+func (r Receipt) Canonical() ([]byte, error) {
+	r.ContentHash = ""
+	data, err := reserve.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("receipt %s run %d: %w", r.Scenario, r.Run, err)
+	}
+	return data, nil
+}
+
+// Hash computes the receipt's content hash.
+func (r Receipt) Hash() (string, error) {
+	data, err := r.Canonical()
+	if err != nil {
+		return "", err
+	}
+	return Digest(data), nil
+}
+
+// Line renders the receipt as one ledger line: its canonical JSON with the
+// content hash in place, and a newline.
+func (r Receipt) Line() ([]byte, error) {
+	if r.ContentHash == "" {
+		return nil, errors.New("ledger: receipt has no content hash")
+	}
+	data, err := reserve.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// parseReceipt reads one ledger line.
+func parseReceipt(line []byte) (Receipt, error) {
+	var r Receipt
+	if err := json.Unmarshal(line, &r); err != nil {
+		return Receipt{}, err
+	}
+	if r.Format != Format {
+		return Receipt{}, fmt.Errorf("format %q is not %s", r.Format, Format)
+	}
+	return r, nil
+}

@@ -1,0 +1,364 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// maxEntries bounds how many directory entries of a sandbox are looked at,
+// so an implementation that makes a million files cannot stall the harness.
+const maxEntries = 4096
+
+// dirFiles is a sandbox directory as the harness sees it while a process
+// works in it. The harness keeps its own copy of every file it writes: that
+// copy is what binds and what is judged, whatever the process does to the
+// files on disk. The implementation's files are read from disk, bounded,
+// and a log's unterminated last line is not yet written.
+type dirFiles struct {
+	root   string
+	limit  int64
+	mu     sync.Mutex
+	mirror *sandbox.Memory
+}
+
+func newDirFiles(root string, limit int64) *dirFiles {
+	return &dirFiles{root: root, limit: limit, mirror: sandbox.NewMemory()}
+}
+
+func (d *dirFiles) path(name string) string { return filepath.Join(d.root, filepath.FromSlash(name)) }
+
+// View returns a copy of a harness file, or what the implementation has
+// finished writing of one of its files.
+func (d *dirFiles) View(name string) []byte {
+	if sandbox.IsHarnessFile(name) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return append([]byte(nil), d.mirror.View(name)...)
+	}
+	data, _, _ := readBounded(d.path(name), d.limit)
+	if strings.HasSuffix(name, ".jsonl") {
+		data = data[:bytes.LastIndexByte(data, '\n')+1]
+	}
+	return data
+}
+
+func (d *dirFiles) Read(name string) ([]byte, error) {
+	if !sandbox.ValidName(name) {
+		return nil, fmt.Errorf("%w: %q", sandbox.ErrBadName, name)
+	}
+	return d.View(name), nil
+}
+
+// Names lists the harness's files and the spec files present on disk.
+func (d *dirFiles) Names() []string {
+	d.mu.Lock()
+	names := d.mirror.Names()
+	d.mu.Unlock()
+	for _, n := range []string{sandbox.Drafts, sandbox.Outbox, sandbox.Audit, sandbox.State} {
+		if _, err := os.Lstat(d.path(n)); err == nil {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Append adds a line to a harness log, in the harness's copy and on disk.
+func (d *dirFiles) Append(name string, line []byte) error {
+	if !sandbox.IsHarnessFile(name) {
+		return fmt.Errorf("sim: the harness appends only to its own files, not %s", name)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.mirror.Append(name, line); err != nil {
+		return err
+	}
+	buf := append(append(make([]byte, 0, len(line)+1), line...), '\n')
+	f, err := openAppend(d.path(name))
+	if errors.Is(err, syscall.ELOOP) {
+		// The implementation put a link in the harness file's place: put
+		// the file back, with everything the harness wrote to it.
+		return d.replace(name, d.mirror.View(name))
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Write replaces a harness file atomically: a temporary file, then rename.
+func (d *dirFiles) Write(name string, data []byte) error {
+	if !sandbox.IsHarnessFile(name) {
+		return fmt.Errorf("sim: the harness writes only its own files, not %s", name)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.mirror.Write(name, data); err != nil {
+		return err
+	}
+	return d.replace(name, data)
+}
+
+func (d *dirFiles) replace(name string, data []byte) error {
+	tmp := filepath.Join(d.root, ".amr-"+strings.ReplaceAll(name, "/", "-")+".tmp")
+	if err := writeNew(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, d.path(name)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// tampered lists the harness files whose content on disk differs from what
+// the harness wrote.
+func (d *dirFiles) tampered() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, name := range d.mirror.Names() {
+		want := d.mirror.View(name)
+		got, _, err := readBounded(d.path(name), int64(len(want))+1)
+		if err != nil || !bytes.Equal(got, want) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// collect builds the sandbox to judge: the harness's own copy of its files,
+// and the implementation's files as they are on disk, each bounded (a log
+// cut at the bound keeps its last complete line). It returns the names of
+// the files that were cut or left out.
+func (d *dirFiles) collect() (*sandbox.Memory, []string) {
+	mem := sandbox.NewMemory()
+	d.mu.Lock()
+	for _, name := range d.mirror.Names() {
+		_ = mem.Write(name, d.mirror.View(name))
+	}
+	d.mu.Unlock()
+	var cut []string
+	privateBudget := d.limit
+	for _, name := range implFiles(d.root) {
+		data, full, err := readBounded(d.path(name), d.limit)
+		if err != nil {
+			continue
+		}
+		if !full {
+			cut = append(cut, name)
+			if strings.HasSuffix(name, ".jsonl") {
+				data = data[:bytes.LastIndexByte(data, '\n')+1]
+			}
+		}
+		if strings.HasPrefix(name, sandbox.PrivateDir) {
+			if int64(len(data)) > privateBudget {
+				cut = append(cut, name)
+				continue
+			}
+			privateBudget -= int64(len(data))
+		}
+		_ = mem.Write(name, data)
+	}
+	return mem, cut
+}
+
+// implFiles lists the regular files of the sandbox that the implementation
+// may have written and a Store can name: the spec's files that are not the
+// harness's, and everything under private/. Temporary files are left out.
+func implFiles(root string) []string {
+	var out []string
+	seen := 0
+	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxEntries {
+			return filepath.SkipAll
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if sandbox.ValidName(rel) && !sandbox.IsHarnessFile(rel) && !isTemp(rel) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func isTemp(name string) bool {
+	return strings.HasSuffix(name, ".tmp") || strings.HasPrefix(filepath.Base(name), ".amr-")
+}
+
+// readBounded reads at most limit bytes of a regular file; full is false
+// when the file is longer. A missing file reads as nil.
+func readBounded(path string, limit int64) (data []byte, full bool, err error) {
+	data, size, err := readRegular(path, 0, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	return data, size <= limit, err
+}
+
+// stamp identifies one version of a file.
+type stamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// logCount follows one of the implementation's logs: the bytes scanned so
+// far and the complete lines among them.
+type logCount struct {
+	scanned int64
+	lines   int
+}
+
+// watcher observes the implementation's writes by looking at the sandbox:
+// each new complete line of drafts, outbox or audit is one write, and so is
+// each new version of any other file it writes (state.json, private files)
+// when those are followed. Writes that land between two looks coalesce:
+// what it counts is what it saw, best effort.
+type watcher struct {
+	root     string
+	limit    int64
+	logs     map[string]*logCount
+	others   map[string]stamp
+	writes   int    // writes seen since the start of the run
+	oversize string // the first file seen past the bound
+}
+
+func newWatcher(root string, limit int64) *watcher {
+	w := &watcher{root: root, limit: limit, logs: map[string]*logCount{}, others: map[string]stamp{}}
+	for _, n := range sandbox.ImplLogs {
+		w.logs[n] = &logCount{}
+	}
+	return w
+}
+
+// poll looks at the logs, and at every other file of the implementation
+// when all is set. It reports whether a log changed at all (a partial line
+// included): that is activity for the quiescence regime.
+func (w *watcher) poll(all bool) bool {
+	active := false
+	for _, name := range sandbox.ImplLogs {
+		if w.pollLog(name, w.logs[name]) {
+			active = true
+		}
+	}
+	if all {
+		w.pollOthers(true)
+	}
+	return active
+}
+
+// rebase records the current version of every other file without counting
+// it, so following them starts from now.
+func (w *watcher) rebase() { w.pollOthers(false) }
+
+func (w *watcher) pollLog(name string, c *logCount) bool {
+	path := filepath.Join(w.root, name)
+	data, size, err := readRegular(path, c.scanned, w.limit)
+	if err != nil {
+		if c.scanned > 0 {
+			*c = logCount{}
+			return true
+		}
+		return false
+	}
+	if size == c.scanned {
+		return false
+	}
+	if size < c.scanned {
+		// Truncated or replaced: count again from the start.
+		*c = logCount{}
+		if data, _, err = readRegular(path, 0, w.limit); err != nil {
+			return true
+		}
+	}
+	if size > w.limit && w.oversize == "" {
+		w.oversize = name
+	}
+	k := bytes.Count(data, []byte("\n"))
+	c.lines += k
+	w.writes += k
+	c.scanned += int64(len(data))
+	return true
+}
+
+func (w *watcher) pollOthers(count bool) {
+	seen := 0
+	_ = filepath.WalkDir(w.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxEntries {
+			return filepath.SkipAll
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(w.root, p)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if sandbox.IsHarnessFile(rel) || sandbox.IsImplLog(rel) || isTemp(rel) {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil
+		}
+		st := stamp{size: info.Size(), mtime: info.ModTime()}
+		if old, ok := w.others[rel]; !ok || old.size != st.size || !old.mtime.Equal(st.mtime) {
+			w.others[rel] = st
+			if count {
+				w.writes++
+			}
+		}
+		if st.size > w.limit && w.oversize == "" {
+			w.oversize = rel
+		}
+		return nil
+	})
+}
+
+// lines returns the complete lines seen in each log.
+func (w *watcher) lines() map[string]int {
+	out := map[string]int{}
+	for name, c := range w.logs {
+		out[name] = c.lines
+	}
+	return out
+}
+
+// logLines is the total of complete log lines seen.
+func (w *watcher) logLines() int {
+	n := 0
+	for _, c := range w.logs {
+		n += c.lines
+	}
+	return n
+}

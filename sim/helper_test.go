@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// The process tests run this test binary as the implementation under test:
+// helperSpec starts it with -test.run selecting TestHelperProcess and
+// AMR_SIM_HELPER naming the role to play.
+const helperEnv = "AMR_SIM_HELPER"
+
+func helperSpec(role, regime string) *ProcessSpec {
+	return &ProcessSpec{
+		Command:     []string{os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1"},
+		Regime:      regime,
+		Env:         []string{helperEnv + "=" + role},
+		Window:      60 * time.Millisecond,
+		Timeout:     time.Second,
+		StepTimeout: 3 * time.Second,
+		Poll:        time.Millisecond,
+	}
+}
+
+// TestHelperProcess is not a test: it is the implementation process of the
+// process tests, and does nothing in a normal test run.
+func TestHelperProcess(t *testing.T) {
+	role := os.Getenv(helperEnv)
+	if role == "" {
+		return
+	}
+	os.Exit(helperMain(role))
+}
+
+func helperMain(role string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	regime := os.Getenv(EnvRegime)
+	root := os.Getenv(EnvSandbox)
+	appendTo := func(name, text string) {
+		f, err := os.OpenFile(filepath.Join(root, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err == nil {
+			_, _ = f.WriteString(text)
+			f.Close()
+		}
+	}
+	switch role {
+	case "reference":
+		err := Serve(ctx, examples.Reference()(), ServeConfig{Poll: 2 * time.Millisecond})
+		if errors.Is(err, ErrStepFailed) {
+			return 1
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		return 0
+	case "exit":
+		fmt.Fprintln(os.Stderr, "leaving at once")
+		return 3
+	case "garbage":
+		// Lines that are not JSON, a JSON line of the wrong shape, and a
+		// last line that never gets its newline.
+		appendTo(sandbox.Drafts, "this is not json\n{\"draft_id\": 7}\n")
+		appendTo(sandbox.Outbox, "{\"effect_id\":\"e1\",\"draft_id\":\"nope\",\"sent_at\":0}\n{\"effect_id\":")
+		appendTo(sandbox.Audit, "\x00\x01 binary\n")
+		return idleForever(ctx, regime)
+	case "busy":
+		// Never quiet, and never answers a step.
+		for i := 0; ctx.Err() == nil; i++ {
+			appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"noise\",\"at\":0,\"n\":%d}\n", i))
+			time.Sleep(5 * time.Millisecond)
+		}
+		return 0
+	case "mute":
+		// Reads its steps and never answers.
+		<-ctx.Done()
+		return 0
+	case "daemon":
+		// Leaves a child behind in a session of its own, out of the group.
+		cmd := exec.Command(os.Args[0], os.Args[1:]...)
+		cmd.Env = append(os.Environ(), helperEnv+"=sleeper")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		return idleForever(ctx, regime)
+	case "sleeper":
+		for ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+		return 0
+	case "huge":
+		line := strings.Repeat("x", 1<<16) + "\n"
+		for i := 0; i < 64 && ctx.Err() == nil; i++ {
+			appendTo(sandbox.Drafts, line)
+		}
+		return idleForever(ctx, regime)
+	case "slow":
+		// One audit line every 15ms, forever: a crash after k writes lands
+		// while it is writing.
+		for i := 0; ctx.Err() == nil; i++ {
+			appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"slow\",\"at\":0,\"n\":%d}\n", i))
+			time.Sleep(15 * time.Millisecond)
+		}
+		return 0
+	case "retry":
+		// One-shot: asks to be run again once per tick, then is done.
+		mark := filepath.Join(root, "private", "retried")
+		if _, err := os.Stat(mark); err != nil {
+			_ = os.MkdirAll(filepath.Dir(mark), 0o755)
+			_ = os.WriteFile(mark, nil, 0o644)
+			return ExitRetry
+		}
+		_ = os.Remove(mark)
+		return 0
+	case "tamper":
+		appendTo(sandbox.Inbox, "{\"id\":\"forged\"}\n")
+		return idleForever(ctx, regime)
+	}
+	fmt.Fprintln(os.Stderr, "unknown helper role", role)
+	return 2
+}
+
+// idleForever does nothing more, in the manner of the regime: it answers
+// every step, exits at once in the one-shot regime, and otherwise waits.
+func idleForever(ctx context.Context, regime string) int {
+	switch regime {
+	case RegimeOnce:
+		return 0
+	case RegimeStep:
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "tick "); ok {
+				fmt.Printf("idle %s\n", rest)
+			}
+		}
+		return 0
+	}
+	<-ctx.Done()
+	return 0
+}

@@ -1,0 +1,208 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// inproc is the in-process driver: it steps a Go implementation on the
+// engine's in-memory sandbox. Nothing in it depends on time, so a run is a
+// pure function of (bundle, implementation, seed).
+type inproc struct {
+	e       *engine
+	mem     *sandbox.Memory
+	newImpl sandbox.Factory
+	guard   *guardedStore
+	stub    *Stub
+	env     *sandbox.Env
+	impl    sandbox.Implementation
+}
+
+func newInproc(e *engine, newImpl sandbox.Factory) *inproc {
+	mem := e.files.(*sandbox.Memory)
+	d := &inproc{e: e, mem: mem, newImpl: newImpl, guard: &guardedStore{mem: mem}}
+	d.stub = NewStub(e.b.Model, mem, func() int { return e.tick })
+	d.stub.refuse = func() error {
+		if d.guard.crashed {
+			return sandbox.ErrCrashed
+		}
+		return nil
+	}
+	d.env = &sandbox.Env{Files: d.guard, Model: d.stub, Seed: implSeed(e.opts.Seed)}
+	return d
+}
+
+func (d *inproc) begin() error {
+	d.impl = d.start()
+	return nil
+}
+
+// start makes a fresh instance. A factory that panics is the
+// implementation's fault, not the harness's: it is recorded and the instance
+// is one that does nothing.
+func (d *inproc) start() (impl sandbox.Implementation) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: fmt.Sprintf("start panicked: %v", p)})
+			impl = idle{}
+		}
+	}()
+	impl = d.newImpl()
+	if impl == nil {
+		return idle{}
+	}
+	return impl
+}
+
+type idle struct{}
+
+func (idle) Step(*sandbox.Env) error { return nil }
+
+func (d *inproc) crash(afterWrites, written int) {
+	d.e.crashed(sandbox.LogRecord{AfterWrites: afterWrites, Written: written}, func() {
+		d.guard.crashed = false
+		d.impl = d.start()
+	})
+}
+
+func (d *inproc) boundaryCrash() { d.crash(0, 0) }
+
+func (d *inproc) end() (*sandbox.Memory, error) { return d.mem, nil }
+
+func (d *inproc) abort() {}
+
+// work steps the implementation until a step writes nothing to its logs,
+// landing each armed crash right after its k-th write.
+func (d *inproc) work(crashes []scenarios.Fault) (tickWork, error) {
+	d.guard.beginTick()
+	arm := func() {
+		if len(crashes) > 0 {
+			d.guard.arm(crashes[0].AfterWrites)
+		} else {
+			d.guard.arm(0)
+		}
+	}
+	arm()
+	steps, forced := 0, false
+	var firstErr string
+	errCount := 0
+	for {
+		if steps >= d.e.opts.MaxSteps {
+			forced = true
+			break
+		}
+		before := d.guard.logWrites
+		err := d.step()
+		steps++
+		if d.guard.crashed {
+			d.crash(crashes[0].AfterWrites, d.guard.sinceArm)
+			crashes = crashes[1:]
+			arm()
+			continue
+		}
+		if err != nil {
+			errCount++
+			if firstErr == "" {
+				firstErr = err.Error()
+			}
+		}
+		if d.guard.logWrites == before {
+			break
+		}
+	}
+	if errCount > 0 {
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: fmt.Sprintf("%d step(s) failed; first: %s", errCount, firstErr)})
+	}
+	for _, c := range crashes {
+		// The implementation wrote fewer than k times: the crash lands at
+		// the tick's end.
+		d.crash(c.AfterWrites, d.guard.sinceArm)
+		d.guard.arm(0)
+	}
+	d.e.steps += steps
+	return tickWork{writes: d.guard.writes, forced: forced}, nil
+}
+
+// step runs one Step, turning a panic into an error: a panicking
+// implementation is judged on what it wrote, never crashes the harness.
+func (d *inproc) step() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("step panicked: %v", p)
+		}
+	}()
+	return d.impl.Step(d.env)
+}
+
+// guardedStore is the implementation's view of the sandbox: harness files
+// are read-only, every write is counted, and once an armed crash lands every
+// further write fails.
+type guardedStore struct {
+	mem       *sandbox.Memory
+	crashed   bool
+	armedAt   int // crash after this many writes since arming; 0 = disarmed
+	sinceArm  int
+	logWrites int
+	writes    []string
+}
+
+func (g *guardedStore) beginTick() {
+	g.writes = nil
+}
+
+func (g *guardedStore) arm(k int) {
+	g.armedAt, g.sinceArm = k, 0
+}
+
+func (g *guardedStore) Read(name string) ([]byte, error) { return g.mem.Read(name) }
+func (g *guardedStore) Names() []string                  { return g.mem.Names() }
+
+func (g *guardedStore) Append(name string, line []byte) error {
+	if err := g.allow(name); err != nil {
+		return err
+	}
+	if err := g.mem.Append(name, line); err != nil {
+		return err
+	}
+	g.count(name)
+	return nil
+}
+
+func (g *guardedStore) Write(name string, data []byte) error {
+	if err := g.allow(name); err != nil {
+		return err
+	}
+	if err := g.mem.Write(name, data); err != nil {
+		return err
+	}
+	g.count(name)
+	return nil
+}
+
+func (g *guardedStore) allow(name string) error {
+	if g.crashed {
+		return sandbox.ErrCrashed
+	}
+	if sandbox.IsHarnessFile(name) {
+		return fmt.Errorf("%w: %s", sandbox.ErrReadOnly, name)
+	}
+	if !sandbox.ValidName(name) {
+		return fmt.Errorf("%w: %q", sandbox.ErrBadName, name)
+	}
+	return nil
+}
+
+func (g *guardedStore) count(name string) {
+	if sandbox.IsImplLog(name) {
+		g.logWrites++
+		g.writes = append(g.writes, name)
+	} else if name == sandbox.State {
+		g.writes = append(g.writes, name)
+	}
+	g.sinceArm++
+	if g.armedAt > 0 && g.sinceArm >= g.armedAt {
+		g.crashed = true
+	}
+}

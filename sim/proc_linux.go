@@ -1,0 +1,210 @@
+//go:build linux
+
+package sim
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+const processSupported = true
+
+// sysProcAttr puts the process in a process group of its own, so a crash
+// kills it and every child that stayed in the group with one signal, and
+// asks the kernel to kill it should the harness die first.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// waitExit blocks until the process has ended, without reaping it: while
+// the leader is a zombie its process group id cannot be reused, so a kill
+// of the group afterwards can only reach what is left of the run.
+func waitExit(pid int) {
+	const pPID, wExited, wNoWait = 1, 4, 0x1000000
+	var info [128]byte // siginfo_t
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
+		if errno != syscall.EINTR {
+			return
+		}
+	}
+}
+
+// writable reports whether this process may create files in dir.
+func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
+
+func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+
+func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+
+// readRegular reads bytes [off, min(size, limit)) of a regular file and
+// returns them with the file's size. It never follows a link and never
+// blocks on a FIFO an implementation put in a file's place, and it uses
+// plain system calls: this runs several times per tick.
+func readRegular(path string, off, limit int64) ([]byte, int64, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, 0, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, 0, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, 0, errNotRegular
+	}
+	end := min(st.Size, limit)
+	if end <= off {
+		return nil, st.Size, nil
+	}
+	buf := make([]byte, end-off)
+	n := 0
+	for n < len(buf) {
+		k, err := syscall.Pread(fd, buf[n:], off+int64(n))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return buf[:n], st.Size, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if k == 0 {
+			break
+		}
+		n += k
+	}
+	return buf[:n], st.Size, nil
+}
+
+// writeNew creates path, which must not exist (a link planted there makes
+// it fail rather than write through), and writes data to it.
+func writeNew(path string, data []byte) error {
+	_ = syscall.Unlink(path)
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return &os.PathError{Op: "create", Path: path, Err: err}
+	}
+	for len(data) > 0 {
+		n, err := syscall.Write(fd, data)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			syscall.Close(fd)
+			return &os.PathError{Op: "write", Path: path, Err: err}
+		}
+		data = data[n:]
+	}
+	return syscall.Close(fd)
+}
+
+// openAppend opens a harness log for appending without following a link.
+func openAppend(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+}
+
+// stray is a process found that still belongs to a run.
+type stray struct {
+	pid  int
+	pgid int
+	name string
+}
+
+// findStrays lists the live processes, other than this one, started no
+// earlier than since (in clock ticks after boot, as /proc counts them; 0
+// looks at all), whose working directory is inside the sandbox or whose
+// environment names it as AMR_SANDBOX: after a group kill, those are
+// children that left the process group (setsid, a double fork) and so
+// survived it, or members not yet dead. One that cleared both cannot be
+// told apart from any other process and is not found.
+func findStrays(sandbox string, since uint64) []stray {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	needle := []byte(EnvSandbox + "=" + sandbox + "\x00")
+	var out []stray
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		dir := filepath.Join("/proc", e.Name())
+		st, ok := procStat(dir)
+		if !ok || st.state == 'Z' || st.state == 'X' || st.start < since {
+			continue
+		}
+		if !belongs(dir, sandbox, needle) {
+			continue
+		}
+		name, _ := os.ReadFile(filepath.Join(dir, "comm"))
+		out = append(out, stray{pid: pid, pgid: st.pgid, name: strings.TrimSpace(string(name))})
+	}
+	return out
+}
+
+// startTime is when a process started, in clock ticks after boot; 0 when
+// it cannot be read.
+func startTime(pid int) uint64 {
+	st, _ := procStat(filepath.Join("/proc", strconv.Itoa(pid)))
+	return st.start
+}
+
+type procInfo struct {
+	state byte
+	pgid  int
+	start uint64
+}
+
+// procStat reads a process's state letter, process group and start time
+// from /proc/PID/stat: "pid (comm) state ppid pgrp ... starttime ...",
+// where comm may hold spaces and parentheses.
+func procStat(dir string) (procInfo, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return procInfo{}, false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	if len(fields) < 20 || len(fields[0]) != 1 {
+		return procInfo{}, false
+	}
+	pgid, err := strconv.Atoi(fields[2])
+	if err != nil {
+		return procInfo{}, false
+	}
+	start, err := strconv.ParseUint(fields[19], 10, 64)
+	if err != nil {
+		return procInfo{}, false
+	}
+	return procInfo{state: fields[0][0], pgid: pgid, start: start}, true
+}
+
+func belongs(procDir, sandbox string, needle []byte) bool {
+	if cwd, err := os.Readlink(filepath.Join(procDir, "cwd")); err == nil {
+		if cwd == sandbox || strings.HasPrefix(cwd, sandbox+"/") {
+			return true
+		}
+	}
+	f, err := os.Open(filepath.Join(procDir, "environ"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	env, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	if !bytes.HasSuffix(env, []byte("\x00")) {
+		env = append(env, 0)
+	}
+	return bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte("\x00"), needle...))
+}

@@ -1,0 +1,620 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Files kept beside a process run's sandbox.
+const (
+	StdoutLog  = "stdout.log"
+	StderrLog  = "stderr.log"
+	SandboxDir = "sandbox"
+)
+
+// procDriver runs an implementation as an OS process on a sandbox
+// directory. Each instance is the leader of a process group of its own; a
+// crash is SIGKILL to the group and a fresh instance on the same sandbox.
+type procDriver struct {
+	e       *engine
+	spec    ProcessSpec
+	ctx     context.Context
+	workdir string
+	root    string // the sandbox directory
+	files   *dirFiles
+	watch   *watcher
+	stub    *Stub
+	server  *stubServer
+	stdout  *capWriter
+	stderr  *capWriter
+	env     []string
+	cur     *proc // the running instance, nil when none runs
+	gone    bool  // killed for good (hung, or a file past the bound)
+	// forcedRow counts forced advances (or timed-out invocations) in a row.
+	forcedRow int
+	instances int
+	aborted   bool
+	// since is when this harness process started, in /proc's clock ticks:
+	// no process older than that can have escaped from a run.
+	since uint64
+}
+
+func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
+	if !processSupported {
+		return nil, errors.New("sim: process implementations are supported on Linux only")
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	spec = spec.WithDefaults()
+	d := &procDriver{e: e, spec: spec, ctx: e.opts.Context, since: startTime(os.Getpid())}
+	if d.ctx == nil {
+		d.ctx = context.Background()
+	}
+	defer func() {
+		if err != nil {
+			d.abort()
+		}
+	}()
+	if spec.TempDir == "" {
+		spec.TempDir = DefaultTempDir()
+		d.spec.TempDir = spec.TempDir
+	}
+	if d.workdir, err = os.MkdirTemp(spec.TempDir, "amr-run-*"); err != nil {
+		return nil, fmt.Errorf("sim: making the run directory: %w", err)
+	}
+	// The real path, so a process's working directory compares equal.
+	if real, err := filepath.EvalSymlinks(d.workdir); err == nil {
+		d.workdir = real
+	}
+	d.root = filepath.Join(d.workdir, SandboxDir)
+	if err = os.Mkdir(d.root, 0o755); err != nil {
+		return nil, fmt.Errorf("sim: making the sandbox: %w", err)
+	}
+	registerSandbox(d.root)
+	d.files = newDirFiles(d.root, spec.MaxFileBytes)
+	d.watch = newWatcher(d.root, spec.MaxFileBytes)
+	e.files = d.files
+	d.stub = NewStub(e.b.Model, d.files, func() int { return int(e.clock.Load()) })
+	if d.server, err = startStubServer(d.stub); err != nil {
+		return nil, err
+	}
+	if d.stdout, err = newCapWriter(filepath.Join(d.workdir, StdoutLog), spec.MaxLogBytes); err != nil {
+		return nil, err
+	}
+	if d.stderr, err = newCapWriter(filepath.Join(d.workdir, StderrLog), spec.MaxLogBytes); err != nil {
+		return nil, err
+	}
+	d.env = d.environ()
+	e.params = spec.Params()
+	return d, nil
+}
+
+// environ is the process's environment: the harness's own, without any
+// variable of the contract it may have inherited, then the contract's.
+func (d *procDriver) environ() []string {
+	ours := []string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL}
+	var env []string
+	for _, kv := range os.Environ() {
+		key, _, _ := strings.Cut(kv, "=")
+		keep := true
+		for _, o := range ours {
+			if key == o {
+				keep = false
+			}
+		}
+		if keep {
+			env = append(env, kv)
+		}
+	}
+	seed := strconv.FormatUint(implSeed(d.e.opts.Seed), 10)
+	env = append(env,
+		EnvSandbox+"="+d.root, EnvModelURL+"="+d.server.base, EnvSeed+"="+seed, EnvRegime+"="+d.spec.Regime,
+		EnvLitmusSandbox+"="+d.root, EnvLitmusStubURL+"="+d.server.base)
+	return append(env, d.spec.Env...)
+}
+
+// begin writes the clock before the first instance starts, so a process
+// never looks at a sandbox without one.
+func (d *procDriver) begin() error {
+	if err := d.e.writeClock(); err != nil {
+		return err
+	}
+	if d.spec.Regime != RegimeOnce {
+		d.startInstance()
+	}
+	return nil
+}
+
+func (d *procDriver) startInstance() {
+	if d.gone {
+		return
+	}
+	d.instances++
+	d.stdout.note("instance %d starts at tick %d", d.instances, d.e.tick)
+	d.stderr.note("instance %d starts at tick %d", d.instances, d.e.tick)
+	env := d.env
+	if d.spec.Regime == RegimeOnce {
+		env = append(env[:len(env):len(env)], EnvTick+"="+strconv.Itoa(d.e.tick))
+	}
+	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep)
+	if err != nil {
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "starting the process: " + err.Error()})
+		d.cur = nil
+		return
+	}
+	d.cur = p
+}
+
+// killCur kills the running instance's group, if one runs.
+func (d *procDriver) killCur() {
+	if d.cur != nil {
+		d.cur.kill()
+		d.cur = nil
+	}
+}
+
+// reap kills every process of the run that escaped its group, records
+// them, and waits (briefly) until none is left.
+func (d *procDriver) reap() {
+	var names []string
+	for round := 0; round < 200; round++ {
+		strays := findStrays(d.root, d.since)
+		if len(strays) == 0 {
+			break
+		}
+		for _, s := range strays {
+			killPid(s.pid)
+			if round == 0 {
+				names = append(names, s.name)
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if len(names) == 0 {
+		return
+	}
+	sort.Strings(names)
+	d.e.log(sandbox.LogRecord{Kind: sandbox.LogEscaped,
+		Detail: fmt.Sprintf("%d process(es) outside the process group, killed: %s", len(names), strings.Join(names, ", "))})
+}
+
+// crashNow lands a crash: SIGKILL to the group, then a look at the sandbox
+// so the record says exactly what had been written when it died, then a
+// fresh instance (in the one-shot regime, the next invocation is the fresh
+// instance).
+func (d *procDriver) crashNow(afterWrites, armBase int) {
+	running := d.cur != nil
+	d.killCur()
+	d.watch.poll(true)
+	rec := sandbox.LogRecord{AfterWrites: afterWrites, Written: d.watch.writes - armBase, Lines: d.watch.lines()}
+	switch {
+	case d.gone:
+		rec.Detail = "nothing to kill: the implementation was killed for good"
+		d.e.crashed(rec, nil)
+		return
+	case running:
+		rec.Detail = "SIGKILL to the process group"
+	default:
+		rec.Detail = "no instance was running"
+	}
+	d.e.crashed(rec, func() {
+		d.reap()
+		if d.spec.Regime != RegimeOnce {
+			d.startInstance()
+		}
+	})
+}
+
+func (d *procDriver) boundaryCrash() { d.crashNow(0, d.watch.writes) }
+
+// ended records an instance that stopped by itself and cleans up after it.
+func (d *procDriver) ended() {
+	p := d.cur
+	select {
+	case <-p.done:
+	case <-time.After(100 * time.Millisecond):
+	}
+	exited := p.exited()
+	p.kill()
+	d.cur = nil
+	status := "closed its stdout"
+	if exited {
+		status = p.status()
+	}
+	d.e.log(sandbox.LogRecord{Kind: sandbox.LogExit, Detail: status})
+	d.reap()
+}
+
+// giveUp kills the implementation for good; the run goes on to the horizon
+// without it and it is judged on what it wrote.
+func (d *procDriver) giveUp(kind, detail string) {
+	d.killCur()
+	d.gone = true
+	d.e.log(sandbox.LogRecord{Kind: kind, Detail: detail})
+	d.reap()
+}
+
+// checkOversize gives up on an implementation that wrote a file past the
+// read bound.
+func (d *procDriver) checkOversize() bool {
+	if d.watch.oversize == "" || d.gone {
+		return d.gone
+	}
+	d.giveUp(sandbox.LogOversize, fmt.Sprintf("%s grew past %d bytes; the implementation was killed", d.watch.oversize, d.spec.MaxFileBytes))
+	return true
+}
+
+func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
+	if err := d.ctx.Err(); err != nil {
+		return tickWork{}, err
+	}
+	if len(crashes) > 0 {
+		d.watch.rebase()
+	}
+	if len(crashes) > 0 || d.spec.Regime != RegimeStep {
+		d.watch.poll(false)
+	}
+	var w tickWork
+	var err error
+	switch d.spec.Regime {
+	case RegimeStep:
+		w, err = d.workStep(crashes)
+	case RegimeOnce:
+		w, err = d.workOnce(crashes)
+	default:
+		w, err = d.workQuiet(crashes)
+	}
+	if err != nil {
+		return w, err
+	}
+	d.watch.poll(false)
+	d.checkOversize()
+	w.lines = d.watch.lines()
+	return w, nil
+}
+
+// landAtEnd lands the crashes the implementation did not write enough to
+// reach.
+func (d *procDriver) landAtEnd(crashes []scenarios.Fault, armBase int) {
+	for _, c := range crashes {
+		d.crashNow(c.AfterWrites, armBase)
+		armBase = d.watch.writes
+	}
+}
+
+// countForced keeps the run of forced advances and gives up on an
+// implementation that needs too many in a row.
+func (d *procDriver) countForced(forced bool, why string) {
+	if !forced {
+		d.forcedRow = 0
+		return
+	}
+	d.forcedRow++
+	if d.forcedRow >= d.spec.HangLimit && !d.gone {
+		d.giveUp(sandbox.LogHung, fmt.Sprintf("%s %d times in a row; the implementation was killed", why, d.forcedRow))
+	}
+}
+
+// workQuiet is the quiescence regime: the tick ends when drafts, outbox
+// and audit have not changed for the stability window, or at the timeout
+// (a forced advance).
+func (d *procDriver) workQuiet(crashes []scenarios.Fault) (tickWork, error) {
+	armBase := d.watch.writes
+	forced := false
+	if d.cur != nil {
+		d.e.steps++
+		ticker := time.NewTicker(d.spec.Poll)
+		defer ticker.Stop()
+		start := time.Now()
+		last := start
+	loop:
+		for d.cur != nil {
+			select {
+			case <-d.ctx.Done():
+				return tickWork{}, d.ctx.Err()
+			case <-ticker.C:
+			case <-d.cur.done:
+			}
+			now := time.Now()
+			if d.watch.poll(len(crashes) > 0) {
+				last = now
+			}
+			switch {
+			case d.checkOversize():
+				break loop
+			case len(crashes) > 0 && d.watch.writes-armBase >= crashes[0].AfterWrites:
+				d.crashNow(crashes[0].AfterWrites, armBase)
+				crashes = crashes[1:]
+				if len(crashes) > 0 {
+					d.watch.rebase()
+				}
+				armBase, last = d.watch.writes, time.Now()
+			case d.cur.exited():
+				d.ended()
+				break loop
+			case now.Sub(last) >= d.spec.Window:
+				break loop
+			case now.Sub(start) >= d.spec.Timeout:
+				forced = true
+				break loop
+			}
+		}
+	}
+	d.landAtEnd(crashes, armBase)
+	d.countForced(forced, "never quiet within "+d.spec.Timeout.String())
+	return tickWork{forced: forced}, nil
+}
+
+// workStep is the step regime: "tick N" on stdin, then wait for "idle N"
+// on stdout. The sandbox is looked at during the tick only to land a crash
+// after a number of writes.
+func (d *procDriver) workStep(crashes []scenarios.Fault) (tickWork, error) {
+	armBase := d.watch.writes
+	forced := false
+	send := func() {
+		d.e.steps++
+		if err := d.cur.sendTick(d.e.tick, d.spec.StepTimeout); err != nil {
+			select {
+			case <-d.cur.done:
+				d.ended()
+			case <-time.After(100 * time.Millisecond):
+				d.giveUp(sandbox.LogHung, fmt.Sprintf("tick %d could not be sent: %v", d.e.tick, err))
+				forced = true
+			}
+		}
+	}
+	if d.cur != nil {
+		send()
+	}
+	var pollC <-chan time.Time
+	if len(crashes) > 0 {
+		ticker := time.NewTicker(d.spec.Poll)
+		defer ticker.Stop()
+		pollC = ticker.C
+	}
+	deadline := time.NewTimer(d.spec.StepTimeout)
+	defer deadline.Stop()
+loop:
+	for d.cur != nil {
+		select {
+		case <-d.ctx.Done():
+			return tickWork{}, d.ctx.Err()
+		case n, ok := <-d.cur.idle:
+			if !ok {
+				d.ended()
+				break loop
+			}
+			if n == d.e.tick {
+				break loop
+			}
+		case <-d.cur.done:
+			d.ended()
+			break loop
+		case <-pollC:
+			d.watch.poll(true)
+			if d.checkOversize() {
+				break loop
+			}
+			if d.watch.writes-armBase < crashes[0].AfterWrites {
+				continue
+			}
+			d.crashNow(crashes[0].AfterWrites, armBase)
+			crashes = crashes[1:]
+			if len(crashes) == 0 {
+				pollC = nil
+			} else {
+				d.watch.rebase()
+			}
+			armBase = d.watch.writes
+			if d.cur != nil {
+				send()
+				deadline.Reset(d.spec.StepTimeout)
+			}
+		case <-deadline.C:
+			forced = true
+			d.giveUp(sandbox.LogHung, fmt.Sprintf("tick %d not answered within %s", d.e.tick, d.spec.StepTimeout))
+		}
+	}
+	d.landAtEnd(crashes, armBase)
+	return tickWork{forced: forced}, nil
+}
+
+// workOnce is the one-shot regime: the command runs to completion, and
+// again while it keeps writing (exit 0 with new log lines) or asks to
+// (exit 75), up to MaxSteps invocations.
+func (d *procDriver) workOnce(crashes []scenarios.Fault) (tickWork, error) {
+	armBase := d.watch.writes
+	forced, timedOut := false, false
+	fails, firstFail := 0, ""
+	for runs := 0; !d.gone; runs++ {
+		if runs >= d.e.opts.MaxSteps {
+			forced = true
+			break
+		}
+		d.e.steps++
+		before := d.watch.logLines()
+		d.startInstance()
+		if d.cur == nil {
+			break
+		}
+		out, err := d.waitOnce(&crashes, &armBase)
+		if err != nil {
+			return tickWork{}, err
+		}
+		if out.again {
+			continue
+		}
+		if out.timedOut {
+			forced, timedOut = true, true
+			break
+		}
+		if out.gone {
+			break
+		}
+		if out.code == 0 && d.watch.logLines() > before || out.code == ExitRetry {
+			continue
+		}
+		if out.code != 0 {
+			fails++
+			if firstFail == "" {
+				firstFail = out.status
+			}
+		}
+		break
+	}
+	if fails > 0 {
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: fmt.Sprintf("%d invocation(s) failed; first: %s", fails, firstFail)})
+	}
+	if timedOut {
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "an invocation did not end within " + d.spec.Timeout.String()})
+	}
+	d.landAtEnd(crashes, armBase)
+	d.countForced(timedOut, "an invocation timed out")
+	return tickWork{forced: forced}, nil
+}
+
+// onceOutcome is how one invocation ended.
+type onceOutcome struct {
+	again    bool // an armed crash killed it: the next invocation is the restart
+	timedOut bool // killed at the timeout
+	gone     bool // killed for good
+	code     int
+	status   string
+}
+
+// waitOnce waits for the running invocation to end, landing an armed
+// crash when its writes reach it. Nothing of the invocation runs when it
+// returns.
+func (d *procDriver) waitOnce(crashes *[]scenarios.Fault, armBase *int) (onceOutcome, error) {
+	timer := time.NewTimer(d.spec.Timeout)
+	defer timer.Stop()
+	var pollC <-chan time.Time
+	if len(*crashes) > 0 {
+		ticker := time.NewTicker(d.spec.Poll)
+		defer ticker.Stop()
+		pollC = ticker.C
+	}
+	for {
+		select {
+		case <-d.ctx.Done():
+			return onceOutcome{}, d.ctx.Err()
+		case <-d.cur.done:
+			p := d.cur
+			d.killCur() // members of its group may live on
+			out := onceOutcome{code: p.exitCode(), status: p.status()}
+			d.reap()
+			d.watch.poll(len(*crashes) > 0)
+			return out, nil
+		case <-pollC:
+			d.watch.poll(true)
+			if d.checkOversize() {
+				return onceOutcome{gone: true}, nil
+			}
+			if d.watch.writes-*armBase < (*crashes)[0].AfterWrites {
+				continue
+			}
+			d.crashNow((*crashes)[0].AfterWrites, *armBase)
+			*crashes = (*crashes)[1:]
+			if len(*crashes) > 0 {
+				d.watch.rebase()
+			}
+			*armBase = d.watch.writes
+			return onceOutcome{again: true}, nil
+		case <-timer.C:
+			d.killCur()
+			d.reap()
+			return onceOutcome{timedOut: true}, nil
+		}
+	}
+}
+
+// end stops everything and returns the sandbox to judge.
+func (d *procDriver) end() (*sandbox.Memory, error) {
+	if d.cur != nil && d.cur.exited() {
+		d.ended()
+	}
+	d.killCur()
+	d.reap()
+	d.server.close()
+	mem, cut := d.files.collect()
+	if len(cut) > 0 {
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogOversize,
+			Detail: fmt.Sprintf("judged only the first %d bytes of: %s", d.spec.MaxFileBytes, strings.Join(cut, ", "))})
+	}
+	if t := d.files.tampered(); len(t) > 0 {
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogTamper,
+			Detail: fmt.Sprintf("changed in the sandbox by the implementation: %s; the harness's own copy is judged", strings.Join(t, ", "))})
+	}
+	d.stdout.Close()
+	d.stderr.Close()
+	unregisterSandbox(d.root)
+	return mem, nil
+}
+
+// abort stops everything after an error and removes the run directory:
+// there is nothing to judge.
+func (d *procDriver) abort() {
+	if d.aborted {
+		return
+	}
+	d.aborted = true
+	d.killCur()
+	if d.root != "" {
+		for _, s := range findStrays(d.root, 0) {
+			killPid(s.pid)
+		}
+		unregisterSandbox(d.root)
+	}
+	if d.server != nil {
+		d.server.close()
+	}
+	if d.stdout != nil {
+		d.stdout.Close()
+	}
+	if d.stderr != nil {
+		d.stderr.Close()
+	}
+	if d.workdir != "" {
+		os.RemoveAll(d.workdir)
+	}
+}
+
+// Cleanup removes a process run's directory. It does nothing for an
+// in-process run.
+func (r *Result) Cleanup() error {
+	if r.Workdir == "" {
+		return nil
+	}
+	return os.RemoveAll(r.Workdir)
+}
+
+// KeepOutput copies a process run's stdout.log and stderr.log into dir.
+func (r *Result) KeepOutput(dir string) error {
+	if r.Workdir == "" {
+		return nil
+	}
+	for _, name := range []string{StdoutLog, StderrLog} {
+		data, err := os.ReadFile(filepath.Join(r.Workdir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Clock regimes of a process implementation (docs/processes.md).
+const (
+	// RegimeQuiescence advances the clock when drafts, outbox and audit
+	// have had no writes for a stability window, or after a wall-clock
+	// timeout (a forced advance). It works with any implementation.
+	RegimeQuiescence = "quiescence"
+	// RegimeStep writes "tick N" on the process's stdin after each clock
+	// advance and waits for "idle N" on its stdout. No polling, no window.
+	RegimeStep = "step"
+	// RegimeOnce runs the command once per tick (and again while it keeps
+	// writing): exit 0 is done, 75 asks to be run again, anything else is
+	// a failure.
+	RegimeOnce = "once"
+)
+
+// Regimes lists the clock regimes.
+var Regimes = []string{RegimeQuiescence, RegimeStep, RegimeOnce}
+
+// Defaults of a ProcessSpec.
+const (
+	DefaultWindow       = 200 * time.Millisecond
+	DefaultTimeout      = 2 * time.Second
+	DefaultStepTimeout  = 10 * time.Second
+	DefaultHangLimit    = 3
+	DefaultPoll         = 2 * time.Millisecond
+	DefaultMaxFileBytes = 64 << 20
+	DefaultMaxLogBytes  = 1 << 20
+)
+
+// ExitRetry is the one-shot exit code that asks to be run again at once.
+const ExitRetry = 75
+
+// Environment variables a process implementation is started with.
+const (
+	EnvSandbox  = "AMR_SANDBOX"   // the sandbox directory (also the working directory)
+	EnvModelURL = "AMR_MODEL_URL" // the stub model's base URL
+	EnvSeed     = "AMR_SEED"      // the implementation's seed, for choices of its own
+	EnvRegime   = "AMR_REGIME"    // quiescence, step or once
+	EnvTick     = "AMR_TICK"      // once regime: the tick of this invocation
+	// The names implementations of this benchmark written for an earlier
+	// harness read; they carry the same values.
+	EnvLitmusSandbox = "LITMUS_SANDBOX"
+	EnvLitmusStubURL = "LITMUS_STUB_URL"
+)
+
+// ProcessSpec says how to run an implementation as an OS process. Zero
+// fields take the defaults.
+type ProcessSpec struct {
+	// Command is the program and its arguments; no shell is involved.
+	Command []string
+	// Regime is one of Regimes; empty means quiescence.
+	Regime string
+	// Window is the quiescence stability window.
+	Window time.Duration
+	// Timeout is the wall-clock limit of one tick's work: the forced
+	// advance of the quiescence regime, and the limit of one invocation in
+	// the one-shot regime.
+	Timeout time.Duration
+	// StepTimeout is how long the step regime waits for "idle N".
+	StepTimeout time.Duration
+	// HangLimit is how many forced advances (or timed-out invocations) in a
+	// row make the implementation hung: it is killed and the run goes on to
+	// the horizon without it.
+	HangLimit int
+	// Poll is how often the sandbox is looked at while the process works.
+	Poll time.Duration
+	// MaxFileBytes bounds what is read of any file the implementation
+	// writes; a file that grows past it gets the implementation killed.
+	MaxFileBytes int64
+	// MaxLogBytes bounds each of stdout.log and stderr.log.
+	MaxLogBytes int64
+	// TempDir is where run directories are made; empty means
+	// DefaultTempDir.
+	TempDir string
+	// Env adds KEY=VALUE entries to the process's environment.
+	Env []string
+}
+
+// WithDefaults returns the spec with every zero field set to its default.
+func (s ProcessSpec) WithDefaults() ProcessSpec {
+	if s.Regime == "" {
+		s.Regime = RegimeQuiescence
+	}
+	if s.Window <= 0 {
+		s.Window = DefaultWindow
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.StepTimeout <= 0 {
+		s.StepTimeout = DefaultStepTimeout
+	}
+	if s.HangLimit <= 0 {
+		s.HangLimit = DefaultHangLimit
+	}
+	if s.Poll <= 0 {
+		s.Poll = DefaultPoll
+	}
+	if s.MaxFileBytes <= 0 {
+		s.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if s.MaxLogBytes <= 0 {
+		s.MaxLogBytes = DefaultMaxLogBytes
+	}
+	return s
+}
+
+// DefaultTempDir is where run directories are made when a spec names no
+// place: $TMPDIR when it is set, else /dev/shm when it is a writable
+// directory, else os.TempDir(). A sandbox is small and lives for one run,
+// and the clock is rewritten at every tick: on a memory file system that
+// costs microseconds, on a journalled disk it can cost a millisecond.
+func DefaultTempDir() string {
+	if os.Getenv("TMPDIR") != "" {
+		return os.TempDir()
+	}
+	const shm = "/dev/shm"
+	if info, err := os.Stat(shm); err == nil && info.IsDir() && writable(shm) {
+		return shm
+	}
+	return os.TempDir()
+}
+
+// Validate reports a spec that cannot run.
+func (s ProcessSpec) Validate() error {
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return errors.New("process: no command")
+	}
+	switch s.Regime {
+	case "", RegimeQuiescence, RegimeStep, RegimeOnce:
+	default:
+		return fmt.Errorf("process: unknown regime %q (want %s)", s.Regime, strings.Join(Regimes, ", "))
+	}
+	if s.Window > 0 && s.Timeout > 0 && s.Window >= s.Timeout {
+		return fmt.Errorf("process: the stability window (%s) must be shorter than the timeout (%s)", s.Window, s.Timeout)
+	}
+	return nil
+}
+
+// Params are the spec's parameters as the run log's start record shows
+// them: what a reader needs to know which regime the run lived in.
+func (s ProcessSpec) Params() map[string]string {
+	s = s.WithDefaults()
+	p := map[string]string{
+		"regime":     s.Regime,
+		"command":    JoinCommand(s.Command),
+		"hang_limit": strconv.Itoa(s.HangLimit),
+	}
+	switch s.Regime {
+	case RegimeQuiescence:
+		p["window"] = s.Window.String()
+		p["timeout"] = s.Timeout.String()
+	case RegimeStep:
+		p["step_timeout"] = s.StepTimeout.String()
+	case RegimeOnce:
+		p["timeout"] = s.Timeout.String()
+	}
+	return p
+}
+
+// SplitCommand splits a command line into words the way a shell would for
+// plain words, single quotes, double quotes and backslash escapes, and
+// nothing more: no variables, globs, pipes or redirections.
+func SplitCommand(line string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	quote := rune(0)
+	escaped := false
+	for _, r := range line {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\\':
+			escaped, inWord = true, true
+		case quote == '"':
+			if r == '"' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if escaped {
+		return nil, errors.New("command line ends with a backslash")
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("command line has an unclosed %c quote", quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("command line is empty")
+	}
+	return words, nil
+}
+
+// JoinCommand renders words as a command line SplitCommand reads back.
+func JoinCommand(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\") {
+			out[i] = w
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,319 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+func requireLinux(t testing.TB) {
+	t.Helper()
+	if !processSupported {
+		t.Skip("process implementations run on Linux only")
+	}
+}
+
+func published(t testing.TB, name string) *scenarios.Bundle {
+	t.Helper()
+	all, err := scenarios.Published()
+	require.NoError(t, err)
+	for _, p := range all {
+		if p.Name == name {
+			return p.Bundle
+		}
+	}
+	t.Fatalf("no published scenario %s", name)
+	return nil
+}
+
+// runProcess plays b against a process and checks that nothing of the run
+// is left running afterwards.
+func runProcess(t *testing.T, b *scenarios.Bundle, spec *ProcessSpec, seed uint64) *Result {
+	t.Helper()
+	res, err := Run(b, nil, Options{Seed: seed, Impl: "process", Process: spec})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Workdir)
+	t.Cleanup(func() { _ = res.Cleanup() })
+	assert.Empty(t, findStrays(filepath.Join(res.Workdir, SandboxDir), 0), "a process of the run is still alive")
+	live.Lock()
+	groups := len(live.groups)
+	live.Unlock()
+	assert.Zero(t, groups, "a process group is still registered")
+	return res
+}
+
+func judge(b *scenarios.Bundle, res *Result) checker.Verdict {
+	return checker.Check(checker.Input{Bundle: b, Files: res.Files.Files(), Log: res.Log})
+}
+
+func requirePass(t *testing.T, b *scenarios.Bundle, res *Result) {
+	t.Helper()
+	v := judge(b, res)
+	for i := 0; i <= b.Meta.TopLevel; i++ {
+		require.Equal(t, checker.Pass, v.Levels[i], "level %d: %+v", i, v.Violations)
+	}
+}
+
+// shortened is a published bundle cut to a shorter horizon, for the
+// regimes whose every tick costs wall-clock time.
+func shortened(t *testing.T, name string, horizon int) *scenarios.Bundle {
+	b := published(t, name).Clone()
+	b.Meta.Horizon = horizon
+	return b
+}
+
+func TestReferenceAsProcessInEveryRegime(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 14)
+	for _, regime := range Regimes {
+		t.Run(regime, func(t *testing.T) {
+			res := runProcess(t, b, helperSpec("reference", regime), 3)
+			requirePass(t, b, res)
+			assert.Zero(t, res.Forced)
+			start := res.Log[0]
+			assert.Equal(t, regime, start.Params["regime"])
+		})
+	}
+}
+
+func TestStepRegimeMatchesInProcess(t *testing.T) {
+	requireLinux(t)
+	for _, name := range []string{"l2-govern", "l3-fleet-concurrent-redelivery", "l6-post-approval-escalation"} {
+		t.Run(name, func(t *testing.T) {
+			b := published(t, name)
+			res := runProcess(t, b, helperSpec("reference", RegimeStep), 11)
+			requirePass(t, b, res)
+			in, err := Run(b, examples.Reference(), Options{Seed: 11})
+			require.NoError(t, err)
+			assert.Equal(t, in.Files.Files(), res.Files.Files(), "the same sandbox in-process and as a process")
+		})
+	}
+}
+
+func TestStepRegimeIsDeterministic(t *testing.T) {
+	requireLinux(t)
+	// Crashes at tick boundaries only: a crash between writes is best
+	// effort for a process and may land at a different write.
+	b := published(t, "l2-govern").Clone()
+	b.Faults = append(b.Faults, scenarios.Fault{At: 6, Kind: scenarios.FaultCrash})
+	b.Normalize()
+	a := runProcess(t, b, helperSpec("reference", RegimeStep), 5)
+	c := runProcess(t, b, helperSpec("reference", RegimeStep), 5)
+	assert.Equal(t, string(a.LogBytes()), string(c.LogBytes()))
+	assert.Equal(t, a.Files.Files(), c.Files.Files())
+	assert.Equal(t, a.Crashes, c.Crashes)
+	assert.GreaterOrEqual(t, a.Crashes, 2)
+	requirePass(t, b, a)
+}
+
+func TestCrashInsideATickKillsTheWriter(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 3}}
+	spec := helperSpec("slow", RegimeQuiescence)
+	spec.Timeout = 400 * time.Millisecond
+	res := runProcess(t, b, spec, 1)
+	crashes := kinds(res, sandbox.LogCrash)
+	require.Len(t, crashes, 1)
+	c := crashes[0]
+	assert.Equal(t, 1, c.Tick)
+	assert.Equal(t, 3, c.AfterWrites)
+	assert.GreaterOrEqual(t, c.Written, 3, "killed no earlier than the third write")
+	assert.Less(t, c.Written, 10, "killed soon after the third write")
+	audit, _ := sandbox.ParseAudit(res.Files.View(sandbox.Audit))
+	assert.GreaterOrEqual(t, len(audit), c.Lines[sandbox.Audit], "the recorded cut is in the file")
+	assert.Len(t, kinds(res, sandbox.LogRestart), 1)
+}
+
+func TestHostileProcesses(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 6)
+	cases := []struct {
+		role, regime string
+		tune         func(*ProcessSpec)
+		check        func(t *testing.T, res *Result)
+	}{
+		{"garbage", RegimeStep, nil, func(t *testing.T, res *Result) {
+			v := judge(b, res)
+			assert.Equal(t, checker.Fail, v.Levels[0])
+			assert.Contains(t, invariants(v), "L0.record-format")
+			// The unterminated outbox line is never counted as written
+			// during the run, and is judged at the end.
+			for _, r := range kinds(res, sandbox.LogTickEnd) {
+				assert.Equal(t, 1, r.Lines[sandbox.Outbox])
+			}
+			assert.True(t, strings.HasSuffix(string(res.Files.View(sandbox.Outbox)), `{"effect_id":`))
+		}},
+		{"busy", RegimeQuiescence, func(s *ProcessSpec) {
+			s.Window, s.Timeout, s.HangLimit = 40*time.Millisecond, 120*time.Millisecond, 2
+		}, func(t *testing.T, res *Result) {
+			// The first tick may pass before the process has started.
+			assert.Equal(t, 2, res.Forced)
+			require.Len(t, kinds(res, sandbox.LogHung), 1)
+			assert.GreaterOrEqual(t, kinds(res, sandbox.LogHung)[0].Tick, 1)
+		}},
+		{"mute", RegimeStep, func(s *ProcessSpec) { s.StepTimeout = 150 * time.Millisecond }, func(t *testing.T, res *Result) {
+			hung := kinds(res, sandbox.LogHung)
+			require.Len(t, hung, 1)
+			assert.Contains(t, hung[0].Detail, "tick 0 not answered")
+			assert.Equal(t, 1, res.Forced)
+		}},
+		{"exit", RegimeQuiescence, func(s *ProcessSpec) { s.Window = 200 * time.Millisecond }, func(t *testing.T, res *Result) {
+			exits := kinds(res, sandbox.LogExit)
+			require.Len(t, exits, 1)
+			assert.Equal(t, "exit status 3", exits[0].Detail)
+			assert.Empty(t, res.Files.View(sandbox.Outbox))
+		}},
+		{"exit", RegimeOnce, nil, func(t *testing.T, res *Result) {
+			errs := kinds(res, sandbox.LogStepError)
+			require.Len(t, errs, len(Timeline(b)))
+			assert.Contains(t, errs[0].Detail, "exit status 3")
+		}},
+		{"daemon", RegimeStep, nil, func(t *testing.T, res *Result) {
+			esc := kinds(res, sandbox.LogEscaped)
+			require.Len(t, esc, 1)
+			assert.Contains(t, esc[0].Detail, "1 process(es)")
+		}},
+		{"daemon", RegimeOnce, nil, func(t *testing.T, res *Result) {
+			assert.Len(t, kinds(res, sandbox.LogEscaped), len(Timeline(b)), "one daemon left behind per tick, each killed")
+		}},
+		{"huge", RegimeStep, func(s *ProcessSpec) { s.MaxFileBytes = 1 << 20 }, func(t *testing.T, res *Result) {
+			over := kinds(res, sandbox.LogOversize)
+			require.NotEmpty(t, over)
+			assert.Contains(t, over[0].Detail, sandbox.Drafts)
+			assert.LessOrEqual(t, len(res.Files.View(sandbox.Drafts)), 1<<20)
+		}},
+		{"tamper", RegimeStep, nil, func(t *testing.T, res *Result) {
+			require.Len(t, kinds(res, sandbox.LogTamper), 1)
+			assert.NotContains(t, string(res.Files.View(sandbox.Inbox)), "forged")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.role+"/"+c.regime, func(t *testing.T) {
+			spec := helperSpec(c.role, c.regime)
+			if c.tune != nil {
+				c.tune(spec)
+			}
+			done := make(chan *Result, 1)
+			go func() {
+				defer close(done)
+				done <- runProcess(t, b, spec, 1)
+			}()
+			select {
+			case res := <-done:
+				require.NotNil(t, res)
+				c.check(t, res)
+			case <-time.After(30 * time.Second):
+				KillAll()
+				t.Fatal("the harness hung")
+			}
+		})
+	}
+}
+
+func invariants(v checker.Verdict) []string {
+	var out []string
+	for _, x := range v.Violations {
+		out = append(out, x.Invariant)
+	}
+	return out
+}
+
+func TestOneShotRunsAgainOnExit75(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 3)
+	res := runProcess(t, b, helperSpec("retry", RegimeOnce), 1)
+	assert.Equal(t, 2*len(Timeline(b)), res.Steps, "two invocations per tick")
+	assert.Empty(t, kinds(res, sandbox.LogStepError))
+	assert.Zero(t, res.Forced)
+}
+
+func TestCancelKillsEverythingAndRemovesTheRun(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 30)
+	spec := helperSpec("busy", RegimeQuiescence)
+	base, err := os.MkdirTemp(DefaultTempDir(), "amr-test-*")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	spec.TempDir = base
+	spec.HangLimit = 100
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	_, err = Run(b, nil, Options{Process: spec, Context: ctx})
+	require.ErrorIs(t, err, context.Canceled)
+	entries, err := os.ReadDir(spec.TempDir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the run directory is removed")
+	live.Lock()
+	defer live.Unlock()
+	assert.Empty(t, live.groups)
+	assert.Empty(t, live.sandboxes)
+}
+
+func TestBadSpecsAreRefused(t *testing.T) {
+	b := published(t, "l0-respond")
+	for _, spec := range []ProcessSpec{
+		{},
+		{Command: []string{"true"}, Regime: "sometimes"},
+		{Command: []string{"true"}, Window: time.Second, Timeout: time.Second},
+	} {
+		_, err := Run(b, nil, Options{Process: &spec})
+		assert.Error(t, err, "%+v", spec)
+	}
+}
+
+func TestAMissingCommandIsRecorded(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 2)
+	spec := &ProcessSpec{Command: []string{filepath.Join(t.TempDir(), "no-such-program")}, Regime: RegimeStep}
+	res := runProcess(t, b, spec, 1)
+	errs := kinds(res, sandbox.LogStepError)
+	require.NotEmpty(t, errs)
+	assert.Contains(t, errs[0].Detail, "starting the process")
+}
+
+// BenchmarkRegimes plays one long bundle in-process and in the step regime
+// and reports ticks per second; quiescence costs a stability window per
+// tick and is measured by the sweep (see docs/processes.md).
+func BenchmarkRegimes(b *testing.B) {
+	requireLinux(b)
+	bundle := published(b, "l0-respond").Clone()
+	bundle.Meta.Horizon = 2000
+	ticks := float64(len(Timeline(bundle)))
+	b.Run("in-process", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := Run(bundle, examples.Reference(), Options{Seed: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(ticks*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+	})
+	b.Run("step", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			spec := helperSpec("reference", RegimeStep)
+			res, err := Run(bundle, nil, Options{Seed: 1, Process: spec})
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = res.Cleanup()
+		}
+		b.ReportMetric(ticks*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+	})
+}
+
+func BenchmarkFindStrays(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		findStrays("/nonexistent", startTime(os.Getpid()))
+	}
+}

@@ -1,0 +1,189 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Run statuses of a RunReport.
+const (
+	StatusRan     = ledger.StatusRan
+	StatusSkipped = ledger.StatusSkipped
+)
+
+// Fingerprint is an implementation's identity for receipts and
+// memoization: "in-process:<name>@<harness version>" for a built-in one,
+// "process:<command>@<hash of its executable>" for an OS process.
+func Fingerprint(impl Impl, harnessVersion string) string {
+	if impl.Process == nil || len(impl.Process.Command) == 0 {
+		return ledger.Fingerprint(impl.Name, harnessVersion)
+	}
+	cmd := strings.Join(impl.Process.Command, " ")
+	exe, err := exec.LookPath(impl.Process.Command[0])
+	if err != nil {
+		return "process:" + cmd + "@unresolved"
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		return "process:" + cmd + "@unreadable"
+	}
+	return "process:" + cmd + "@" + ledger.Digest(data)
+}
+
+func (cfg Config) key(impl Impl, hash string, seed uint64) ledger.Key {
+	return ledger.Key{BundleHash: hash, Fingerprint: Fingerprint(impl, cfg.HarnessVersion),
+		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10)}
+}
+
+// memoized returns the report of a run the ledger already holds, after
+// appending a skipped receipt that copies its verdict forward.
+func memoized(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int) (RunReport, bool, error) {
+	if cfg.Ledger == nil || cfg.Force {
+		return RunReport{}, false, nil
+	}
+	k := cfg.key(impl, hash, seed)
+	prior, ok := cfg.Ledger.Lookup(k)
+	if !ok {
+		return RunReport{}, false, nil
+	}
+	r := newReceipt(scenario, impl, cfg, hash, seed, i, ledger.StatusSkipped)
+	r.Verdict, r.CopiedFrom = prior.Verdict, prior.ContentHash
+	sealed, err := cfg.Ledger.Append(r)
+	if err != nil {
+		return RunReport{}, false, err
+	}
+	v := prior.Verdict
+	rr := RunReport{Run: i, Seed: seed, Levels: v.Levels, Origin: v.Origin, Violations: fromLedger(v.Violations),
+		Status: StatusSkipped, Invalid: v.Invalid, Receipt: sealed.ContentHash,
+		History:  history.Verdict{Violations: []history.Violation{}, Declined: []history.Decline{}, Counts: v.History, DeclinedCounts: map[string]int{}},
+		Guard:    checker.GuardResult{Agree: !v.Invalid, Compared: []checker.Answer{}, Skipped: []string{}, Diffs: []checker.Answer{}},
+		Surprise: history.Surprise{Unattributed: v.UnattributedCalls, ByKind: map[string]int{}, PerWork: map[string]int{}, Items: []history.Attribution{}}}
+	return rr, true, nil
+}
+
+func newReceipt(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int, status string) ledger.Receipt {
+	return ledger.Receipt{Scenario: scenario, BundleHash: hash,
+		Impl:           ledger.Impl{Name: impl.Name, Fingerprint: Fingerprint(impl, cfg.HarnessVersion)},
+		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10), Run: i, Status: status}
+}
+
+// failedReceipt records a run the engine could not play.
+func failedReceipt(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int, runErr error) error {
+	if cfg.Ledger == nil {
+		return nil
+	}
+	r := newReceipt(scenario, impl, cfg, hash, seed, i, ledger.StatusFailed)
+	r.Reason = runErr.Error()
+	_, err := cfg.Ledger.Append(r)
+	return err
+}
+
+// artifacts returns every file a run writes, by the name it has under the
+// run's directory, exactly as Keep writes it.
+func artifacts(res *sim.Result, rr RunReport, hist []byte) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for name, data := range res.Files.Files() {
+		out[filepath.ToSlash(filepath.Join("sandbox", name))] = data
+	}
+	out[sandbox.RunLogFile] = res.LogBytes()
+	out[history.FileName] = hist
+	v, err := verdictBytes(rr)
+	if err != nil {
+		return nil, err
+	}
+	out["verdict.json"] = v
+	return out, nil
+}
+
+func verdictBytes(rr RunReport) ([]byte, error) {
+	data, err := json.MarshalIndent(rr, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// ranReceipt appends the receipt of a run that was played and judged, after
+// storing every artifact beside the ledger by its hash.
+func ranReceipt(scenario string, impl Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
+	r := newReceipt(scenario, impl, cfg, hash, rr.Seed, rr.Run, ledger.StatusRan)
+	r.Verdict = ledger.Verdict{Levels: rr.Levels, Origin: rr.Origin, Invalid: rr.Invalid,
+		Violations: toLedger(rr.Violations), History: nonZero(rr.History.Counts),
+		UnattributedCalls: rr.Surprise.Unattributed}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		stored, err := cfg.Ledger.Store(files[n])
+		if err != nil {
+			return "", fmt.Errorf("%s run %d: storing %s: %w", scenario, rr.Run, n, err)
+		}
+		r.Artifacts = append(r.Artifacts, ledger.Artifact{Name: n, Hash: ledger.Digest(files[n]), Path: stored})
+	}
+	sealed, err := cfg.Ledger.Append(r)
+	if err != nil {
+		return "", fmt.Errorf("%s run %d: receipt: %w", scenario, rr.Run, err)
+	}
+	return sealed.ContentHash, nil
+}
+
+func nonZero(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, n := range m {
+		if n != 0 {
+			out[k] = n
+		}
+	}
+	return out
+}
+
+func toLedger(vs []checker.Violation) []ledger.Violation {
+	out := make([]ledger.Violation, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, ledger.Violation{Invariant: v.Invariant, Level: v.Level, Tick: v.Tick, MessageID: v.MessageID,
+			WorkID: v.WorkID, DraftID: v.DraftID, Evidence: append([]string{}, v.Evidence...), Detail: v.Detail})
+	}
+	return out
+}
+
+func fromLedger(vs []ledger.Violation) []checker.Violation {
+	out := make([]checker.Violation, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, checker.Violation{Invariant: v.Invariant, Level: v.Level, Tick: v.Tick, MessageID: v.MessageID,
+			WorkID: v.WorkID, DraftID: v.DraftID, Evidence: append([]string{}, v.Evidence...), Detail: v.Detail})
+	}
+	return out
+}
+
+// diagnostics folds the runs' guard and surprise results into the report.
+func (r *Report) diagnostics() {
+	r.Surprise = SurpriseTotals{}
+	for _, run := range r.Runs {
+		r.Invalid = r.Invalid || run.Invalid
+		r.Surprise.Calls += run.Surprise.Calls
+		r.Surprise.Unattributed += run.Surprise.Unattributed
+		if run.Status == StatusSkipped {
+			r.Skipped++
+		}
+	}
+}
+
+// SurpriseTotals sums the surprise diagnostic over a report's runs.
+type SurpriseTotals struct {
+	Calls        int `json:"calls"`
+	Unattributed int `json:"unattributed"`
+}
