@@ -84,6 +84,11 @@ func Timeline(b *scenarios.Bundle) []int {
 	for t := 0; t <= b.Meta.Horizon; {
 		ticks = append(ticks, t)
 		if by, ok := jumps[t]; ok && by > 1 {
+			if by > b.Meta.Horizon-t {
+				// A jump past the horizon ends the run; adding it could
+				// overflow for an unvalidated bundle.
+				break
+			}
 			t += by
 		} else {
 			t++

@@ -300,3 +300,10 @@ func TestStateSnapshotsAreLoggedWhenTheyChange(t *testing.T) {
 type stepFunc func(env *sandbox.Env) error
 
 func (f stepFunc) Step(env *sandbox.Env) error { return f(env) }
+
+func TestTimelineSurvivesAJumpPastTheHorizon(t *testing.T) {
+	b := toyBundle()
+	b.Meta.Horizon = 10
+	b.Faults = []scenarios.Fault{{At: 3, Kind: scenarios.FaultTickJump, By: int(^uint(0) >> 1)}}
+	assert.Equal(t, []int{0, 1, 2, 3}, Timeline(b))
+}

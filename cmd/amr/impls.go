@@ -206,3 +206,28 @@ the published scenario that must catch it.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
 }
+
+// implArgs renders the flags that select the implementation a command ran,
+// so a printed replay command runs the same one: --impl for a built-in
+// implementation, --impl-cmd with its regime and timing for a process.
+func implArgs(implName string, p *processFlags) string {
+	if p == nil || p.cmdline == "" {
+		return "--impl " + shellQuote(implName)
+	}
+	args := "--impl-cmd " + shellQuote(p.cmdline) + " --regime " + p.regime
+	if p.regime == sim.RegimeQuiescence {
+		args += " --window " + p.window.String() + " --timeout " + p.timeout.String()
+	}
+	return args
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == '@' || r == '+' || r == ',' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

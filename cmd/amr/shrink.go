@@ -158,8 +158,8 @@ func invariantList(v checker.Verdict) string {
 }
 
 // replayCommand is the command that replays a bundle's run.
-func replayCommand(path, impl string, campaign *uint64) string {
-	cmd := "amr replay " + path + " --impl " + impl
+func replayCommand(path, implFlags string, campaign *uint64) string {
+	cmd := "amr replay " + shellQuote(path) + " " + implFlags
 	if campaign != nil {
 		cmd += " --seed " + strconv.FormatUint(*campaign, 10)
 	}
@@ -243,7 +243,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 			}
 			doc := shrinkJSON{Scenario: b.Meta.Name, Impl: impl.Name, Invariant: res.invariant, Seed: req.campaign,
 				OriginalHash: res.originalHash, ShrunkHash: res.shrunkHash, Stats: res.stats, Out: out,
-				Replay: replayCommand(target, impl.Name, req.campaign), Bundle: res.bundle}
+				Replay: replayCommand(target, implArgs(impl.Name, proc), req.campaign), Bundle: res.bundle}
 			if req.control != nil {
 				doc.Control = req.control.Name
 			}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 )
+
+// tmpDirName holds Write's temporary files; it is not a valid sandbox name.
+const tmpDirName = ".amr-tmp"
 
 // Dir is a Store backed by a real directory, so a person can read every file
 // and a process implementation can share it.
@@ -75,11 +77,34 @@ func (d *Dir) Write(name string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	// The temporary file lives outside every valid sandbox name, so it can
+	// never clobber a private file nor be listed as one.
+	tmpDir := filepath.Join(d.Root, tmpDirName)
+	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
 		return err
 	}
-	return os.Rename(tmp, p)
+	f, err := os.CreateTemp(tmpDir, "write-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return werr
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	os.Remove(tmpDir) // only succeeds once empty: no stray directory is left
+	return nil
 }
 
 // Names lists the sandbox files present, sorted, with slash separators.
@@ -94,7 +119,7 @@ func (d *Dir) Names() []string {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
-		if ValidName(rel) && !strings.HasSuffix(rel, ".tmp") {
+		if ValidName(rel) {
 			out = append(out, rel)
 		}
 		return nil

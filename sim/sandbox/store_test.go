@@ -242,3 +242,16 @@ func TestAppendJSON(t *testing.T) {
 	_, err = MarshalLine(func() {})
 	assert.Error(t, err)
 }
+
+// A private file whose name ends like a temporary file is an ordinary file:
+// writing a sibling must neither clobber nor hide it.
+func TestDirWriteKeepsPrivateTmpNames(t *testing.T) {
+	d, err := OpenDir(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, d.Write("private/notes.tmp", []byte("mine")))
+	require.NoError(t, d.Write("private/notes", []byte("other")))
+	got, err := d.Read("private/notes.tmp")
+	require.NoError(t, err)
+	require.Equal(t, "mine", string(got))
+	require.Contains(t, d.Names(), "private/notes.tmp")
+}
