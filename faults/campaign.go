@@ -245,8 +245,7 @@ func Campaign(ctx context.Context, cfg Config) (*Summary, error) {
 		cfg.Preset = DefaultPreset
 	}
 	if _, ok := lookupPreset(cfg.Preset); !ok {
-		_, err := DrawProfile(rng.New(0), cfg.Preset)
-		return nil, err
+		return nil, unknownPreset(cfg.Preset)
 	}
 	cfg.Shard = cfg.Shard.normal()
 	if cfg.Shard.Index < 0 || cfg.Shard.Index >= cfg.Shard.Count {

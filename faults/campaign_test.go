@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,9 +33,9 @@ func runCampaign(t testing.TB, cfg Config) *Summary {
 	return sum
 }
 
-// comparable strips what legitimately differs between two campaigns over
-// the same runs: the wall clock and the worker count's shard settings.
-type comparable struct {
+// outcomeView keeps what two campaigns over the same runs must agree on,
+// leaving out the wall clock.
+type outcomeView struct {
 	Runs      int
 	Coverage  []CounterCount
 	Outcome   string
@@ -42,8 +43,8 @@ type comparable struct {
 	Violation []string
 }
 
-func view(s *Summary) comparable {
-	c := comparable{Runs: s.Runs, Coverage: s.Coverage.Counts(), Outcome: s.Outcome(), FailedRun: -1}
+func view(s *Summary) outcomeView {
+	c := outcomeView{Runs: s.Runs, Coverage: s.Coverage.Counts(), Outcome: s.Outcome(), FailedRun: -1}
 	if s.Failure != nil {
 		c.FailedRun = s.Failure.Index
 		c.Violation = s.Failure.Invariants()
@@ -223,8 +224,10 @@ func TestACounterexampleReplaysExactly(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, cx.Result.Files.Files(), res.Files.Files())
 	}
-	cmd := ReplayCommand(weak.Name, cx, filepath.Join("out dir", BundleJSON), 0)
+	cmd := ReplayCommand([]string{"--impl", weak.Name}, cx, filepath.Join("out dir", BundleJSON), 0)
 	assert.Equal(t, "amr run --impl weak-send-per-approval --runs 1 --seed "+uintString(cx.Seed)+" 'out dir/bundle.json'", cmd)
+	cmd = ReplayCommand([]string{"--impl-cmd", "python3 impl.py"}, cx, "b.json", 9)
+	assert.Equal(t, "amr run --impl-cmd 'python3 impl.py' --runs 1 --seed "+strconv.FormatUint(cx.Seed, 10)+" --max-steps 9 b.json", cmd)
 	rec := cx.Record(4)
 	require.NotNil(t, rec.Profile)
 	assert.Equal(t, cx.Profile, *rec.Profile)
@@ -258,8 +261,8 @@ func TestCampaignHonoursATimeBudgetAndCancellation(t *testing.T) {
 	assert.Zero(t, sum.Runs, "a cancelled campaign starts nothing")
 
 	var seen []Progress
-	sum, err = Campaign(context.Background(), Config{Impl: ref, Seed: 1, Time: 300_000_000, Workers: 2,
-		Progress: func(p Progress) { seen = append(seen, p) }, ProgressEvery: 50_000_000})
+	sum, err = Campaign(context.Background(), Config{Impl: ref, Seed: 1, Time: 300 * time.Millisecond, Workers: 2,
+		Progress: func(p Progress) { seen = append(seen, p) }, ProgressEvery: 50 * time.Millisecond})
 	require.NoError(t, err)
 	assert.Positive(t, sum.Runs)
 	assert.NotEmpty(t, seen)

@@ -185,7 +185,11 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 			visited++
 		case sandbox.LogCrash:
 			now := at
-			if r.AfterWrites > 0 {
+			switch {
+			case r.Lines != nil:
+				// A process driver counts the lines at the crash itself.
+				now.drafts, now.outbox, now.audit = r.Lines[sandbox.Drafts], r.Lines[sandbox.Outbox], r.Lines[sandbox.Audit]
+			case r.AfterWrites > 0:
 				now, consumed = o.midTick(log[i:], at, consumed, r.Written)
 			}
 			o.crash(now)

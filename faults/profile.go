@@ -172,6 +172,10 @@ func PresetNames() []string {
 	return out
 }
 
+func unknownPreset(name string) error {
+	return fmt.Errorf("unknown profile preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
+}
+
 func lookupPreset(name string) (Preset, bool) {
 	for _, p := range presets {
 		if p.Name == name {
@@ -192,7 +196,7 @@ const (
 func DrawProfile(src Source, preset string) (Profile, error) {
 	ps, ok := lookupPreset(preset)
 	if !ok {
-		return Profile{}, fmt.Errorf("unknown profile preset %q (known: %s)", preset, strings.Join(PresetNames(), ", "))
+		return Profile{}, unknownPreset(preset)
 	}
 	d := draw{src}
 	p := Profile{Preset: ps.Name, Rates: []Rate{}}

@@ -88,9 +88,14 @@ func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error 
 }
 
 // ReplayCommand is the one command line that replays a counterexample whose
-// bundle was written to bundlePath.
-func ReplayCommand(impl string, cx *Counterexample, bundlePath string, maxSteps int) string {
-	args := []string{"amr", "run", "--impl", shellQuote(impl), "--runs", "1"}
+// bundle was written to bundlePath. implFlags name the implementation as
+// amr run takes it, e.g. {"--impl", "reference"} or {"--impl-cmd", "..."}.
+func ReplayCommand(implFlags []string, cx *Counterexample, bundlePath string, maxSteps int) string {
+	args := []string{"amr", "run"}
+	for _, f := range implFlags {
+		args = append(args, shellQuote(f))
+	}
+	args = append(args, "--runs", "1")
 	if cx.Seeded {
 		args = append(args, "--seed", strconv.FormatUint(cx.Seed, 10))
 	}

@@ -29,8 +29,8 @@ func helperSpec(role, regime string) *ProcessSpec {
 		Regime:      regime,
 		Env:         []string{helperEnv + "=" + role},
 		Window:      60 * time.Millisecond,
-		Timeout:     time.Second,
-		StepTimeout: 3 * time.Second,
+		Timeout:     10 * time.Second,
+		StepTimeout: 10 * time.Second,
 		Poll:        time.Millisecond,
 	}
 }
@@ -111,11 +111,19 @@ func helperMain(role string) int {
 		}
 		return idleForever(ctx, regime)
 	case "slow":
-		// One audit line every 15ms, forever: a crash after k writes lands
-		// while it is writing.
-		for i := 0; ctx.Err() == nil; i++ {
-			appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"slow\",\"at\":0,\"n\":%d}\n", i))
-			time.Sleep(15 * time.Millisecond)
+		// Step regime: at each tick, five audit lines 15ms apart, then the
+		// answer; a crash after k writes lands while it is writing.
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			rest, ok := strings.CutPrefix(sc.Text(), "tick ")
+			if !ok {
+				continue
+			}
+			for i := 0; i < 5; i++ {
+				appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"slow\",\"at\":%s,\"n\":%d}\n", rest, i))
+				time.Sleep(15 * time.Millisecond)
+			}
+			fmt.Printf("idle %s\n", rest)
 		}
 		return 0
 	case "retry":

@@ -172,6 +172,7 @@ func TestSplitCommand(t *testing.T) {
 		{`python3  "my dir/impl.py"   --flag='a b'`, []string{"python3", "my dir/impl.py", "--flag=a b"}},
 		{`a\ b "" c`, []string{"a b", "", "c"}},
 		{`x 'it'\''s'`, []string{"x", "it's"}},
+		{`"a\b" "a\"b" 'a\b'`, []string{`a\b`, `a"b`, `a\b`}},
 	} {
 		got, err := SplitCommand(c.line)
 		require.NoError(t, err, c.line)

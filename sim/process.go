@@ -181,6 +181,11 @@ func SplitCommand(line string) ([]string, error) {
 	for _, r := range line {
 		switch {
 		case escaped:
+			// Inside double quotes a backslash escapes only what a shell
+			// lets it escape there; before anything else it stays.
+			if quote == '"' && !strings.ContainsRune("\"\\$`", r) {
+				cur.WriteRune('\\')
+			}
 			cur.WriteRune(r)
 			escaped = false
 		case quote == '\'':

@@ -119,21 +119,21 @@ func TestStepRegimeIsDeterministic(t *testing.T) {
 
 func TestCrashInsideATickKillsTheWriter(t *testing.T) {
 	requireLinux(t)
-	b := shortened(t, "l0-respond", 4)
+	b := shortened(t, "l0-respond", 2)
 	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 3}}
-	spec := helperSpec("slow", RegimeQuiescence)
-	spec.Timeout = 400 * time.Millisecond
-	res := runProcess(t, b, spec, 1)
+	res := runProcess(t, b, helperSpec("slow", RegimeStep), 1)
 	crashes := kinds(res, sandbox.LogCrash)
 	require.Len(t, crashes, 1)
 	c := crashes[0]
 	assert.Equal(t, 1, c.Tick)
 	assert.Equal(t, 3, c.AfterWrites)
 	assert.GreaterOrEqual(t, c.Written, 3, "killed no earlier than the third write")
-	assert.Less(t, c.Written, 10, "killed soon after the third write")
-	audit, _ := sandbox.ParseAudit(res.Files.View(sandbox.Audit))
-	assert.GreaterOrEqual(t, len(audit), c.Lines[sandbox.Audit], "the recorded cut is in the file")
+	assert.Less(t, c.Written, 5, "killed before the tick's work was done")
+	assert.Equal(t, 5+c.Written, c.Lines[sandbox.Audit], "the cut: all of tick 0, and what tick 1 had written")
 	assert.Len(t, kinds(res, sandbox.LogRestart), 1)
+	// The fresh instance was sent the tick again and did all of its work.
+	audit, _ := sandbox.ParseAudit(res.Files.View(sandbox.Audit))
+	assert.Len(t, audit, 5+c.Written+5+5)
 }
 
 func TestHostileProcesses(t *testing.T) {
@@ -158,8 +158,8 @@ func TestHostileProcesses(t *testing.T) {
 		{"busy", RegimeQuiescence, func(s *ProcessSpec) {
 			s.Window, s.Timeout, s.HangLimit = 40*time.Millisecond, 120*time.Millisecond, 2
 		}, func(t *testing.T, res *Result) {
-			// The first tick may pass before the process has started.
-			assert.Equal(t, 2, res.Forced)
+			// Ticks may pass quiet before the process has started.
+			assert.GreaterOrEqual(t, res.Forced, 2)
 			require.Len(t, kinds(res, sandbox.LogHung), 1)
 			assert.GreaterOrEqual(t, kinds(res, sandbox.LogHung)[0].Tick, 1)
 		}},
@@ -283,33 +283,48 @@ func TestAMissingCommandIsRecorded(t *testing.T) {
 	assert.Contains(t, errs[0].Detail, "starting the process")
 }
 
-// BenchmarkRegimes plays one long bundle in-process and in the step regime
-// and reports ticks per second; quiescence costs a stability window per
-// tick and is measured by the sweep (see docs/processes.md).
+// BenchmarkRegimes plays the same bundle (l0-respond, 31 ticks) against
+// the reference in-process and as a process in each regime, with the
+// default window and timeouts, and reports ticks per second.
+//
+//	go test ./sim -run XXX -bench Regimes -benchtime 3x
 func BenchmarkRegimes(b *testing.B) {
+	requireLinux(b)
+	bundle := published(b, "l0-respond")
+	benchRegimes(b, bundle, []string{"in-process", RegimeStep, RegimeOnce, RegimeQuiescence})
+}
+
+// BenchmarkStepThroughput is the step regime's throughput on a long bundle
+// (2001 ticks), where starting the process is paid once.
+func BenchmarkStepThroughput(b *testing.B) {
 	requireLinux(b)
 	bundle := published(b, "l0-respond").Clone()
 	bundle.Meta.Horizon = 2000
+	benchRegimes(b, bundle, []string{"in-process", RegimeStep})
+}
+
+func benchRegimes(b *testing.B, bundle *scenarios.Bundle, modes []string) {
 	ticks := float64(len(Timeline(bundle)))
-	b.Run("in-process", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			if _, err := Run(bundle, examples.Reference(), Options{Seed: 1}); err != nil {
-				b.Fatal(err)
+	for _, mode := range modes {
+		b.Run(mode, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var res *Result
+				var err error
+				if mode == "in-process" {
+					res, err = Run(bundle, examples.Reference(), Options{Seed: 1})
+				} else {
+					spec := helperSpec("reference", mode)
+					spec.Window, spec.Timeout, spec.StepTimeout, spec.Poll = 0, 0, 0, 0
+					res, err = Run(bundle, nil, Options{Seed: 1, Process: spec})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = res.Cleanup()
 			}
-		}
-		b.ReportMetric(ticks*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
-	})
-	b.Run("step", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			spec := helperSpec("reference", RegimeStep)
-			res, err := Run(bundle, nil, Options{Seed: 1, Process: spec})
-			if err != nil {
-				b.Fatal(err)
-			}
-			_ = res.Cleanup()
-		}
-		b.ReportMetric(ticks*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
-	})
+			b.ReportMetric(ticks*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+		})
+	}
 }
 
 func BenchmarkFindStrays(b *testing.B) {

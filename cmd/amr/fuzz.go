@@ -246,7 +246,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		}
 		doc.Divergence = d
 	case sum.Failure != nil:
-		cx, err := reportCounterexample(human, sum.Failure, impl.Name, o, outDir)
+		cx, err := reportCounterexample(human, sum.Failure, replayImplFlags(cmd, impl.Name, pf), o, outDir)
 		if err != nil {
 			return err
 		}
@@ -354,17 +354,25 @@ func isTerminal(w io.Writer) bool {
 // a terminal, one line each otherwise.
 func progressPrinter(w io.Writer, terminal bool) func(faults.Progress) {
 	return func(p faults.Progress) {
-		rate := 0.0
+		perSecond := 0.0
 		if s := p.Elapsed.Seconds(); s > 0 {
-			rate = float64(p.Runs) / s
+			perSecond = float64(p.Runs) / s
 		}
-		line := fmt.Sprintf("fuzz: %d runs  %.0f runs/s  %s  %d violation(s)", p.Runs, rate, p.Elapsed.Round(100*time.Millisecond), p.Violations)
+		line := fmt.Sprintf("fuzz: %d runs  %s runs/s  %s  %d violation(s)", p.Runs, rate(perSecond), p.Elapsed.Round(100*time.Millisecond), p.Violations)
 		if terminal {
 			fmt.Fprint(w, "\r\033[K"+line)
 		} else {
 			fmt.Fprintln(w, line)
 		}
 	}
+}
+
+// rate renders runs per second: whole numbers, one decimal below 10.
+func rate(v float64) string {
+	if v < 10 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 func printReplays(w io.Writer, c *corpusJSON) {
@@ -389,11 +397,11 @@ func printReplays(w io.Writer, c *corpusJSON) {
 
 // reportCounterexample writes a counterexample and prints what it broke and
 // how to replay it.
-func reportCounterexample(w io.Writer, cx *faults.Counterexample, impl string, o fuzzOptions, dir string) (*counterexampleJSON, error) {
+func reportCounterexample(w io.Writer, cx *faults.Counterexample, implFlags []string, o fuzzOptions, dir string) (*counterexampleJSON, error) {
 	if err := faults.WriteCounterexample(dir, cx, o.seed); err != nil {
 		return nil, fmt.Errorf("writing the counterexample to %s: %w", dir, err)
 	}
-	replay := faults.ReplayCommand(impl, cx, filepath.Join(dir, faults.BundleJSON), o.maxSteps)
+	replay := faults.ReplayCommand(implFlags, cx, filepath.Join(dir, faults.BundleJSON), o.maxSteps)
 	rec := cx.Record(o.seed)
 	if cx.Source == "generated" {
 		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
@@ -407,6 +415,21 @@ func reportCounterexample(w io.Writer, cx *faults.Counterexample, impl string, o
 	fmt.Fprintf(w, "  replay: %s\n", replay)
 	return &counterexampleJSON{ProfileRecord: rec, BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
 		Violations: cx.Verdict.Violations, Dir: dir, Replay: replay}, nil
+}
+
+// replayImplFlags names the implementation the way amr run takes it: a
+// process by its command line and the process flags that were changed.
+func replayImplFlags(cmd *cobra.Command, name string, pf *processFlags) []string {
+	if pf == nil || pf.cmdline == "" {
+		return []string{"--impl", name}
+	}
+	out := []string{"--impl-cmd", pf.cmdline}
+	for _, f := range []string{"impl", "regime", "window", "timeout", "step-timeout", "hang-limit"} {
+		if fl := cmd.Flags().Lookup(f); fl != nil && fl.Changed {
+			out = append(out, "--"+f, fl.Value.String())
+		}
+	}
+	return out
 }
 
 // reportDivergence keeps the bundle that played two ways and prints where
@@ -436,7 +459,7 @@ func printFuzzSummary(w io.Writer, doc fuzzJSON, cov faults.Coverage) {
 	if doc.Interrupted {
 		outcome += " (interrupted)"
 	}
-	fmt.Fprintf(w, "\n%d run(s) in %.1fs (%.0f runs/s), seed %d: %s\n", doc.Runs, doc.Seconds, doc.RunsPerSecond, doc.Seed, outcome)
+	fmt.Fprintf(w, "\n%d run(s) in %.1fs (%s runs/s), seed %d: %s\n", doc.Runs, doc.Seconds, rate(doc.RunsPerSecond), doc.Seed, outcome)
 	if doc.Runs == 0 {
 		return
 	}

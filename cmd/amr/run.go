@@ -53,6 +53,13 @@ derive from each bundle's name, so two invocations agree byte for byte.
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
 A kept sandbox can be judged again with 'amr check'.
 
+--impl-cmd "CMD ARGS" runs the implementation as an OS process on a sandbox
+directory, under the clock regime --regime: quiescence (the spec's: the clock
+advances after --window without log writes, or is forced after --timeout),
+step ("tick N" on stdin, "idle N" on stdout) or once (the command runs per
+tick). A failed process run's directory is left for reading and its path
+printed. See docs/processes.md.
+
 Every run is judged by two independent oracles, the level checker and the
 history checker (docs/history.md); when their counts disagree the run is
 INVALID, a harness bug, and amr exits 3.
@@ -66,7 +73,8 @@ Exit 0 when every level up to each scenario's top level passed, 1 when any
 failed, 2 on bad input, 3 when the oracles disagreed.`,
 		Example: `  amr run                                  # the published suite against the reference, 5 runs each
   amr run --impl weak-no-send scenarios/l0-respond
-  amr run --runs 1 --seed 7 --out out/ --json`,
+  amr run --runs 1 --seed 7 --out out/ --json
+  amr run --impl-cmd "amr serve-impl reference" --regime step`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			impl, err := resolveImpl(cmd, implName, proc)
 			if err != nil {
