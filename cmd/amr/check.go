@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,9 +114,7 @@ bad input, 3 when the oracles disagree.`,
 				Origin: doc.Origin, Violations: doc.Violations, Runs: []suite.RunReport{{}}}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(doc); err != nil {
+				if err := printJSON(w, doc); err != nil {
 					return err
 				}
 			} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -64,9 +63,7 @@ another. Exit 0 when nothing mismatched, 1 on any mismatch, 2 on bad input,
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+				if err := printJSON(w, rep); err != nil {
 					return err
 				}
 			} else {

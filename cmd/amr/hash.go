@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,9 +79,7 @@ message, and any invalid bundle makes the exit code 2.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rows); err != nil {
+				if err := printJSON(out, rows); err != nil {
 					return err
 				}
 			} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -63,9 +62,7 @@ FILE defaults to ` + defaultLedger + `. Exit 0 when the ledger verifies clean,
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+				if err := printJSON(w, rep); err != nil {
 					return err
 				}
 			} else {

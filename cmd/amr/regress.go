@@ -347,9 +347,7 @@ oracles disagree on a run.`,
 				r.Updated, r.Passed = true, true
 			}
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
+				if err := printJSON(w, r); err != nil {
 					return err
 				}
 			} else {

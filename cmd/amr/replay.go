@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -141,9 +140,7 @@ two oracles disagree on the run.`,
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(tl); err != nil {
+				if err := printJSON(w, tl); err != nil {
 					return err
 				}
 			} else if err := tl.WriteText(w, timeline.TextOptions{Quiet: quiet, Refs: refs}); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -64,4 +65,11 @@ func printViolations(w io.Writer, vs []checker.Violation, maxShown int) {
 			fmt.Fprintf(w, "  %-28s           %s  [%s]\n", "", strings.Join(ids, ", "), strings.Join(v.Evidence, " "))
 		}
 	}
+}
+
+// printJSON writes v as indented JSON: the --json output of every command.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

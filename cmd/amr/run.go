@@ -120,9 +120,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(doc); err != nil {
+				if err := printJSON(w, doc); err != nil {
 					return err
 				}
 			} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -249,9 +248,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(doc)
+				return printJSON(w, doc)
 			}
 			printShrink(w, doc)
 			if out == "" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -49,9 +48,7 @@ Exit 0 when every bundle is valid, 2 otherwise.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(results); err != nil {
+				if err := printJSON(out, results); err != nil {
 					return err
 				}
 			} else {
