@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/reserve"
 )
 
@@ -95,17 +96,9 @@ type Verdict struct {
 	UnattributedCalls int `json:"unattributed_calls"`
 }
 
-// Violation is one level violation as a receipt keeps it.
-type Violation struct {
-	Invariant string   `json:"invariant"`
-	Level     int      `json:"level"`
-	Tick      int      `json:"tick"`
-	MessageID string   `json:"message_id,omitempty"`
-	WorkID    string   `json:"work_id,omitempty"`
-	DraftID   string   `json:"draft_id,omitempty"`
-	Evidence  []string `json:"evidence"`
-	Detail    string   `json:"detail"`
-}
+// Violation is one level violation as a receipt keeps it: the checker's own
+// record, so a receipt never drifts from the verdict it copies.
+type Violation = checker.Violation
 
 // Artifact is one file a run wrote: Name is its path under the run's kept
 // directory, Hash its digest, and Path, when set, where the ledger stored a

@@ -65,7 +65,7 @@ func memoized(scenario string, impl Impl, cfg Config, hash string, seed uint64, 
 		return RunReport{}, false, err
 	}
 	v := prior.Verdict
-	rr := RunReport{Run: i, Seed: seed, Levels: v.Levels, Origin: v.Origin, Violations: fromLedger(v.Violations),
+	rr := RunReport{Run: i, Seed: seed, Levels: v.Levels, Origin: v.Origin, Violations: copyViolations(v.Violations),
 		Status: StatusSkipped, Invalid: v.Invalid, Receipt: sealed.ContentHash,
 		History:  history.Verdict{Violations: []history.Violation{}, Declined: []history.Decline{}, Counts: v.History, DeclinedCounts: map[string]int{}},
 		Guard:    checker.GuardResult{Agree: !v.Invalid, Compared: []checker.Answer{}, Skipped: []string{}, Diffs: []checker.Answer{}},
@@ -120,7 +120,7 @@ func verdictBytes(rr RunReport) ([]byte, error) {
 func ranReceipt(scenario string, impl Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
 	r := newReceipt(scenario, impl, cfg, hash, rr.Seed, rr.Run, ledger.StatusRan)
 	r.Verdict = ledger.Verdict{Levels: rr.Levels, Origin: rr.Origin, Invalid: rr.Invalid,
-		Violations: toLedger(rr.Violations), History: nonZero(rr.History.Counts),
+		Violations: copyViolations(rr.Violations), History: nonZero(rr.History.Counts),
 		UnattributedCalls: rr.Surprise.Unattributed}
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -151,20 +151,13 @@ func nonZero(m map[string]int) map[string]int {
 	return out
 }
 
-func toLedger(vs []checker.Violation) []ledger.Violation {
-	out := make([]ledger.Violation, 0, len(vs))
-	for _, v := range vs {
-		out = append(out, ledger.Violation{Invariant: v.Invariant, Level: v.Level, Tick: v.Tick, MessageID: v.MessageID,
-			WorkID: v.WorkID, DraftID: v.DraftID, Evidence: append([]string{}, v.Evidence...), Detail: v.Detail})
-	}
-	return out
-}
-
-func fromLedger(vs []ledger.Violation) []checker.Violation {
+// copyViolations copies a verdict's violations for a receipt (or back), so
+// neither side can alias the other's evidence slices.
+func copyViolations(vs []checker.Violation) []checker.Violation {
 	out := make([]checker.Violation, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, checker.Violation{Invariant: v.Invariant, Level: v.Level, Tick: v.Tick, MessageID: v.MessageID,
-			WorkID: v.WorkID, DraftID: v.DraftID, Evidence: append([]string{}, v.Evidence...), Detail: v.Detail})
+		v.Evidence = append([]string{}, v.Evidence...)
+		out = append(out, v)
 	}
 	return out
 }
