@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"time"
@@ -81,12 +83,22 @@ type Run struct {
 	Bundle     *scenarios.Bundle
 	BundleHash string
 	Result     *sim.Result
-	Verdict    checker.Verdict
-	Seen       Seen
+	// Judgement is both oracles' answers and the guard's comparison;
+	// Verdict is the level checker's part of it.
+	Judgement suite.Judgement
+	Verdict   checker.Verdict
+	Seen      Seen
+	// Output holds a process run's stdout.log and stderr.log, read before
+	// its directory was removed, for a run that failed or was invalid.
+	Output map[string][]byte
 }
 
 // Failed reports whether the checker found any violation.
 func (r *Run) Failed() bool { return len(r.Verdict.Violations) > 0 }
+
+// Invalid reports whether the two oracles disagreed on the run: a harness
+// bug, neither a pass nor a fail of the implementation.
+func (r *Run) Invalid() bool { return r.Judgement.Invalid() }
 
 // Invariants lists the violated invariant ids, each once, in verdict order.
 func (r *Run) Invariants() []string {
@@ -123,9 +135,11 @@ type Divergence struct {
 
 // Replay is what a corpus bundle did when replayed.
 type Replay struct {
-	Path       string   `json:"path"`
-	Hash       string   `json:"bundle_hash"`
-	Fails      bool     `json:"fails"`
+	Path  string `json:"path"`
+	Hash  string `json:"bundle_hash"`
+	Fails bool   `json:"fails"`
+	// Invalid is set when the two oracles disagreed on the replay.
+	Invalid    bool     `json:"invalid,omitempty"`
 	Invariants []string `json:"invariants,omitempty"`
 }
 
@@ -144,7 +158,10 @@ type Summary struct {
 	Replays  []Replay
 	// Failure is the counterexample: a corpus bundle that still fails, or
 	// the generated run with the lowest index that failed.
-	Failure    *Counterexample
+	Failure *Counterexample
+	// Invalid is the first run on which the two oracles disagreed: a
+	// harness bug, which ends the campaign before any later verdict.
+	Invalid    *Counterexample
 	Divergence *Divergence
 }
 
@@ -153,6 +170,7 @@ const (
 	OutcomeClean          = "clean"
 	OutcomeCounterexample = "counterexample"
 	OutcomeDivergence     = "divergence"
+	OutcomeInvalid        = "invalid"
 )
 
 // Outcome names how the campaign ended.
@@ -160,6 +178,8 @@ func (s *Summary) Outcome() string {
 	switch {
 	case s.Divergence != nil:
 		return OutcomeDivergence
+	case s.Invalid != nil:
+		return OutcomeInvalid
 	case s.Failure != nil:
 		return OutcomeCounterexample
 	}
@@ -198,13 +218,17 @@ func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Ru
 	if err != nil {
 		return nil, fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)
 	}
-	// A process run leaves its directory on disk; everything judged is in
-	// memory already.
-	_ = res.Cleanup()
 	files := res.Files.Files()
-	v := checker.Check(checker.Input{Bundle: b, Files: files, Log: res.Log})
+	j := suite.Judge(b, files, res.Log)
 	r := &Run{Index: -1, EngineSeed: engine, Bundle: b, BundleHash: hash, Result: res,
-		Verdict: v, Seen: Observe(b, files, res.Log)}
+		Judgement: j, Verdict: j.Level, Seen: Observe(b, files, res.Log)}
+	// A process run leaves its directory on disk. Everything judged is in
+	// memory already; the process's own output is read first when the run
+	// will be reported.
+	if r.Failed() || r.Invalid() {
+		r.Output = readOutput(res)
+	}
+	_ = res.Cleanup()
 	if seed != nil {
 		r.Seed, r.Seeded = *seed, true
 	}
@@ -262,7 +286,7 @@ func Campaign(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := c.replayCorpus(); err != nil {
 		return nil, err
 	}
-	if c.sum.Failure == nil {
+	if c.sum.Failure == nil && c.sum.Invalid == nil {
 		if err := c.generate(ctx); err != nil {
 			return nil, err
 		}
@@ -287,8 +311,13 @@ func (c *campaign) replayCorpus() error {
 		if err != nil {
 			return fmt.Errorf("replaying %s: %w", e.Path, err)
 		}
-		c.sum.Replays = append(c.sum.Replays, Replay{Path: e.Path, Hash: r.BundleHash, Fails: r.Failed(), Invariants: r.Invariants()})
-		if r.Failed() && c.sum.Failure == nil {
+		c.sum.Replays = append(c.sum.Replays, Replay{Path: e.Path, Hash: r.BundleHash, Fails: r.Failed(),
+			Invalid: r.Invalid(), Invariants: r.Invariants()})
+		switch {
+		case c.sum.Failure != nil || c.sum.Invalid != nil:
+		case r.Invalid():
+			c.sum.Invalid = &Counterexample{Run: r, Source: e.Path}
+		case r.Failed():
 			c.sum.Failure = &Counterexample{Run: r, Source: e.Path}
 		}
 	}
@@ -370,6 +399,8 @@ func (c *campaign) generate(ctx context.Context) error {
 			switch {
 			case h.div != nil:
 				c.sum.Divergence, stopped = h.div, true
+			case h.run != nil && h.run.Invalid():
+				c.sum.Invalid, stopped = &Counterexample{Run: h.run, Source: "generated"}, true
 			case h.run != nil:
 				c.sum.Failure, stopped = &Counterexample{Run: h.run, Source: "generated"}, true
 			}
@@ -411,8 +442,23 @@ func (c *campaign) play(i int) outcome {
 			return o
 		}
 	}
-	if r.Failed() {
+	if r.Failed() || r.Invalid() {
 		o.run = r
 	}
 	return o
+}
+
+// readOutput reads a process run's stdout.log and stderr.log; an in-process
+// run has none.
+func readOutput(res *sim.Result) map[string][]byte {
+	if res.Workdir == "" {
+		return nil
+	}
+	out := map[string][]byte{}
+	for _, name := range []string{sim.StdoutLog, sim.StderrLog} {
+		if data, err := os.ReadFile(filepath.Join(res.Workdir, name)); err == nil {
+			out[name] = data
+		}
+	}
+	return out
 }

@@ -3,11 +3,13 @@ package faults
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
 )
@@ -57,8 +59,9 @@ func (cx *Counterexample) Record(campaign uint64) ProfileRecord {
 
 // WriteCounterexample writes everything needed to reproduce a
 // counterexample into dir: the bundle in both forms, the sandbox, the run
-// log, the verdict and the profile record. The bundle/ and sandbox/
-// subdirectories are replaced.
+// log, the compiled history, the verdict (both oracles' answers), the
+// profile record and, for a process run, its stdout.log and stderr.log. The
+// bundle/ and sandbox/ subdirectories are replaced.
 func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error {
 	for _, sub := range []string{BundleDir, "sandbox"} {
 		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
@@ -74,11 +77,14 @@ func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error 
 	if err := scenarios.SaveJSON(cx.Bundle, filepath.Join(dir, BundleJSON)); err != nil {
 		return fmt.Errorf("writing %s: %w", BundleJSON, err)
 	}
-	res := cx.Result
-	rr := suite.RunReport{Run: 1, Seed: cx.EngineSeed, Levels: suite.LevelMap(cx.Verdict.Levels), Origin: cx.Verdict.Origin,
-		Violations: cx.Verdict.Violations, Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced}
-	if err := suite.Keep(dir, res, rr); err != nil {
+	rr := suite.NewRunReport(1, cx.EngineSeed, cx.Result, cx.Judgement)
+	if err := suite.KeepJudged(dir, cx.Result, rr, cx.Judgement); err != nil {
 		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(cx.Output)) {
+		if err := os.WriteFile(filepath.Join(dir, name), cx.Output[name], 0o644); err != nil {
+			return err
+		}
 	}
 	data, err := json.MarshalIndent(cx.Record(campaign), "", "  ")
 	if err != nil {
@@ -91,10 +97,7 @@ func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error 
 // bundle was written to bundlePath. implFlags name the implementation as
 // amr run takes it, e.g. {"--impl", "reference"} or {"--impl-cmd", "..."}.
 func ReplayCommand(implFlags []string, cx *Counterexample, bundlePath string, maxSteps int) string {
-	args := []string{"amr", "run"}
-	for _, f := range implFlags {
-		args = append(args, shellQuote(f))
-	}
+	args := append([]string{"amr", "run"}, implFlags...)
 	args = append(args, "--runs", "1")
 	if cx.Seeded {
 		args = append(args, "--seed", strconv.FormatUint(cx.Seed, 10))
@@ -102,20 +105,5 @@ func ReplayCommand(implFlags []string, cx *Counterexample, bundlePath string, ma
 	if maxSteps > 0 {
 		args = append(args, "--max-steps", strconv.Itoa(maxSteps))
 	}
-	return strings.Join(append(args, shellQuote(bundlePath)), " ")
-}
-
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shell.Join(append(args, bundlePath)...)
 }

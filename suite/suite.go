@@ -172,12 +172,7 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 	}
 	j := Judge(b, res.Files.Files(), res.Log)
 	v := j.Level
-	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
-		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
-		Status: StatusRan, Invalid: j.Invalid(), Guard: j.Guard, History: j.History, Surprise: j.Surprise}
-	if rr.Violations == nil {
-		rr.Violations = []checker.Violation{}
-	}
+	rr := NewRunReport(i, seed, res, j)
 	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
@@ -208,6 +203,19 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 		}
 	}
 	return rr, nil
+}
+
+// NewRunReport is run i's report: what the run did and how both oracles
+// judged it.
+func NewRunReport(i int, seed uint64, res *sim.Result, j Judgement) RunReport {
+	v := j.Level
+	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
+		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
+		Status: StatusRan, Invalid: j.Invalid(), Guard: j.Guard, History: j.History, Surprise: j.Surprise}
+	if rr.Violations == nil {
+		rr.Violations = []checker.Violation{}
+	}
+	return rr
 }
 
 // LevelMap turns the checker's level array into the report's map.
@@ -271,6 +279,12 @@ func (r *Report) aggregate() {
 // stderr.log.
 func Keep(dir string, res *sim.Result, rr RunReport) error {
 	return keep(dir, res, rr, history.Compile(history.Input{Files: res.Files.Files(), Log: res.Log}).Bytes())
+}
+
+// KeepJudged is Keep for a run judged by Judge: its history.jsonl is the
+// history both oracles read.
+func KeepJudged(dir string, res *sim.Result, rr RunReport, j Judgement) error {
+	return keep(dir, res, rr, j.Compiled.Bytes())
 }
 
 // keep writes a run's artifacts, its compiled history as history.jsonl

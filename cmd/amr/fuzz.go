@@ -15,7 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/internal/shell"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/shrink"
+	"github.com/amr-bench/amr/suite"
 )
 
 func init() { commands = append(commands, newFuzzCmd) }
@@ -39,6 +44,7 @@ type fuzzJSON struct {
 	Coverage         []faults.CounterCount `json:"coverage"`
 	Corpus           *corpusJSON           `json:"corpus,omitempty"`
 	Counterexample   *counterexampleJSON   `json:"counterexample,omitempty"`
+	Invalid          *invalidJSON          `json:"invalid,omitempty"`
 	Divergence       *divergenceJSON       `json:"divergence,omitempty"`
 }
 
@@ -49,11 +55,36 @@ type corpusJSON struct {
 	Kept     string          `json:"kept,omitempty"`
 }
 
+// counterexampleJSON is the failing run as found (the raw one) and, unless
+// --no-shrink, its shrunk form.
 type counterexampleJSON struct {
 	faults.ProfileRecord
 	BundleHash string              `json:"bundle_hash"`
 	Invariants []string            `json:"invariants"`
 	Violations []checker.Violation `json:"violations"`
+	Dir        string              `json:"dir"`
+	Replay     string              `json:"replay"`
+	Shrunk     *shrunkJSON         `json:"shrunk,omitempty"`
+}
+
+// shrunkJSON is a counterexample after shrinking. Error is set, and the
+// rest empty, when the shrink could not be done.
+type shrunkJSON struct {
+	Invariant  string              `json:"invariant,omitempty"`
+	BundleHash string              `json:"bundle_hash,omitempty"`
+	Stats      *shrink.Stats       `json:"stats,omitempty"`
+	Violations []checker.Violation `json:"violations,omitempty"`
+	Dir        string              `json:"dir,omitempty"`
+	Replay     string              `json:"replay,omitempty"`
+	Timeline   string              `json:"timeline,omitempty"`
+	Error      string              `json:"error,omitempty"`
+}
+
+// invalidJSON is a run on which the two oracles disagreed.
+type invalidJSON struct {
+	faults.ProfileRecord
+	BundleHash string              `json:"bundle_hash"`
+	Guard      checker.GuardResult `json:"guard"`
 	Dir        string              `json:"dir"`
 	Replay     string              `json:"replay"`
 }
@@ -85,6 +116,8 @@ type fuzzOptions struct {
 	asJSON      bool
 	progress    bool
 	maxSteps    int
+	noShrink    bool
+	shrinkTime  time.Duration
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -118,6 +151,8 @@ func newFuzzCmd() *cobra.Command {
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON on stdout")
 	f.BoolVar(&o.progress, "progress", false, "print progress on stderr even when it is not a terminal")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
+	f.BoolVar(&o.noShrink, "no-shrink", false, "write the counterexample as found, without shrinking it")
+	f.DurationVar(&o.shrinkTime, "shrink-time", shrink.DefaultBudget, "time budget of the counterexample's shrink")
 	return cmd
 }
 
@@ -134,12 +169,23 @@ liveness budget is judged. Runs are played by --workers at once but judged in
 order, so a campaign finds the same first failure whatever the number of
 workers, and --shard k/n splits the run space across machines.
 
-On a failure amr fuzz writes the counterexample under --out: the bundle in both
-forms (bundle/ and bundle.json), the sandbox, the run log (run.jsonl), the
-verdict and the drawn profile (profile.json); it prints the violated invariant
-ids and one command that replays the run exactly. The failing bundle is kept
-in the corpus, which the next campaign against the same implementation
-replays first; a kept bundle that no longer fails is reported as fixed.
+On a failure amr fuzz writes the run as found under --out in raw/: the bundle
+in both forms (bundle/ and bundle.json), the sandbox, the run log (run.jsonl),
+the compiled history (history.jsonl), the verdict of both oracles
+(verdict.json), the drawn profile (profile.json) and, for a process, its
+stdout.log and stderr.log. Then it shrinks the bundle to the smallest one on
+which the implementation still violates the same invariant (and, unless the
+implementation is the reference, the reference passes), and writes the same
+set of files for the shrunk run under shrunk/; --no-shrink skips this. It
+prints the violated invariant ids and one command that replays the run
+exactly. The shrunk bundle (the raw one with --no-shrink) is kept in the
+corpus, which the next campaign against the same implementation replays
+first; a kept bundle that no longer fails is reported as fixed.
+
+Every run is judged by both oracles, the level checker and the history
+checker. When their counts disagree the run is INVALID: a harness bug, not a
+verdict on the implementation. The campaign stops there, writes the run under
+--out in invalid/ and exits 3.
 
 Profile presets:
 `)
@@ -153,7 +199,8 @@ Progress goes to stderr at most every 500ms when stderr is a terminal or with
 --progress; a summary with the coverage counters ends every campaign.
 
 Exit 0 when the budget ends clean, 1 on a counterexample, 2 on bad usage,
-3 when --check-determinism finds two plays of a run that differ.`)
+3 on an INVALID run or when --check-determinism finds two plays of a run that
+differ.`)
 	return b.String()
 }
 
@@ -245,14 +292,20 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 			return err
 		}
 		doc.Divergence = d
+	case sum.Invalid != nil:
+		inv, err := reportInvalid(human, sum.Invalid, implFlags(impl.Name, pf), o, outDir)
+		if err != nil {
+			return err
+		}
+		doc.Invalid = inv
 	case sum.Failure != nil:
-		cx, err := reportCounterexample(human, sum.Failure, replayImplFlags(cmd, impl.Name, pf), o, outDir)
+		cx, kept, err := reportCounterexample(cmd, human, sum.Failure, impl, pf, o, outDir)
 		if err != nil {
 			return err
 		}
 		doc.Counterexample = cx
 		if doc.Corpus != nil && sum.Failure.Source == "generated" {
-			path, added, err := faults.SaveToCorpus(corpusDir, sum.Failure.Bundle)
+			path, added, err := faults.SaveToCorpus(corpusDir, kept)
 			if err != nil {
 				return fmt.Errorf("keeping the counterexample in the corpus: %w", err)
 			}
@@ -271,7 +324,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		}
 	}
 	switch {
-	case sum.Divergence != nil:
+	case sum.Divergence != nil, sum.Invalid != nil:
 		return &exitError{code: exitInvalid}
 	case sum.Failure != nil:
 		return &exitError{code: exitFail}
@@ -395,14 +448,32 @@ func printReplays(w io.Writer, c *corpusJSON) {
 	}
 }
 
-// reportCounterexample writes a counterexample and prints what it broke and
-// how to replay it.
-func reportCounterexample(w io.Writer, cx *faults.Counterexample, implFlags []string, o fuzzOptions, dir string) (*counterexampleJSON, error) {
-	if err := faults.WriteCounterexample(dir, cx, o.seed); err != nil {
-		return nil, fmt.Errorf("writing the counterexample to %s: %w", dir, err)
+// The subdirectories of --out a counterexample is written to.
+const (
+	rawDir     = "raw"
+	shrunkDir  = "shrunk"
+	invalidDir = "invalid"
+)
+
+// reportCounterexample writes a counterexample as found, shrinks it unless
+// told not to, writes the shrunk run beside the raw one, and prints what it
+// broke and how to replay it. It returns the bundle to keep in the corpus:
+// the shrunk one when there is one.
+func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexample, impl suite.Impl, pf *processFlags,
+	o fuzzOptions, dir string) (*counterexampleJSON, *scenarios.Bundle, error) {
+	implFlags := implFlags(impl.Name, pf)
+	for _, sub := range []string{rawDir, shrunkDir, invalidDir} {
+		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
+			return nil, nil, err
+		}
 	}
-	replay := faults.ReplayCommand(implFlags, cx, filepath.Join(dir, faults.BundleJSON), o.maxSteps)
-	rec := cx.Record(o.seed)
+	raw := filepath.Join(dir, rawDir)
+	if err := faults.WriteCounterexample(raw, cx, o.seed); err != nil {
+		return nil, nil, fmt.Errorf("writing the counterexample to %s: %w", raw, err)
+	}
+	doc := &counterexampleJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
+		Violations: cx.Verdict.Violations, Dir: raw,
+		Replay: faults.ReplayCommand(implFlags, cx, filepath.Join(raw, faults.BundleJSON), o.maxSteps)}
 	if cx.Source == "generated" {
 		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
 		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
@@ -411,25 +482,99 @@ func reportCounterexample(w io.Writer, cx *faults.Counterexample, implFlags []st
 	}
 	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
 	printViolations(w, cx.Verdict.Violations, 10)
-	fmt.Fprintf(w, "  written to %s (bundle/, bundle.json, sandbox/, run.jsonl, verdict.json, profile.json)\n", dir)
-	fmt.Fprintf(w, "  replay: %s\n", replay)
-	return &counterexampleJSON{ProfileRecord: rec, BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
-		Violations: cx.Verdict.Violations, Dir: dir, Replay: replay}, nil
+	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
+	if o.noShrink {
+		fmt.Fprintf(w, "  replay: %s\n", doc.Replay)
+		return doc, cx.Bundle, nil
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %s)...\n", o.shrinkTime)
+	doc.Shrunk = shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, shrunkDir))
+	printShrunk(w, doc.Shrunk, doc.Replay)
+	if doc.Shrunk.Error != "" {
+		return doc, cx.Bundle, nil
+	}
+	kept, _, err := scenarios.Load(filepath.Join(dir, shrunkDir, faults.BundleJSON))
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, kept, nil
 }
 
-// replayImplFlags names the implementation the way amr run takes it: a
-// process by its command line and the process flags that were changed.
-func replayImplFlags(cmd *cobra.Command, name string, pf *processFlags) []string {
-	if pf == nil || pf.cmdline == "" {
-		return []string{"--impl", name}
+// shrinkCounterexample shrinks a counterexample against the invariant it
+// violated first, with the reference as control unless the reference is
+// what failed, replays the shrunk bundle and writes it to dir. A shrink
+// that cannot be done is reported in the result, not as an error: the raw
+// counterexample stands.
+func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags []string, o fuzzOptions, dir string) *shrunkJSON {
+	req := shrinkRequest{impl: impl, invariant: cx.Verdict.Violations[0].Invariant, budget: o.shrinkTime, maxSteps: o.maxSteps}
+	if cx.Seeded {
+		seed := cx.Seed
+		req.campaign = &seed
 	}
-	out := []string{"--impl-cmd", pf.cmdline}
-	for _, f := range []string{"impl", "regime", "window", "timeout", "step-timeout", "hang-limit"} {
-		if fl := cmd.Flags().Lookup(f); fl != nil && fl.Changed {
-			out = append(out, "--"+f, fl.Value.String())
+	if impl.Name != examples.ReferenceName {
+		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
+			req.control = &ref
 		}
 	}
-	return out
+	out, err := shrinkBundle(cx.Bundle, req)
+	if err != nil {
+		return &shrunkJSON{Error: err.Error()}
+	}
+	r, err := faults.Play(out.bundle, impl, req.campaign, o.maxSteps)
+	if err != nil {
+		return &shrunkJSON{Error: fmt.Sprintf("replaying the shrunk bundle: %v", err)}
+	}
+	if !violates(r.Verdict, out.invariant) || r.Invalid() {
+		return &shrunkJSON{Error: "the shrunk bundle did not fail the same way when replayed: the implementation is not deterministic"}
+	}
+	r.Index, r.Profile = cx.Index, cx.Profile
+	shrunk := &faults.Counterexample{Run: r, Source: cx.Source}
+	if err := faults.WriteCounterexample(dir, shrunk, o.seed); err != nil {
+		return &shrunkJSON{Error: fmt.Sprintf("writing the shrunk counterexample to %s: %v", dir, err)}
+	}
+	stats := out.stats
+	if err := writeJSONFile(filepath.Join(dir, "shrink.json"), stats); err != nil {
+		return &shrunkJSON{Error: err.Error()}
+	}
+	bundlePath := filepath.Join(dir, faults.BundleJSON)
+	return &shrunkJSON{Invariant: out.invariant, BundleHash: out.shrunkHash, Stats: &stats, Violations: r.Verdict.Violations,
+		Dir: dir, Replay: faults.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
+		Timeline: replayCommand(bundlePath, shell.Join(implFlags...), req.campaign)}
+}
+
+func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
+	if s.Error != "" {
+		fmt.Fprintf(w, "  not shrunk: %s\n", s.Error)
+		fmt.Fprintf(w, "  replay: %s\n", rawReplay)
+		return
+	}
+	st := s.Stats
+	fmt.Fprintf(w, "  shrunk:   %d events, horizon %d (%d oracle calls, %s), still violates %s, written to %s\n",
+		st.EventsAfter, st.TicksAfter, st.OracleCalls, st.Elapsed.Round(time.Millisecond), s.Invariant, s.Dir)
+	if st.BudgetHit {
+		fmt.Fprintln(w, "  the shrink budget ran out: the shrunk bundle still fails but may not be minimal (raise --shrink-time)")
+	}
+	fmt.Fprintf(w, "  replay:   %s\n", s.Replay)
+	fmt.Fprintf(w, "  timeline: %s\n", s.Timeline)
+}
+
+// reportInvalid writes a run on which the oracles disagreed and prints the
+// questions they answered differently.
+func reportInvalid(w io.Writer, cx *faults.Counterexample, implFlags []string, o fuzzOptions, dir string) (*invalidJSON, error) {
+	path := filepath.Join(dir, invalidDir)
+	if err := os.RemoveAll(path); err != nil {
+		return nil, err
+	}
+	if err := faults.WriteCounterexample(path, cx, o.seed); err != nil {
+		return nil, fmt.Errorf("writing the invalid run to %s: %w", path, err)
+	}
+	doc := &invalidJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Guard: cx.Judgement.Guard, Dir: path,
+		Replay: faults.ReplayCommand(implFlags, cx, filepath.Join(path, faults.BundleJSON), o.maxSteps)}
+	fmt.Fprintf(w, "\nINVALID: run %d (run seed %d): the level checker and the history checker disagree, a harness bug, not a verdict\n",
+		cx.Index, cx.Seed)
+	fmt.Fprintf(w, "  %s\n", cx.Judgement.Guard.String())
+	fmt.Fprintf(w, "  written to %s\n  replay: %s\n", path, doc.Replay)
+	return doc, nil
 }
 
 // reportDivergence keeps the bundle that played two ways and prints where

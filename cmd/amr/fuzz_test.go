@@ -10,6 +10,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/suite"
 )
 
 func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
@@ -22,18 +26,30 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 	assert.Contains(t, stdout, "counterexample: run ")
 	assert.Regexp(t, `violated: .*L0\.reply`, stdout)
 	assert.Contains(t, stdout, "profile: preset=default")
-	for _, name := range []string{"bundle.json", "bundle/inbox.jsonl", "sandbox/drafts.jsonl", "run.jsonl", "verdict.json", "profile.json"} {
-		assert.FileExists(t, filepath.Join(out, name))
+	// The run as found and its shrunk form are both written, each with
+	// everything needed to read and replay it.
+	for _, sub := range []string{rawDir, shrunkDir} {
+		for _, name := range []string{"bundle.json", "bundle/inbox.jsonl", "sandbox/drafts.jsonl", "run.jsonl",
+			"history.jsonl", "verdict.json", "profile.json"} {
+			assert.FileExists(t, filepath.Join(out, sub, name))
+		}
 	}
+	assert.FileExists(t, filepath.Join(out, shrunkDir, "shrink.json"))
+	assert.Regexp(t, `as found: \d+ events`, stdout)
+	assert.Regexp(t, `shrunk: +\d+ events, horizon \d+ \(\d+ oracle calls`, stdout)
 	kept, err := filepath.Glob(filepath.Join(corpus, "*.json"))
 	require.NoError(t, err)
 	require.Len(t, kept, 1)
+	keptBundle, _, err := scenarios.Load(kept[0])
+	require.NoError(t, err)
+	assert.Equal(t, "shrunk", keptBundle.Meta.Origin.Kind, "the corpus keeps the shrunk bundle")
 
-	// The printed command replays the run exactly.
-	m := regexp.MustCompile(`replay: amr (run .*)`).FindStringSubmatch(stdout)
+	// The printed command replays the shrunk run exactly.
+	m := regexp.MustCompile(`replay: +amr (run .*)`).FindStringSubmatch(stdout)
 	require.NotNil(t, m)
 	args := strings.Fields(m[1])
 	assert.Contains(t, m[1], "--runs 1 --seed ")
+	assert.Contains(t, m[1], filepath.Join(out, shrunkDir, "bundle.json"))
 	rout, rerr, rcode := execAMR(t, args...)
 	require.Equal(t, exitFail, rcode, rerr)
 	assert.Contains(t, rout, "L0.reply")
@@ -42,11 +58,15 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 		Violations []struct {
 			Invariant string `json:"invariant"`
 		} `json:"violations"`
+		Invalid bool `json:"invalid"`
 	}
-	data, err := os.ReadFile(filepath.Join(out, "verdict.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &verdict))
-	require.NotEmpty(t, verdict.Violations)
+	for _, sub := range []string{rawDir, shrunkDir} {
+		data, err := os.ReadFile(filepath.Join(out, sub, "verdict.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &verdict))
+		require.NotEmpty(t, verdict.Violations)
+		assert.False(t, verdict.Invalid)
+	}
 
 	// The next campaign replays the kept bundle first and stops on it.
 	stdout, _, code = execAMR(t, "fuzz", "--impl", "weak-no-send", "--seed", "4", "--runs", "200",
@@ -75,7 +95,17 @@ type fuzzDoc struct {
 		Run        int      `json:"run"`
 		Invariants []string `json:"invariants"`
 		Replay     string   `json:"replay"`
-		Profile    *struct {
+		Shrunk     *struct {
+			Invariant string `json:"invariant"`
+			Error     string `json:"error"`
+			Replay    string `json:"replay"`
+			Timeline  string `json:"timeline"`
+			Stats     struct {
+				EventsBefore int `json:"events_before"`
+				EventsAfter  int `json:"events_after"`
+			} `json:"stats"`
+		} `json:"shrunk"`
+		Profile *struct {
 			Preset string `json:"preset"`
 		} `json:"profile"`
 	} `json:"counterexample"`
@@ -114,6 +144,57 @@ func TestFuzzJSONIsTheSameForAnyNumberOfWorkers(t *testing.T) {
 		parts += part.Runs
 	}
 	assert.Equal(t, 40, parts)
+}
+
+func TestFuzzNoShrinkKeepsOnlyTheRunAsFound(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	doc := fuzzJSONRun(t, exitFail, "--impl", "weak-no-send", "--seed", "3", "--runs", "200", "--out", out, "--no-shrink")
+	require.NotNil(t, doc.Counterexample)
+	assert.Nil(t, doc.Counterexample.Shrunk)
+	assert.FileExists(t, filepath.Join(out, rawDir, "bundle.json"))
+	assert.NoDirExists(t, filepath.Join(out, shrunkDir))
+}
+
+func TestFuzzJSONReportsTheShrink(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	doc := fuzzJSONRun(t, exitFail, "--impl", "weak-send-per-approval", "--seed", "9", "--runs", "300", "--out", out)
+	require.NotNil(t, doc.Counterexample)
+	s := doc.Counterexample.Shrunk
+	require.NotNil(t, s)
+	assert.Empty(t, s.Error)
+	assert.Equal(t, doc.Counterexample.Invariants[0], s.Invariant, "the shrink keeps the first violated invariant")
+	assert.Less(t, s.Stats.EventsAfter, s.Stats.EventsBefore)
+	assert.Contains(t, s.Replay, filepath.Join(out, shrunkDir, "bundle.json"))
+	assert.Contains(t, s.Timeline, "amr replay ")
+}
+
+// TestFuzzMarksADisagreementOfTheOraclesInvalid doctors the level checker
+// to forget every duplicate effect: the history checker still sees them, so
+// the guard must stop the campaign with INVALID (exit 3) rather than report
+// a pass or a fail.
+func TestFuzzMarksADisagreementOfTheOraclesInvalid(t *testing.T) {
+	restore := suite.WithOracles(func(in checker.Input) checker.Verdict {
+		v := checker.Check(in)
+		kept := v.Violations[:0]
+		for _, x := range v.Violations {
+			if x.Invariant != "L1.duplicate-effect" {
+				kept = append(kept, x)
+			}
+		}
+		v.Violations = kept
+		return v
+	}, nil)
+	defer restore()
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := execAMR(t, "fuzz", "--impl", "weak-send-per-approval", "--seed", "9", "--runs", "300",
+		"--no-corpus", "--out", out)
+	require.Equal(t, exitInvalid, code, stderr)
+	assert.Contains(t, stdout, "INVALID: run ")
+	assert.Contains(t, stdout, "duplicate")
+	assert.Contains(t, stdout, ": invalid")
+	assert.FileExists(t, filepath.Join(out, invalidDir, "bundle.json"))
+	assert.FileExists(t, filepath.Join(out, invalidDir, "verdict.json"))
+	assert.NoDirExists(t, filepath.Join(out, rawDir))
 }
 
 func TestFuzzRejectsBadUsage(t *testing.T) {

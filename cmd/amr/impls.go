@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/suite"
 )
@@ -204,27 +206,36 @@ the published scenario that must catch it.`,
 	return cmd
 }
 
-// implArgs renders the flags that select the implementation a command ran,
+// implFlags are the flags that select the implementation a command ran,
 // so a printed replay command runs the same one: --impl for a built-in
-// implementation, --impl-cmd with its regime and timing for a process.
-func implArgs(implName string, p *processFlags) string {
+// implementation; --impl-cmd with its regime and every timing that matters
+// in that regime for a process, and --impl when the process was named.
+func implFlags(implName string, p *processFlags) []string {
 	if p == nil || p.cmdline == "" {
-		return "--impl " + shellQuote(implName)
+		return []string{"--impl", implName}
 	}
-	args := "--impl-cmd " + shellQuote(p.cmdline) + " --regime " + p.regime
-	if p.regime == sim.RegimeQuiescence {
-		args += " --window " + p.window.String() + " --timeout " + p.timeout.String()
+	var args []string
+	if implName != "" && implName != p.cmdline {
+		args = append(args, "--impl", implName)
+	}
+	args = append(args, "--impl-cmd", p.cmdline, "--regime", p.regime)
+	switch p.regime {
+	case sim.RegimeQuiescence:
+		args = append(args, "--window", p.window.String(), "--timeout", p.timeout.String())
+	case sim.RegimeOnce:
+		args = append(args, "--timeout", p.timeout.String())
+	case sim.RegimeStep:
+		if p.stepTimeout != sim.DefaultStepTimeout {
+			args = append(args, "--step-timeout", p.stepTimeout.String())
+		}
+	}
+	if p.hangLimit != sim.DefaultHangLimit {
+		args = append(args, "--hang-limit", strconv.Itoa(p.hangLimit))
 	}
 	return args
 }
 
-// shellQuote quotes a word for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == '@' || r == '+' || r == ',' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// implArgs is implFlags as one string for a shell.
+func implArgs(implName string, p *processFlags) string {
+	return shell.Join(implFlags(implName, p)...)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
@@ -44,17 +46,17 @@ type shrinkJSON struct {
 // never slips into a harness defect either. With a control implementation (normally the
 // reference), the control must also pass every level of the candidate, so
 // the failure stays the implementation's and not the scenario's.
-func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *suite.Impl) shrink.Oracle {
+func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *suite.Impl, maxSteps int) shrink.Oracle {
 	return func(b *scenarios.Bundle) bool {
-		p, err := playOnce(b, impl, campaign)
-		if err != nil || p.Invalid || !violates(p.Verdict, invariant) {
+		p, err := faults.Play(b, impl, campaign, maxSteps)
+		if err != nil || p.Invalid() || !violates(p.Verdict, invariant) {
 			return false
 		}
 		if control == nil {
 			return true
 		}
-		c, err := playOnce(b, *control, campaign)
-		return err == nil && !c.Invalid && !c.Verdict.Failed()
+		c, err := faults.Play(b, *control, campaign, maxSteps)
+		return err == nil && !c.Invalid() && !c.Verdict.Failed()
 	}
 }
 
@@ -65,6 +67,7 @@ type shrinkRequest struct {
 	campaign  *uint64
 	control   *suite.Impl
 	budget    time.Duration
+	maxSteps  int // steps per tick, as the failing run had them (0: the default)
 }
 
 // shrinkOutcome is a finished shrink with the provenance written into it.
@@ -80,11 +83,11 @@ type shrinkOutcome struct {
 // it, and records the provenance in the result's meta. Errors are bad input:
 // the bundle does not fail, or fails another way, or the control fails it.
 func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error) {
-	first, err := playOnce(b, req.impl, req.campaign)
+	first, err := faults.Play(b, req.impl, req.campaign, req.maxSteps)
 	if err != nil {
 		return nil, err
 	}
-	if first.Invalid {
+	if first.Invalid() {
 		return nil, fmt.Errorf("%s: the level checker and the history oracle disagree on the run (harness-invalid), so no invariant verdict can be trusted", b.Meta.Name)
 	}
 	inv := req.invariant
@@ -98,21 +101,21 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 			invariantList(first.Verdict))
 	}
 	if req.control != nil {
-		c, err := playOnce(b, *req.control, req.campaign)
+		c, err := faults.Play(b, *req.control, req.campaign, req.maxSteps)
 		if err != nil {
 			return nil, err
 		}
-		if c.Invalid || c.Verdict.Failed() {
+		if c.Invalid() || c.Verdict.Failed() {
 			return nil, fmt.Errorf("the control %s fails %s too (%s): shrink without a control (--control '')",
 				req.control.Name, b.Meta.Name, invariantList(c.Verdict))
 		}
 	}
-	res, err := shrink.Shrink(b, failsWith(req.impl, inv, req.campaign, req.control), shrink.Options{Budget: req.budget})
+	res, err := shrink.Shrink(b, failsWith(req.impl, inv, req.campaign, req.control, req.maxSteps), shrink.Options{Budget: req.budget})
 	if err != nil {
 		return nil, err
 	}
-	out := &shrinkOutcome{bundle: res.Bundle, invariant: inv, stats: res.Stats, originalHash: first.Hash}
-	out.shrunkHash, err = withProvenance(out.bundle, b, req, inv, first.Hash)
+	out := &shrinkOutcome{bundle: res.Bundle, invariant: inv, stats: res.Stats, originalHash: first.BundleHash}
+	out.shrunkHash, err = withProvenance(out.bundle, b, req, inv, first.BundleHash)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +161,7 @@ func invariantList(v checker.Verdict) string {
 
 // replayCommand is the command that replays a bundle's run.
 func replayCommand(path, implFlags string, campaign *uint64) string {
-	cmd := "amr replay " + shellQuote(path) + " " + implFlags
+	cmd := "amr replay " + shell.Quote(path) + " " + implFlags
 	if campaign != nil {
 		cmd += " --seed " + strconv.FormatUint(*campaign, 10)
 	}

@@ -89,7 +89,7 @@ func TestShrinkZoo(t *testing.T) {
 			require.NoError(t, err)
 			assert.False(t, c.Verdict.Failed(), "the reference must pass the shrunk bundle: %v", c.Verdict.Violations)
 
-			oracle := failsWith(impl, inv, nil, &ref)
+			oracle := failsWith(impl, inv, nil, &ref, 0)
 			for _, e := range shrink.Events(out) {
 				cand := shrink.Without(out, []shrink.Event{e})
 				if len(scenarios.Validate(cand, nil).Errors()) > 0 {
@@ -215,7 +215,7 @@ func TestShrinkGeneratedCounterexamples(t *testing.T) {
 			assert.Less(t, res.stats.EventsAfter, res.stats.EventsBefore)
 			assert.Equal(t, found.Bundle.Meta.Origin.CampaignSeed, res.bundle.Meta.Origin.CampaignSeed)
 			assert.Equal(t, found.Bundle.Meta.Origin.Run, res.bundle.Meta.Origin.Run)
-			oracle := failsWith(impl, res.invariant, &seed, &ref)
+			oracle := failsWith(impl, res.invariant, &seed, &ref, 0)
 			require.True(t, oracle(res.bundle))
 			for _, e := range shrink.Events(res.bundle) {
 				cand := shrink.Without(res.bundle, []shrink.Event{e})

@@ -1,0 +1,38 @@
+package shell
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestQuote(t *testing.T) {
+	tests := map[string]string{
+		"plain":                "plain",
+		"--impl-cmd":           "--impl-cmd",
+		"a/b.json":             "a/b.json",
+		"":                     "''",
+		"two words":            "'two words'",
+		"it's":                 `'it'\''s'`,
+		"$HOME":                "'$HOME'",
+		"python3 responder.py": "'python3 responder.py'",
+	}
+	for in, want := range tests {
+		assert.Equal(t, want, Quote(in), "Quote(%q)", in)
+	}
+}
+
+// TestJoinSurvivesTheShell hands joined words to a real shell and reads
+// them back one per line.
+func TestJoinSurvivesTheShell(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	words := []string{"a b", "it's", "$HOME", "`x`", "", "*", "plain"}
+	out, err := exec.Command(sh, "-c", `for w in `+Join(words...)+`; do printf '%s|' "$w"; done`).Output()
+	require.NoError(t, err)
+	assert.Equal(t, "a b|it's|$HOME|`x`||*|plain|", string(out))
+}
