@@ -51,6 +51,10 @@ type Config struct {
 	Shard  Shard
 	// CheckDeterminism plays every run twice and compares the bytes.
 	CheckDeterminism bool
+	// KeepGoing plays the whole budget instead of stopping at the first
+	// failing or invalid run, counting them; Failure and Invalid are still
+	// the first of each. A divergence always stops the campaign.
+	KeepGoing bool
 	// MaxSteps bounds the steps per tick (0: the engine's default).
 	MaxSteps int
 	// Corpus is replayed before anything is generated.
@@ -63,9 +67,10 @@ type Config struct {
 
 // Progress is a campaign's state while it runs.
 type Progress struct {
-	Runs       int
-	Elapsed    time.Duration
-	Violations int
+	Runs    int
+	Elapsed time.Duration
+	// Failed and Invalid count the failing and invalid runs so far.
+	Failed, Invalid int
 }
 
 // Run is one generated run: what was drawn and what happened.
@@ -152,10 +157,16 @@ type Summary struct {
 	Planned int
 	// Runs counts the generated runs judged: every run of the shard up to
 	// the first failure or divergence, or up to the budget.
-	Runs     int
-	Elapsed  time.Duration
-	Coverage Coverage
-	Replays  []Replay
+	Runs int
+	// FailedRuns and InvalidRuns count the generated runs that failed and
+	// that the oracles disagreed on; Found counts failing runs per
+	// invariant id. Without KeepGoing they stop at the first such run.
+	FailedRuns  int
+	InvalidRuns int
+	Found       map[string]int
+	Elapsed     time.Duration
+	Coverage    Coverage
+	Replays     []Replay
 	// Failure is the counterexample: a corpus bundle that still fails, or
 	// the generated run with the lowest index that failed.
 	Failure *Counterexample
@@ -282,11 +293,12 @@ func Campaign(ctx context.Context, cfg Config) (*Summary, error) {
 		cfg.ProgressEvery = 500 * time.Millisecond
 	}
 	c := &campaign{cfg: cfg, start: time.Now(),
-		sum: &Summary{Impl: cfg.Impl.Name, Seed: cfg.Seed, Preset: cfg.Preset, Shard: cfg.Shard, Planned: cfg.Runs}}
+		sum: &Summary{Impl: cfg.Impl.Name, Seed: cfg.Seed, Preset: cfg.Preset, Shard: cfg.Shard, Planned: cfg.Runs,
+			Found: map[string]int{}}}
 	if err := c.replayCorpus(); err != nil {
 		return nil, err
 	}
-	if c.sum.Failure == nil && c.sum.Invalid == nil {
+	if (c.sum.Failure == nil && c.sum.Invalid == nil) || cfg.KeepGoing {
 		if err := c.generate(ctx); err != nil {
 			return nil, err
 		}
@@ -399,10 +411,8 @@ func (c *campaign) generate(ctx context.Context) error {
 			switch {
 			case h.div != nil:
 				c.sum.Divergence, stopped = h.div, true
-			case h.run != nil && h.run.Invalid():
-				c.sum.Invalid, stopped = &Counterexample{Run: h.run, Source: "generated"}, true
 			case h.run != nil:
-				c.sum.Failure, stopped = &Counterexample{Run: h.run, Source: "generated"}, true
+				stopped = c.tally(h.run) && !cfg.KeepGoing
 			}
 		}
 		if cfg.Progress != nil && time.Since(lastProgress) >= cfg.ProgressEvery {
@@ -416,12 +426,31 @@ func (c *campaign) generate(ctx context.Context) error {
 	return nil
 }
 
-func (c *campaign) progress() Progress {
-	p := Progress{Runs: c.sum.Runs, Elapsed: time.Since(c.start)}
-	if c.sum.Failure != nil {
-		p.Violations = len(c.sum.Failure.Verdict.Violations)
+// tally counts a failing or invalid run and keeps the first of each kind.
+// It reports whether the run was one.
+func (c *campaign) tally(r *Run) bool {
+	switch {
+	case r.Invalid():
+		c.sum.InvalidRuns++
+		if c.sum.Invalid == nil {
+			c.sum.Invalid = &Counterexample{Run: r, Source: "generated"}
+		}
+	case r.Failed():
+		c.sum.FailedRuns++
+		for _, id := range r.Invariants() {
+			c.sum.Found[id]++
+		}
+		if c.sum.Failure == nil {
+			c.sum.Failure = &Counterexample{Run: r, Source: "generated"}
+		}
+	default:
+		return false
 	}
-	return p
+	return true
+}
+
+func (c *campaign) progress() Progress {
+	return Progress{Runs: c.sum.Runs, Elapsed: time.Since(c.start), Failed: c.sum.FailedRuns, Invalid: c.sum.InvalidRuns}
 }
 
 // play is one worker's job.

@@ -146,3 +146,27 @@ func medianFloat(v []float64) string {
 	}
 	return fmt.Sprintf("%.3f", m)
 }
+
+// Across the whole zoo and the reference, no generated run is INVALID: the
+// level checker and the history checker agree on every one, failing runs
+// included. Every run of the budget is played (KeepGoing), not only those
+// up to the first failure.
+func TestZooCampaignsHaveNoInvalidRun(t *testing.T) {
+	runs := 100
+	if testing.Short() {
+		runs = 30
+	}
+	for _, im := range examples.All() {
+		t.Run(im.Name, func(t *testing.T) {
+			sum := runCampaign(t, Config{Impl: suite.Impl{Name: im.Name, New: im.New}, Seed: 11, Runs: runs, KeepGoing: true})
+			require.Equal(t, runs, sum.Runs)
+			if sum.Invalid != nil {
+				t.Fatalf("run %d is INVALID: %s", sum.Invalid.Index, sum.Invalid.Judgement.Guard.String())
+			}
+			require.Zero(t, sum.InvalidRuns)
+			if im.Kind == examples.KindReference {
+				require.Zero(t, sum.FailedRuns, "the reference failed: %v", sum.Found)
+			}
+		})
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -36,6 +38,9 @@ type fuzzJSON struct {
 	Shard            string                `json:"shard,omitempty"`
 	PlannedRuns      int                   `json:"planned_runs,omitempty"`
 	Runs             int                   `json:"runs"`
+	FailedRuns       int                   `json:"failed_runs"`
+	InvalidRuns      int                   `json:"invalid_runs"`
+	Found            map[string]int        `json:"found,omitempty"`
 	Seconds          float64               `json:"seconds"`
 	RunsPerSecond    float64               `json:"runs_per_second"`
 	CheckDeterminism bool                  `json:"check_determinism"`
@@ -117,6 +122,7 @@ type fuzzOptions struct {
 	progress    bool
 	maxSteps    int
 	noShrink    bool
+	keepGoing   bool
 	shrinkTime  time.Duration
 }
 
@@ -131,6 +137,7 @@ func newFuzzCmd() *cobra.Command {
   amr fuzz --impl weak-no-send --time 30s --workers 4 --profile crash
   amr fuzz --seed 3 --runs 100000 --shard 0/4      # the first of four machines
   amr fuzz --seed 1 --runs 10000 --check-determinism
+  amr fuzz --impl weak-send-per-approval --runs 2000 --keep-going --json | jq .found
   amr fuzz --seed 1 --runs 2000 --json | jq .coverage`,
 		Args: cobra.NoArgs,
 	}
@@ -151,6 +158,7 @@ func newFuzzCmd() *cobra.Command {
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON on stdout")
 	f.BoolVar(&o.progress, "progress", false, "print progress on stderr even when it is not a terminal")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
+	f.BoolVar(&o.keepGoing, "keep-going", false, "play the whole budget, counting failing and invalid runs, instead of stopping at the first")
 	f.BoolVar(&o.noShrink, "no-shrink", false, "write the counterexample as found, without shrinking it")
 	f.DurationVar(&o.shrinkTime, "shrink-time", shrink.DefaultBudget, "time budget of the counterexample's shrink")
 	return cmd
@@ -160,7 +168,8 @@ func fuzzLong() string {
 	var b strings.Builder
 	b.WriteString(`Fuzz generates scenario bundles from a seed, plays each against an
 implementation on the deterministic simulator, judges it with the checker, and
-stops at the first run with any violation.
+stops at the first run with any violation (with --keep-going it plays the whole
+budget and counts the failing runs per invariant).
 
 Run i of a campaign has seed rng.Mix(--seed, i): it draws the run's profile
 (which fault kinds are on, at which rates: swarm testing), then its bundle. A
@@ -231,7 +240,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		return err
 	}
 	cfg := faults.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
-		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps}
+		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}
 
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	human := stdout
@@ -271,6 +280,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		return &exitError{code: exitBad, err: err}
 	}
 	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
+	doc.FailedRuns, doc.InvalidRuns, doc.Found = sum.FailedRuns, sum.InvalidRuns, sum.Found
 	doc.Interrupted = ctx.Err() != nil
 	if doc.Seconds > 0 {
 		doc.RunsPerSecond = float64(sum.Runs) / doc.Seconds
@@ -411,7 +421,8 @@ func progressPrinter(w io.Writer, terminal bool) func(faults.Progress) {
 		if s := p.Elapsed.Seconds(); s > 0 {
 			perSecond = float64(p.Runs) / s
 		}
-		line := fmt.Sprintf("fuzz: %d runs  %s runs/s  %s  %d violation(s)", p.Runs, rate(perSecond), p.Elapsed.Round(100*time.Millisecond), p.Violations)
+		line := fmt.Sprintf("fuzz: %d runs  %s runs/s  %s  %d failed  %d invalid", p.Runs, rate(perSecond),
+			p.Elapsed.Round(100*time.Millisecond), p.Failed, p.Invalid)
 		if terminal {
 			fmt.Fprint(w, "\r\033[K"+line)
 		} else {
@@ -607,6 +618,10 @@ func printFuzzSummary(w io.Writer, doc fuzzJSON, cov faults.Coverage) {
 	fmt.Fprintf(w, "\n%d run(s) in %.1fs (%s runs/s), seed %d: %s\n", doc.Runs, doc.Seconds, rate(doc.RunsPerSecond), doc.Seed, outcome)
 	if doc.Runs == 0 {
 		return
+	}
+	fmt.Fprintf(w, "failed runs: %d, invalid runs: %d\n", doc.FailedRuns, doc.InvalidRuns)
+	for _, id := range slices.Sorted(maps.Keys(doc.Found)) {
+		fmt.Fprintf(w, "  %-36s %8d run(s)\n", id, doc.Found[id])
 	}
 	fmt.Fprintln(w, "coverage (runs that reached each situation):")
 	width := 0

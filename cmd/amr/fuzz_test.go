@@ -82,12 +82,15 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 }
 
 type fuzzDoc struct {
-	Impl     string `json:"impl"`
-	Seed     uint64 `json:"seed"`
-	Runs     int    `json:"runs"`
-	Outcome  string `json:"outcome"`
-	Shard    string `json:"shard"`
-	Coverage []struct {
+	Impl        string         `json:"impl"`
+	Seed        uint64         `json:"seed"`
+	Runs        int            `json:"runs"`
+	FailedRuns  int            `json:"failed_runs"`
+	InvalidRuns int            `json:"invalid_runs"`
+	Found       map[string]int `json:"found"`
+	Outcome     string         `json:"outcome"`
+	Shard       string         `json:"shard"`
+	Coverage    []struct {
 		Name string `json:"name"`
 		Runs int    `json:"runs"`
 	} `json:"coverage"`
@@ -195,6 +198,19 @@ func TestFuzzMarksADisagreementOfTheOraclesInvalid(t *testing.T) {
 	assert.FileExists(t, filepath.Join(out, invalidDir, "bundle.json"))
 	assert.FileExists(t, filepath.Join(out, invalidDir, "verdict.json"))
 	assert.NoDirExists(t, filepath.Join(out, rawDir))
+}
+
+func TestFuzzKeepGoingCountsEveryFailingRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	doc := fuzzJSONRun(t, exitFail, "--impl", "weak-send-per-approval", "--seed", "9", "--runs", "200", "--out", out,
+		"--keep-going", "--no-shrink")
+	assert.Equal(t, 200, doc.Runs)
+	assert.Zero(t, doc.InvalidRuns)
+	assert.Greater(t, doc.FailedRuns, 1)
+	assert.NotEmpty(t, doc.Found)
+	first := fuzzJSONRun(t, exitFail, "--impl", "weak-send-per-approval", "--seed", "9", "--runs", "200", "--out", out, "--no-shrink")
+	assert.Equal(t, first.Counterexample.Run, doc.Counterexample.Run, "the counterexample is the first failing run either way")
+	assert.Equal(t, 1, first.FailedRuns)
 }
 
 func TestFuzzRejectsBadUsage(t *testing.T) {
