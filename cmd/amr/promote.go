@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
@@ -78,10 +79,12 @@ func preparePromotion(b *scenarios.Bundle, name, description, root string) (*pro
 	if m == nil {
 		return nil, fmt.Errorf("name %q is not l<level>-<kebab-name> (for example l2-forged-approval)", name)
 	}
-	if lvl, _ := strconv.Atoi(m[1]); lvl != b.Meta.TopLevel {
-		return nil, fmt.Errorf("name %q says level %d, but the bundle's top_level is %d", name, lvl, b.Meta.TopLevel)
+	lvl, _ := strconv.Atoi(m[1])
+	if err := checkNameLevel(b, name, lvl); err != nil {
+		return nil, err
 	}
 	p := &promotion{bundle: b.Clone(), path: filepath.Join(root, name)}
+	p.bundle.Meta.TopLevel = lvl
 	p.bundle.Meta.Name = name
 	p.bundle.Meta.Version = 1
 	if description != "" {
@@ -120,6 +123,24 @@ func preparePromotion(b *scenarios.Bundle, name, description, root string) (*pro
 		}
 	}
 	return p, nil
+}
+
+// checkNameLevel checks the level a published name gives. It may lower
+// the bundle's top_level, as for a fuzz counterexample (judged at every
+// level) that shows a defect of a lower one, but never below the level of
+// the invariant the bundle's provenance says it violates: the scenario must
+// still judge that invariant.
+func checkNameLevel(b *scenarios.Bundle, name string, lvl int) error {
+	if lvl > b.Meta.TopLevel {
+		return fmt.Errorf("name %q says level %d, above the bundle's top_level %d", name, lvl, b.Meta.TopLevel)
+	}
+	if o := b.Meta.Origin; o != nil && o.Invariant != "" {
+		if inv, ok := checker.Lookup(o.Invariant); ok && inv.Level > lvl {
+			return fmt.Errorf("name %q says level %d, but the bundle exists to show %s, a level %d invariant: name it l%d-... or higher",
+				name, lvl, inv.ID, inv.Level, inv.Level)
+		}
+	}
+	return nil
 }
 
 // promotionCheck is how one implementation does on the promoted bundle,
@@ -196,7 +217,11 @@ fuzz campaign seed and run when known, the implementation, the invariant id,
 and the original and shrunk canonical hashes), or kind "promoted", plus the
 harness version.
 
-Promote refuses a name that is not l<top_level>-<kebab-name>, a name already
+The level in the name becomes the scenario's top_level: it may lower the
+bundle's own (a fuzz counterexample is judged at every level) but not raise
+it, nor go below the level of the invariant the provenance names.
+
+Promote refuses a name that is not l<level>-<kebab-name>, a name already
 taken, a bundle whose content is already published (same canonical hash with
 meta reduced to top_level and horizon), and a bundle that does not validate.
 It then runs the reference, and the implementation the provenance names, five
@@ -241,7 +266,7 @@ Exit 0 when promoted, 1 when the reference fails it, 2 when refused.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&name, "name", "", "the published name, l<level>-<kebab-name>, level = the bundle's top_level")
+	f.StringVar(&name, "name", "", "the published name, l<level>-<kebab-name>; the level becomes top_level")
 	f.StringVar(&description, "description", "", "the scenario's description (default: the bundle's own)")
 	f.StringVar(&root, "scenarios", "scenarios", "the published scenarios directory")
 	f.BoolVar(&force, "force", false, "promote even when the reference fails the bundle")

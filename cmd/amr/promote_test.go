@@ -99,7 +99,7 @@ func TestPromoteRefuses(t *testing.T) {
 		{"no name", shrunk, nil, "needs --name"},
 		{"name not kebab", shrunk, []string{"--name", "l0_Short"}, "is not l<level>-<kebab-name>"},
 		{"name without a level", shrunk, []string{"--name", "short-respond"}, "is not l<level>-<kebab-name>"},
-		{"level is not the top level", shrunk, []string{"--name", "l2-short-respond"}, "says level 2, but the bundle's top_level is 0"},
+		{"level above the top level", shrunk, []string{"--name", "l2-short-respond"}, "says level 2, above the bundle's top_level 0"},
 		{"name taken", shrunk, []string{"--name", "l0-short-respond"}, "already taken"},
 		{"name of a published scenario", shrunk, []string{"--name", "l0-respond"}, "already taken"},
 		{"content already published", shrunk, []string{"--name", "l0-again"}, "already published as l0-short-respond"},
@@ -115,6 +115,38 @@ func TestPromoteRefuses(t *testing.T) {
 			assert.Contains(t, stderr, tc.want)
 		})
 	}
+}
+
+// The whole path: amr fuzz finds and shrinks a counterexample, amr promote
+// publishes it under the level of its defect (lowering the fuzz bundle's
+// top_level, never below the invariant's level), and amr run then fails the
+// weak implementation on it and passes the reference.
+func TestPromoteAFuzzCounterexample(t *testing.T) {
+	root := publishedTree(t)
+	out := filepath.Join(t.TempDir(), "fuzz")
+	_, stderr, code := execAMR(t, "fuzz", "--impl", "weak-fork-on-duplicate", "--seed", "1", "--runs", "500",
+		"--no-corpus", "--out", out)
+	require.Equal(t, exitFail, code, stderr)
+	shrunk := filepath.Join(out, shrunkDir, "bundle.json")
+
+	_, stderr, code = execAMR(t, "promote", shrunk, "--name", "l0-fork", "--scenarios", root)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "L1.duplicate-work, a level 1 invariant")
+
+	_, stderr, code = execAMR(t, "promote", shrunk, "--name", "l1-duplicate-delivery-fork", "--scenarios", root)
+	require.Equal(t, exitOK, code, stderr)
+	dir := filepath.Join(root, "l1-duplicate-delivery-fork")
+	b, _, err := scenarios.Load(dir)
+	require.NoError(t, err)
+	assert.Equal(t, 1, b.Meta.TopLevel)
+	assert.Equal(t, "1", b.Meta.Origin.CampaignSeed)
+	assert.Equal(t, "L1.duplicate-work", b.Meta.Origin.Invariant)
+
+	stdout, _, code := execAMR(t, "run", "--impl", "weak-fork-on-duplicate", dir)
+	assert.Equal(t, exitFail, code, stdout)
+	assert.Contains(t, stdout, "L1.duplicate-work")
+	_, _, code = execAMR(t, "run", dir)
+	assert.Equal(t, exitOK, code)
 }
 
 // A published scenario must be passable: promote refuses one the control
