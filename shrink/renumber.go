@@ -8,10 +8,10 @@ import (
 
 // Renumber returns a copy of b whose ids read in order: messages m1, m2, …
 // in delivery order, conversations c1, c2, … in order of first delivery,
-// approvals ap1, ap2, … and signals s1, s2, … in schedule order. Every
-// reference to a renamed id follows it. Work ids, agents and senders are
-// left alone: a bundle names work ids the implementation chose, and rules
-// name senders.
+// approvals ap1, ap2, … and signals s1, s2, … in schedule order, fleet
+// agents agent-1, agent-2, … in fleet order. Every reference to a renamed id
+// follows it. Work ids and senders are left alone: a bundle names work ids
+// the implementation chose, and rules name senders.
 func Renumber(b *scenarios.Bundle) *scenarios.Bundle {
 	c := b.Clone()
 	c.Normalize()
@@ -25,17 +25,24 @@ func Renumber(b *scenarios.Bundle) *scenarios.Bundle {
 		msgs[d.ID] = "m" + strconv.Itoa(i+1)
 		d.ID, d.ConversationID = msgs[d.ID], convs[d.ConversationID]
 	}
+	agents := map[string]string{}
+	for i, a := range c.Fleet {
+		agents[a] = "agent-" + strconv.Itoa(i+1)
+		c.Fleet[i] = agents[a]
+	}
 	aps := map[string]string{}
 	for i := range c.Approvals {
 		a := &c.Approvals[i]
 		aps[a.ID] = "ap" + strconv.Itoa(i+1)
 		a.ID = aps[a.ID]
 		a.Match.MessageID = rename(msgs, a.Match.MessageID)
+		a.Match.AgentID = rename(agents, a.Match.AgentID)
 	}
 	for i := range c.Signals {
 		sg := &c.Signals[i]
 		sg.ID = "s" + strconv.Itoa(i+1)
 		sg.Target.MessageID = rename(msgs, sg.Target.MessageID)
+		sg.Target.AgentID = rename(agents, sg.Target.AgentID)
 	}
 	for i := range c.Faults {
 		f := &c.Faults[i]

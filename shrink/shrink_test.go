@@ -395,3 +395,16 @@ func TestRenumber(t *testing.T) {
 	assert.Equal(t, []string{"m1", "m3"}, []string{r.Faults[0].MessageID, r.Faults[1].MessageID})
 	assert.Equal(t, "msg-m1", b.Inbox[0].ID, "the input must not change")
 }
+
+func TestRenumberAgents(t *testing.T) {
+	b := published(t, "l3-fleet-concurrent")
+	b.Fleet = []string{"agent-7", "agent-3"}
+	require.NotEmpty(t, b.Signals)
+	b.Signals[0].Target = scenarios.Match{AgentID: "agent-3"}
+	require.Empty(t, scenarios.Validate(b, nil).Errors())
+	r := shrink.Renumber(b)
+	require.Empty(t, scenarios.Validate(r, nil).Errors())
+	assert.Equal(t, []string{"agent-1", "agent-2"}, r.Fleet, "fleet order is kept")
+	assert.Equal(t, "agent-2", r.Signals[0].Target.AgentID, "a signal naming an agent follows it")
+	assert.Equal(t, []string{"agent-7", "agent-3"}, b.Fleet, "the input must not change")
+}
