@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -64,6 +65,13 @@ type responder struct {
 	// reference's decisions depend on the files, not on the tick, so a step
 	// that reads the same bytes again has nothing to do either.
 	settled [][]byte
+	// spare is a read of the files no longer needed, to read into next.
+	spare [][]byte
+	// world is the scratch space each derive reuses.
+	world world
+	// lastSnap is the last state encoded, and lastState its encoding.
+	lastSnap  sandbox.Snapshot
+	lastState []byte
 }
 
 type pendingSend struct {
@@ -85,14 +93,15 @@ func (r *responder) Step(env *sandbox.Env) error {
 	if env == nil || env.Files == nil {
 		return errors.New("no sandbox")
 	}
-	raw, err := readRaw(env.Files)
+	raw, err := readRaw(env.Files, r.spare)
 	if err != nil {
 		return err
 	}
+	r.spare = raw
 	if len(r.pending) == 0 && r.defect != redraftEveryTick && sameFiles(raw, r.settled) {
 		return nil
 	}
-	r.settled = nil
+	r.settled, r.spare = nil, r.settled
 	v, err := r.cache.read(env.Files, raw)
 	if err != nil {
 		return err
@@ -101,7 +110,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 		r.pinRules(v)
 	}
 	for n := 0; n < maxWrites; n++ {
-		w := derive(v, r.defect, env.Seed)
+		w := r.world.derive(v, r.defect, env.Seed)
 		next, err := r.plan(w, env)
 		if err != nil {
 			return err
@@ -123,7 +132,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 		if err := env.Files.Append(next.file, line); err != nil {
 			return fmt.Errorf("appending to %s: %w", next.file, err)
 		}
-		if !v.add(next.file, line) {
+		if !v.add(&r.cache, next.file, line) {
 			return fmt.Errorf("wrote a %s line that does not read back: %s", next.file, line)
 		}
 		if next.done != nil {
@@ -151,7 +160,7 @@ func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error)
 	if r.defect == staleState && v.stateSeen {
 		return false, nil
 	}
-	data, err := encodeState(snapshot(w))
+	data, err := r.encodeState(snapshot(w))
 	if err != nil {
 		return false, err
 	}
@@ -162,6 +171,28 @@ func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error)
 		return false, fmt.Errorf("writing %s: %w", sandbox.State, err)
 	}
 	return true, nil
+}
+
+// encodeState encodes a snapshot, reusing the last encoding when the
+// snapshot did not change: most steps end with the same state.
+func (r *responder) encodeState(s sandbox.Snapshot) ([]byte, error) {
+	if r.lastState != nil && sameSnapshot(s, r.lastSnap) {
+		return r.lastState, nil
+	}
+	data, err := encodeState(s)
+	if err != nil {
+		return nil, err
+	}
+	r.lastSnap, r.lastState = s, data
+	return data, nil
+}
+
+func sameSnapshot(a, b sandbox.Snapshot) bool {
+	return slices.EqualFunc(a.WorkItems, b.WorkItems, func(x, y sandbox.WorkItemState) bool {
+		return x.WorkID == y.WorkID && x.Status == y.Status &&
+			(x.AssignedAgent == nil) == (y.AssignedAgent == nil) &&
+			(x.AssignedAgent == nil || *x.AssignedAgent == *y.AssignedAgent)
+	}) && slices.Equal(a.Agents, b.Agents) && slices.Equal(a.Assignments, b.Assignments)
 }
 
 func encodeState(s sandbox.Snapshot) ([]byte, error) {

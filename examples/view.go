@@ -42,25 +42,47 @@ var defaultFleet = []string{"agent-1"}
 type logCache[T any] struct {
 	raw  []byte
 	recs []T
+	// whole is set when the last load ended on a line boundary, so a line
+	// this instance then appends is known to start a line of its own.
+	whole bool
+	// wrote holds the lines appended by this instance since the last load,
+	// whose records are already in recs; the next load checks that the file
+	// really holds them before trusting recs.
+	wrote []byte
 }
 
 // load returns the records of data, reusing the parse of a previous content
 // that data extends. Only complete lines are kept in the cache.
 func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) []T {
-	if len(data) < len(c.raw) || !bytes.Equal(data[:len(c.raw)], c.raw) {
-		c.raw, c.recs = nil, nil
+	known := len(c.raw) + len(c.wrote)
+	if len(data) < known || !bytes.Equal(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
+		c.raw, c.recs, known = nil, nil, 0
 	}
-	rest := data[len(c.raw):]
+	c.raw, c.wrote = data[:known], nil
+	rest := data[known:]
 	cut := bytes.LastIndexByte(rest, '\n') + 1
 	if cut > 0 {
 		c.recs = appendRecs(c.recs, rest[:cut], parse)
-		c.raw = data[:len(c.raw)+cut]
+		c.raw = data[:known+cut]
 	}
+	c.whole = cut == len(rest)
 	out := c.recs[:len(c.recs):len(c.recs)]
 	if cut < len(rest) {
 		out = appendRecs(out, rest[cut:], parse)
 	}
 	return out
+}
+
+// appended notes a line this instance appended to the file, and its
+// record, so the next load need not parse it again. It reports false when
+// the last load ended inside a line, which the new line then continues.
+func (c *logCache[T]) appended(line []byte, rec T) bool {
+	if !c.whole {
+		return false
+	}
+	c.wrote = append(append(c.wrote, line...), '\n')
+	c.recs = append(c.recs, rec)
+	return true
 }
 
 func appendRecs[T any](recs []T, data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) []T {
@@ -83,6 +105,11 @@ type caches struct {
 	rules     []scenarios.Rule
 	fleetRaw  []byte
 	fleet     []string
+	clockRaw  []byte
+	tick      int
+	modeRaw   []byte
+	posture   string
+	modeOK    bool
 }
 
 // inputs are the files a step reads besides the clock, in the order of
@@ -93,9 +120,27 @@ var inputs = []string{
 	sandbox.Drafts, sandbox.Outbox, sandbox.Audit, sandbox.State,
 }
 
-// readRaw reads every input file.
-func readRaw(s sandbox.Store) ([][]byte, error) {
-	raw := make([][]byte, len(inputs))
+// viewer is a store that can show a file without copying it, as the
+// simulator's in-process sandbox does. What it returns is never modified.
+type viewer interface {
+	View(name string) []byte
+}
+
+// readRaw reads every input file, into buf when it is not nil.
+func readRaw(s sandbox.Store, buf [][]byte) ([][]byte, error) {
+	raw := buf
+	if len(raw) != len(inputs) {
+		raw = make([][]byte, len(inputs))
+	}
+	if vw, ok := s.(viewer); ok {
+		for i, name := range inputs {
+			raw[i] = nil
+			if data := vw.View(name); len(data) > 0 {
+				raw[i] = data
+			}
+		}
+		return raw, nil
+	}
 	for i, name := range inputs {
 		data, err := s.Read(name)
 		if err != nil {
@@ -110,15 +155,12 @@ func readRaw(s sandbox.Store) ([][]byte, error) {
 // without it nothing can be timestamped. A broken mode.json or rules.json
 // only holds back admissions until it is readable again.
 func (c *caches) read(s sandbox.Store, raw [][]byte) (*view, error) {
-	tick, err := sandbox.ReadClock(s)
+	tick, err := c.readClock(s)
 	if err != nil {
 		return nil, fmt.Errorf("reading clock: %w", err)
 	}
 	v := &view{tick: tick, raw: raw}
-	var m sandbox.ModeFile
-	if json.Unmarshal(raw[0], &m) == nil && m.Posture != "" {
-		v.posture, v.modeOK = m.Posture, true
-	}
+	v.posture, v.modeOK = c.parseMode(raw[0])
 	if raw[1] != nil {
 		v.rulesRaw = raw[1]
 		v.rules, v.rulesOK = c.parseRules(raw[1])
@@ -132,6 +174,44 @@ func (c *caches) read(s sandbox.Store, raw [][]byte) (*view, error) {
 	v.audit = c.audit.load(raw[8], sandbox.ParseAudit)
 	v.state, v.stateSeen = raw[9], raw[9] != nil
 	return v, nil
+}
+
+// readClock reads the tick, reusing the last decode when the clock file
+// did not change.
+func (c *caches) readClock(s sandbox.Store) (int, error) {
+	var data []byte
+	if vw, ok := s.(viewer); ok {
+		data = vw.View(sandbox.Clock)
+	} else {
+		var err error
+		if data, err = s.Read(sandbox.Clock); err != nil {
+			return 0, err
+		}
+	}
+	if c.clockRaw != nil && bytes.Equal(data, c.clockRaw) {
+		return c.tick, nil
+	}
+	tick, err := sandbox.ReadClock(s)
+	if err != nil {
+		return 0, err
+	}
+	c.clockRaw, c.tick = append([]byte(nil), data...), tick
+	return tick, nil
+}
+
+// parseMode reads the posture from mode.json, reusing the last decode when
+// the bytes did not change.
+func (c *caches) parseMode(data []byte) (string, bool) {
+	if c.modeRaw != nil && bytes.Equal(data, c.modeRaw) {
+		return c.posture, c.modeOK
+	}
+	var m sandbox.ModeFile
+	posture, ok := "", false
+	if json.Unmarshal(data, &m) == nil && m.Posture != "" {
+		posture, ok = m.Posture, true
+	}
+	c.modeRaw, c.posture, c.modeOK = append([]byte{}, data...), posture, ok
+	return posture, ok
 }
 
 // parseRules decodes rules.json, reusing the last decode when the bytes did
@@ -194,25 +274,33 @@ func sameFiles(a, b [][]byte) bool {
 }
 
 // add records a line this instance just wrote, exactly as a fresh read of
-// the file would see it. It reports false when the line does not parse: a
-// line the responder cannot read back would be written again and again.
-func (v *view) add(file string, line []byte) bool {
-	n := 0
+// the file would see it, in the view and in the caches. It reports false
+// when the line does not parse: a line the responder cannot read back would
+// be written again and again.
+func (v *view) add(c *caches, file string, line []byte) bool {
 	switch file {
 	case sandbox.Drafts:
-		n = len(v.drafts)
-		v.drafts = appendRecs(v.drafts, line, sandbox.ParseDrafts)
-		return len(v.drafts) > n
+		return addLine(&v.drafts, &c.drafts, line, sandbox.ParseDrafts)
 	case sandbox.Outbox:
-		n = len(v.outbox)
-		v.outbox = appendRecs(v.outbox, line, sandbox.ParseOutbox)
-		return len(v.outbox) > n
+		return addLine(&v.outbox, &c.outbox, line, sandbox.ParseOutbox)
 	case sandbox.Audit:
-		n = len(v.audit)
-		v.audit = appendRecs(v.audit, line, sandbox.ParseAudit)
-		return len(v.audit) > n
+		return addLine(&v.audit, &c.audit, line, sandbox.ParseAudit)
 	}
 	return false
+}
+
+func addLine[T any](recs *[]T, c *logCache[T], line []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) bool {
+	lines, _ := parse(line)
+	if len(lines) != 1 {
+		return false
+	}
+	if c.appended(line, lines[0].Rec) {
+		// The view showed exactly the cache's records: it still does.
+		*recs = c.recs[:len(c.recs):len(c.recs)]
+	} else {
+		*recs = append(*recs, lines[0].Rec)
+	}
+	return true
 }
 
 // auditField reads a string field of an audit record, free-form ones
@@ -222,8 +310,8 @@ func auditField(r sandbox.AuditRecord, name string) string {
 	if !ok {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	s, err := sandbox.DecodeString(raw)
+	if err != nil {
 		return ""
 	}
 	return s

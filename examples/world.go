@@ -83,17 +83,15 @@ type world struct {
 	escalated map[string]bool     // work ids named by OPERATOR_ESCALATION
 	ignored   map[string]bool     // approval ids recorded as ignored
 	accepted  map[string]bool     // draft ids with an approval_accepted record
+	// spare holds every work item allocated so far, for the next derive.
+	spare []*work
 }
 
-func derive(v *view, d defect, seed uint64) *world {
-	w := &world{
-		v: v, defect: d, seed: seed,
-		messages: map[string]sandbox.Message{}, dead: map[string]bool{},
-		byID: map[string]*work{}, decided: map[string]bool{}, declined: map[string]bool{},
-		drafts: map[string]sandbox.Draft{}, draftWork: map[string]*work{},
-		decisions: map[string]decision{}, escalated: map[string]bool{},
-		ignored: map[string]bool{}, accepted: map[string]bool{},
-	}
+// derive makes w the world v describes. A world derived again reuses the
+// storage of what it described before: the responder derives one after
+// every write it makes.
+func (w *world) derive(v *view, d defect, seed uint64) *world {
+	w.reset(v, d, seed)
 	w.readInbox()
 	w.readSignals()
 	w.readAudit()
@@ -104,6 +102,40 @@ func derive(v *view, d defect, seed uint64) *world {
 		wk.settleClaims()
 	}
 	return w
+}
+
+func (w *world) reset(v *view, d defect, seed uint64) {
+	w.v, w.defect, w.seed = v, d, seed
+	if w.messages == nil {
+		w.messages, w.dead = map[string]sandbox.Message{}, map[string]bool{}
+		w.byID, w.decided, w.declined = map[string]*work{}, map[string]bool{}, map[string]bool{}
+		w.drafts, w.draftWork = map[string]sandbox.Draft{}, map[string]*work{}
+		w.decisions, w.escalated = map[string]decision{}, map[string]bool{}
+		w.ignored, w.accepted = map[string]bool{}, map[string]bool{}
+	}
+	for _, m := range []map[string]bool{w.dead, w.decided, w.declined, w.escalated, w.ignored, w.accepted} {
+		clear(m)
+	}
+	clear(w.messages)
+	clear(w.byID)
+	clear(w.drafts)
+	clear(w.draftWork)
+	clear(w.decisions)
+	w.order, w.alive, w.works = w.order[:0], w.alive[:0], w.works[:0]
+}
+
+// newWork returns a work item, reusing one from an earlier derive.
+func (w *world) newWork(id string, msg sandbox.Message) *work {
+	if len(w.works) < len(w.spare) {
+		wk := w.spare[len(w.works)]
+		last := wk.last
+		clear(last)
+		*wk = work{id: id, msg: msg, drafts: wk.drafts[:0], claims: wk.claims[:0], agents: wk.agents[:0], last: last}
+		return wk
+	}
+	wk := &work{id: id, msg: msg, last: map[string]string{}}
+	w.spare = append(w.spare, wk)
+	return wk
 }
 
 func (w *world) readInbox() {
@@ -139,7 +171,7 @@ func (w *world) readAudit() {
 			if _, ok := w.byID[r.WorkID]; ok {
 				continue // a second message joined this work item (weak-subject-keyed)
 			}
-			wk := &work{id: r.WorkID, msg: w.messages[r.MessageID], last: map[string]string{}}
+			wk := w.newWork(r.WorkID, w.messages[r.MessageID])
 			w.works = append(w.works, wk)
 			w.byID[wk.id] = wk
 		case eventDeclined:

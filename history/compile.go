@@ -2,8 +2,8 @@ package history
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/amr-bench/amr/scenarios"
@@ -25,6 +25,7 @@ import (
 // order; crashes and posture and rules changes come from the bundle.
 func Compile(in Input) *History {
 	c := newCompiler(in)
+	c.ops = make([]Op, 0, c.size())
 	if hasTickEnd(in.Log) {
 		c.h.Ordering = OrderRunLog
 		c.fromLog()
@@ -60,6 +61,38 @@ func (c *compiler) finalState() {
 		op.Items = append(op.Items, Item{WorkID: w.WorkID, Status: w.Status})
 	}
 	c.emit(op)
+}
+
+// size is an estimate of the history's length: an operation per harness
+// action, implementation line and model call, and the final state.
+func (c *compiler) size() int {
+	n := len(c.calls) + 1
+	for _, ops := range c.impl {
+		for _, op := range ops {
+			if op != nil {
+				n++
+			}
+		}
+	}
+	if c.in.Log == nil {
+		n += len(c.inbox) + len(c.approvals) + len(c.signals)
+		if c.in.Bundle != nil {
+			n += len(c.in.Bundle.Faults)
+		}
+		return n
+	}
+	for _, r := range c.in.Log {
+		switch r.Kind {
+		case sandbox.LogDeliver, sandbox.LogDuplicate, sandbox.LogApprove, sandbox.LogRedeliver, sandbox.LogSignal,
+			sandbox.LogPosture, sandbox.LogRules, sandbox.LogCrash, sandbox.LogRestart:
+			n++
+		case sandbox.LogTickEnd:
+			if r.Forced {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func hasTickEnd(log []sandbox.LogRecord) bool {
@@ -150,7 +183,7 @@ func (c *compiler) fleet() []string {
 	return []string{}
 }
 
-func ref(file string, line int) string { return fmt.Sprintf("%s:%d", file, line) }
+func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
 
 // parseImpl turns every implementation line into its operation.
 func (c *compiler) parseImpl() {
@@ -301,7 +334,10 @@ func (c *compiler) fromLog() {
 	var ts tickState
 	lastMid := false
 	for i, r := range c.in.Log {
-		src := ref(sandbox.RunLogFile, i+1)
+		src := ""
+		if r.Kind != sandbox.LogTickEnd || r.Forced {
+			src = ref(sandbox.RunLogFile, i+1)
+		}
 		t := r.Tick
 		switch r.Kind {
 		case sandbox.LogDeliver:
@@ -354,11 +390,13 @@ func (c *compiler) fromLog() {
 	c.leftovers(consumed)
 }
 
-// slot is one position in a tick's implementation segment.
+// slot is one position in a tick's implementation segment: a line's
+// operation (shared, not yet stamped with the tick), whether its place is
+// approximate, and whether it counts toward crash positions.
 type slot struct {
 	op      *Op
 	approx  bool
-	isWrite bool // counts toward crash positions
+	isWrite bool
 }
 
 func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
@@ -378,19 +416,19 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 			continue
 		}
 		consumed[w]++
-		seg = append(seg, slot{op: c.implOp(w, consumed[w], t, false), isWrite: true})
+		seg = append(seg, slot{op: c.implOp(w, consumed[w]), isWrite: true})
 		if i == last[w] {
 			// An append that wrote several lines: the rest follow it.
 			for consumed[w] < end.Lines[w] {
 				consumed[w]++
-				seg = append(seg, slot{op: c.implOp(w, consumed[w], t, true), approx: true})
+				seg = append(seg, slot{op: c.implOp(w, consumed[w]), approx: true})
 			}
 		}
 	}
 	for _, f := range implFiles {
 		for consumed[f] < end.Lines[f] {
 			consumed[f]++
-			seg = append(seg, slot{op: c.implOp(f, consumed[f], t, true), approx: true})
+			seg = append(seg, slot{op: c.implOp(f, consumed[f]), approx: true})
 		}
 	}
 	// Calls of this tick cited by a draft of this tick go right before it;
@@ -438,7 +476,9 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 			if s.op.Type == OpDraft {
 				c.placeCited(*s.op, t)
 			}
-			c.emit(*s.op)
+			op := *s.op
+			op.Tick, op.Approximate = t, s.approx
+			c.emit(op)
 		}
 		if s.isWrite {
 			writes++
@@ -455,16 +495,11 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	}
 }
 
-// implOp returns the operation of an implementation line, stamped with the
-// tick the harness saw it at, or nil for a line without one.
-func (c *compiler) implOp(file string, line, tick int, approx bool) *Op {
-	op, ok := c.impl[file][line]
-	if !ok || op == nil {
-		return nil
-	}
-	cp := *op
-	cp.Tick, cp.Approximate = tick, approx
-	return &cp
+// implOp returns the operation of an implementation line, or nil for a
+// line without one. It is shared: the caller stamps a copy with the tick
+// the harness saw it at.
+func (c *compiler) implOp(file string, line int) *Op {
+	return c.impl[file][line]
 }
 
 // placeCited puts the not yet placed calls of tick t that a draft cites
@@ -561,7 +596,7 @@ func (c *compiler) fromFiles() {
 			if !ok {
 				continue
 			}
-			src := fmt.Sprintf("bundle:faults[%d]", i)
+			src := "bundle:faults[" + strconv.Itoa(i) + "]"
 			switch f.Kind {
 			case scenarios.FaultPosture:
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: f.Posture, Src: src}, classHarness, 1)

@@ -173,6 +173,7 @@ type engine struct {
 	files     harnessFiles
 	drv       driver
 	sched     *schedule
+	timeline  []int // the ticks the clock visits
 	order     *rng.Rand
 	tick      int
 	logs      []sandbox.LogRecord
@@ -181,6 +182,10 @@ type engine struct {
 	forced    int
 	lastState []byte
 	params    map[string]string // extra start parameters of the driver
+	// audit and drafts index the implementation's logs, which the engine
+	// reads to bind approvals and signals at fire time.
+	audit  *sandbox.LogIndex[sandbox.AuditRecord]
+	drafts *sandbox.LogIndex[sandbox.Draft]
 	// clock is the tick last written to the clock file, for the stub
 	// model's HTTP handler, which answers on goroutines of its own.
 	clock atomic.Int64
@@ -190,7 +195,17 @@ func newEngine(b *scenarios.Bundle, opts Options) *engine {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
-	return &engine{b: b, opts: opts, order: rng.Stream(opts.Seed, "order"), sched: newSchedule(b)}
+	timeline := Timeline(b)
+	return &engine{b: b, opts: opts, order: rng.Stream(opts.Seed, "order"), timeline: timeline,
+		sched: newSchedule(b, timeline),
+		audit: sandbox.NewLogIndex(sandbox.ParseAudit), drafts: sandbox.NewLogIndex(sandbox.ParseDrafts),
+		logs: make([]sandbox.LogRecord, 0, logSize(b, timeline))}
+}
+
+// logSize estimates a run log's length: a record per tick visited and per
+// scheduled item, two per fault.
+func logSize(b *scenarios.Bundle, timeline []int) int {
+	return len(timeline) + len(b.Inbox) + len(b.Approvals) + len(b.Signals) + 2*len(b.Faults) + 4
 }
 
 // implSeed is the seed handed to the implementation: derived from the run
@@ -201,7 +216,7 @@ func (e *engine) run() (*Result, error) {
 	if err := e.init(); err != nil {
 		return nil, err
 	}
-	timeline := Timeline(e.b)
+	timeline := e.timeline
 	for i, t := range timeline {
 		e.tick = t
 		if err := e.playTick(); err != nil {
@@ -264,8 +279,9 @@ func (e *engine) init() error {
 
 func (e *engine) writeClock() error {
 	e.clock.Store(int64(e.tick))
-	clock, _ := sandbox.MarshalLine(sandbox.ClockFile{Tick: e.tick})
-	return e.files.Write(sandbox.Clock, append(clock, '\n'))
+	// The clock file is sandbox.ClockFile as MarshalLine writes it.
+	clock := strconv.AppendInt(append(make([]byte, 0, 24), `{"tick":`...), int64(e.tick), 10)
+	return e.files.Write(sandbox.Clock, append(clock, "}\n"...))
 }
 
 func (e *engine) playTick() error {

@@ -307,3 +307,13 @@ func TestTimelineSurvivesAJumpPastTheHorizon(t *testing.T) {
 	b.Faults = []scenarios.Fault{{At: 3, Kind: scenarios.FaultTickJump, By: int(^uint(0) >> 1)}}
 	assert.Equal(t, []int{0, 1, 2, 3}, Timeline(b))
 }
+
+func TestClockFileIsMarshalLine(t *testing.T) {
+	for _, tick := range []int{0, 1, 42, 1_000_000} {
+		e := &engine{files: sandbox.NewMemory(), tick: tick}
+		require.NoError(t, e.writeClock())
+		want, err := sandbox.MarshalLine(sandbox.ClockFile{Tick: tick})
+		require.NoError(t, err)
+		assert.Equal(t, string(want)+"\n", string(e.files.View(sandbox.Clock)))
+	}
+}

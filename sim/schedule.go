@@ -39,9 +39,8 @@ type pending struct {
 	scheduled int
 }
 
-func newSchedule(b *scenarios.Bundle) *schedule {
+func newSchedule(b *scenarios.Bundle, timeline []int) *schedule {
 	s := &schedule{b: b, due: map[int]*bucket{}, inboxLines: map[string][]byte{}, fired: map[string][]byte{}}
-	timeline := Timeline(b)
 	// An item is due at the first visited tick at or after its tick; items
 	// beyond the horizon never fire and are reported as unfired.
 	at := func(t int) *bucket {
@@ -217,7 +216,7 @@ func (e *engine) try(p pending) (bool, error) {
 // audit record naming it. Unparsable lines are skipped; judging them is the
 // checker's job.
 func (e *engine) workFor(messageID string) string {
-	audit, _ := sandbox.ParseAudit(e.files.View(sandbox.Audit))
+	audit, _ := e.audit.Update(e.files.View(sandbox.Audit))
 	for _, l := range audit {
 		if l.Rec.Event == sandbox.EventAdmission && l.Rec.MessageID == messageID {
 			return l.Rec.WorkID
@@ -228,7 +227,7 @@ func (e *engine) workFor(messageID string) string {
 
 // latestDraft finds the last draft declared for a work item.
 func (e *engine) latestDraft(workID string) (sandbox.Draft, bool) {
-	drafts, _ := sandbox.ParseDrafts(e.files.View(sandbox.Drafts))
+	drafts, _ := e.drafts.Update(e.files.View(sandbox.Drafts))
 	for i := len(drafts) - 1; i >= 0; i-- {
 		if drafts[i].Rec.WorkID == workID {
 			return drafts[i].Rec, true

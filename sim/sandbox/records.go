@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // Message is one line of inbox.jsonl.
@@ -200,10 +201,47 @@ func (e LineError) Error() string {
 }
 
 // object is a JSON object with typed accessors that record the first
-// problem, so a parser reads like a list of required fields.
+// problem, so a parser reads like a list of required fields. Its members
+// are fields, as the fast path read them (aliasing the line), or m, as
+// encoding/json did.
 type object struct {
-	m   map[string]json.RawMessage
-	err *LineError
+	fields []field
+	m      map[string]json.RawMessage
+	err    *LineError
+}
+
+// get returns a member's value.
+func (o *object) get(name string) (json.RawMessage, bool) {
+	if o.m != nil {
+		raw, ok := o.m[name]
+		return raw, ok
+	}
+	for _, f := range o.fields {
+		if string(f.key) == name {
+			return f.val, true
+		}
+	}
+	return nil, false
+}
+
+// keep returns the members as a map with storage of its own, for a record
+// that holds on to them.
+func (o *object) keep() map[string]json.RawMessage {
+	if o.m != nil {
+		return o.m
+	}
+	n := 0
+	for _, f := range o.fields {
+		n += len(f.val)
+	}
+	buf := make([]byte, 0, n)
+	m := make(map[string]json.RawMessage, len(o.fields))
+	for _, f := range o.fields {
+		start := len(buf)
+		buf = append(buf, f.val...)
+		m[string(f.key)] = buf[start:len(buf):len(buf)]
+	}
+	return m
 }
 
 func (o *object) fail(field, msg string) {
@@ -213,18 +251,18 @@ func (o *object) fail(field, msg string) {
 }
 
 func (o *object) has(field string) bool {
-	_, ok := o.m[field]
+	_, ok := o.get(field)
 	return ok
 }
 
 func (o *object) str(field string, nonEmpty bool) string {
-	raw, ok := o.m[field]
+	raw, ok := o.get(field)
 	if !ok {
 		o.fail(field, "required field is missing")
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := DecodeString(raw)
+	if err != nil {
 		o.fail(field, "must be a string")
 		return ""
 	}
@@ -235,7 +273,7 @@ func (o *object) str(field string, nonEmpty bool) string {
 }
 
 func (o *object) tick(field string) int {
-	raw, ok := o.m[field]
+	raw, ok := o.get(field)
 	if !ok {
 		o.fail(field, "required field is missing")
 		return 0
@@ -262,32 +300,48 @@ func (o *object) oneOf(field string, allowed ...string) string {
 	return s
 }
 
+// fieldBufs holds the buffers parseLines reads one line's fields into.
+var fieldBufs = sync.Pool{New: func() any { b := make([]field, 0, 16); return &b }}
+
 // parseLines splits a JSONL file and parses each non-blank line with fn.
 // A final line without a newline is still a line: the harness judges what an
 // implementation wrote, not how it ended the file.
 func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T], []LineError) {
 	var (
-		out  []Line[T]
+		out  = make([]Line[T], 0, bytes.Count(data, []byte("\n"))+1)
 		errs []LineError
+		buf  = fieldBufs.Get().(*[]field) // one line's fields, reused
 	)
-	for i, raw := range bytes.Split(data, []byte("\n")) {
+	defer func() {
+		clear((*buf)[:cap(*buf)]) // hold on to no line
+		fieldBufs.Put(buf)
+	}()
+	for n, rest := 1, data; rest != nil; n++ {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		n := i + 1
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		o, fs, ok := decodeObject(raw, *buf)
+		*buf = fs
+		if !ok {
 			errs = append(errs, LineError{File: file, Line: n, Msg: "not a JSON object"})
 			continue
 		}
-		o := &object{m: m}
-		rec := fn(o)
+		rec := fn(&o)
 		if o.err != nil {
 			o.err.File, o.err.Line = file, n
 			errs = append(errs, *o.err)
 			continue
 		}
 		out = append(out, Line[T]{N: n, Rec: rec})
+	}
+	if len(out) == 0 {
+		out = nil
 	}
 	return out, errs
 }
@@ -306,10 +360,10 @@ func ParseDrafts(data []byte) ([]Line[Draft], []LineError) {
 		d := Draft{DraftID: o.str("draft_id", true), WorkID: o.str("work_id", true),
 			ConversationID: o.str("conversation_id", true), Body: o.str("body", false),
 			ContentHash: o.str("content_hash", true), DeclaredAt: o.tick("declared_at")}
-		raw, ok := o.m["origin"]
+		raw, ok := o.get("origin")
 		if !ok {
 			o.fail("origin", "required field is missing")
-		} else if err := json.Unmarshal(raw, &d.Origin); err != nil {
+		} else if err := decodeOrigin(raw, &d.Origin); err != nil {
 			o.fail("origin", err.Error())
 		}
 		return d
@@ -344,7 +398,7 @@ func ParseApprovals(data []byte) ([]Line[ApprovalRecord], []LineError) {
 // are free-form.
 func ParseAudit(data []byte) ([]Line[AuditRecord], []LineError) {
 	return parseLines(Audit, data, func(o *object) AuditRecord {
-		r := AuditRecord{Event: o.str("event", true), At: o.tick("at"), Fields: o.m}
+		r := AuditRecord{Event: o.str("event", true), At: o.tick("at"), Fields: o.keep()}
 		switch r.Event {
 		case EventAdmission:
 			r.WorkID, r.MessageID, r.RulesHash = o.str("work_id", true), o.str("message_id", true), o.str("rules_hash", true)
@@ -364,7 +418,7 @@ func ParseAudit(data []byte) ([]Line[AuditRecord], []LineError) {
 // optionalReason reads reason, which the spec lists as a field of claims and
 // resolutions: it must be present (a string, or null for none).
 func (o *object) optionalReason() string {
-	raw, ok := o.m["reason"]
+	raw, ok := o.get("reason")
 	if !ok {
 		o.fail("reason", "required field is missing")
 		return ""
@@ -372,8 +426,8 @@ func (o *object) optionalReason() string {
 	if string(bytes.TrimSpace(raw)) == "null" {
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := DecodeString(raw)
+	if err != nil {
 		o.fail("reason", "must be a string or null")
 	}
 	return s
@@ -393,33 +447,33 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 	fail := func(field, msg string) (Snapshot, *LineError) {
 		return Snapshot{}, &LineError{File: State, Line: 1, Field: field, Msg: msg}
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+	top, _, ok := decodeObject(data, nil)
+	if !ok {
 		return fail("", "not a JSON object")
 	}
 	var s Snapshot
 	for _, key := range []string{"work_items", "agents", "assignments"} {
-		raw, ok := top[key]
+		raw, ok := top.get(key)
 		if !ok {
 			return fail(key, "required field is missing")
 		}
-		var items []map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
+		items, err := decodeObjects(raw)
+		if err != nil {
 			return fail(key, "must be a list of objects")
 		}
-		for i, m := range items {
-			o := &object{m: m}
+		for i := range items {
+			o := &items[i]
 			switch key {
 			case "work_items":
 				w := WorkItemState{WorkID: o.str("work_id", true), Status: o.str("status", true)}
-				if raw, ok := m["assigned_agent"]; ok && string(bytes.TrimSpace(raw)) != "null" {
+				if raw, ok := o.get("assigned_agent"); ok && string(bytes.TrimSpace(raw)) != "null" {
 					a := o.str("assigned_agent", false)
 					w.AssignedAgent = &a
 				}
 				s.WorkItems = append(s.WorkItems, w)
 			case "agents":
 				a := AgentState{ID: o.str("id", true)}
-				if raw, ok := m["alive"]; !ok || json.Unmarshal(raw, &a.Alive) != nil {
+				if raw, ok := o.get("alive"); !ok || decodeBool(raw, &a.Alive) != nil {
 					o.fail("alive", "required boolean is missing or not a boolean")
 				}
 				s.Agents = append(s.Agents, a)

@@ -83,7 +83,7 @@ type LogRecord struct {
 func ParseRunLog(data []byte) ([]LogRecord, error) {
 	lines, errs := parseLines(RunLogFile, data, func(o *object) LogRecord {
 		var r LogRecord
-		raw, _ := json.Marshal(o.m)
+		raw, _ := json.Marshal(o.keep())
 		if err := json.Unmarshal(raw, &r); err != nil {
 			o.fail("", err.Error())
 		}

@@ -1,0 +1,92 @@
+package examples
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// recsOf is what a fresh instance reads from a file: every line's record.
+func recsOf(data []byte) []sandbox.AuditRecord {
+	return appendRecs(nil, data, sandbox.ParseAudit)
+}
+
+const (
+	noteA = `{"event":"note","at":1,"n":"a"}`
+	noteB = `{"event":"note","at":2,"n":"b"}`
+	noteC = `{"event":"note","at":3,"n":"c"}`
+)
+
+func TestLogCacheTrustsItsOwnLinesOnlyWhenTheFileHoldsThem(t *testing.T) {
+	tests := []struct {
+		name string
+		// file is the content after this instance appended noteB to
+		// noteA's line.
+		file string
+	}{
+		{"as written", noteA + "\n" + noteB + "\n"},
+		{"and more after", noteA + "\n" + noteB + "\n" + noteC + "\n"},
+		{"rewritten", noteC + "\n" + noteB + "\n"},
+		{"truncated", noteA + "\n"},
+		{"not written", noteA + "\n" + noteC + "\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c logCache[sandbox.AuditRecord]
+			require.Len(t, c.load([]byte(noteA+"\n"), sandbox.ParseAudit), 1)
+			var view []sandbox.AuditRecord
+			require.True(t, addLine(&view, &c, []byte(noteB), sandbox.ParseAudit))
+			assert.Equal(t, recsOf([]byte(noteA+"\n"+noteB+"\n")), view, "the view shows the new line")
+			assert.Equal(t, recsOf([]byte(tc.file)), c.load([]byte(tc.file), sandbox.ParseAudit))
+		})
+	}
+}
+
+func TestLogCacheAfterAnUnterminatedLine(t *testing.T) {
+	for _, tail := range []string{`{"event":"no`, noteC} {
+		var c logCache[sandbox.AuditRecord]
+		partial := noteA + "\n" + tail
+		view := c.load([]byte(partial), sandbox.ParseAudit)
+		// The appended line continues the unterminated one in the file,
+		// which the cache must not take for a line of its own; the view
+		// still shows what this instance read, then its line.
+		before := append([]sandbox.AuditRecord(nil), view...)
+		require.True(t, addLine(&view, &c, []byte(noteB), sandbox.ParseAudit))
+		assert.Equal(t, append(before, recsOf([]byte(noteB))...), view, tail)
+		file := partial + noteB + "\n"
+		assert.Equal(t, recsOf([]byte(file)), c.load([]byte(file), sandbox.ParseAudit), tail)
+	}
+}
+
+// Whatever happens to the file between loads, a load returns what a fresh
+// read returns.
+func TestLogCacheMatchesAFreshRead(t *testing.T) {
+	lines := []string{noteA, noteB, noteC, `not json`, ``, `{"event":"admission","at":1}`}
+	rapid.Check(t, func(t *rapid.T) {
+		var c logCache[sandbox.AuditRecord]
+		var file []byte
+		for range rapid.IntRange(1, 20).Draw(t, "ops") {
+			switch rapid.IntRange(0, 4).Draw(t, "op") {
+			case 0: // this instance appends a line
+				line := rapid.SampledFrom(lines[:3]).Draw(t, "own")
+				var view []sandbox.AuditRecord
+				view = c.load(file, sandbox.ParseAudit)
+				require.True(t, addLine(&view, &c, []byte(line), sandbox.ParseAudit))
+				file = append(file, line+"\n"...)
+			case 1: // someone else appends a line
+				file = append(file, rapid.SampledFrom(lines).Draw(t, "other")+"\n"...)
+			case 2: // a partial line
+				file = append(file, `{"event":`...)
+			case 3: // a rewrite
+				file = append([]byte(nil), file[:rapid.IntRange(0, len(file)).Draw(t, "cut")]...)
+			case 4:
+				require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit))
+			}
+		}
+		require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit))
+	})
+}
