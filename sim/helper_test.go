@@ -126,6 +126,28 @@ func helperMain(role string) int {
 			fmt.Printf("idle %s\n", rest)
 		}
 		return 0
+	case "caller":
+		// Step regime: at each tick, one audit line, then a model call,
+		// then (a while later) a line citing the call, then the answer. A
+		// crash after one write is due before the call is answered.
+		model := &HTTPModel{BaseURL: os.Getenv(EnvModelURL)}
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			rest, ok := strings.CutPrefix(sc.Text(), "tick ")
+			if !ok {
+				continue
+			}
+			appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"probe\",\"at\":%s}\n", rest))
+			c, err := model.Complete("order ORD-1")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 2
+			}
+			time.Sleep(150 * time.Millisecond)
+			appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"cites\",\"at\":%s,\"call\":%q}\n", rest, c.CallID))
+			fmt.Printf("idle %s\n", rest)
+		}
+		return 0
 	case "retry":
 		// One-shot: asks to be run again once per tick, then is done.
 		mark := filepath.Join(root, "private", "retried")

@@ -39,7 +39,8 @@ type procDriver struct {
 	stderr  *capWriter
 	env     []string
 	cur     *proc // the running instance, nil when none runs
-	gone    bool  // killed for good (hung, or a file past the bound)
+	gate    callGate
+	gone    bool // killed for good (hung, or a file past the bound)
 	// forcedRow counts forced advances (or timed-out invocations) in a row.
 	forcedRow int
 	instances int
@@ -86,6 +87,12 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	d.watch = newWatcher(d.root, spec.MaxFileBytes)
 	e.files = d.files
 	d.stub = NewStub(e.b.Model, d.files, func() int { return int(e.clock.Load()) })
+	d.stub.refuse = func() error {
+		if !d.gate.pass() {
+			return errCutOff
+		}
+		return nil
+	}
 	if d.server, err = startStubServer(d.stub); err != nil {
 		return nil, err
 	}
@@ -189,11 +196,16 @@ func (d *procDriver) reap() {
 		Detail: fmt.Sprintf("%d process(es) outside the process group, killed: %s", len(names), strings.Join(names, ", "))})
 }
 
+// errCutOff is the stub's answer to a model call of an instance that a
+// crash is killing.
+var errCutOff = errors.New("the instance is being killed by a crash fault")
+
 // crashNow lands a crash: SIGKILL to the group, then a look at the sandbox
 // so the record says exactly what had been written when it died, then a
 // fresh instance (in the one-shot regime, the next invocation is the fresh
-// instance).
-func (d *procDriver) crashNow(afterWrites, armBase int) {
+// instance). afterWrites is the fault's k, at the write count it was to
+// land at (a replayed cut, or k), armBase the writes seen when it was armed.
+func (d *procDriver) crashNow(afterWrites, at, armBase int) {
 	running := d.cur != nil
 	d.killCur()
 	d.watch.poll(true)
@@ -203,6 +215,8 @@ func (d *procDriver) crashNow(afterWrites, armBase int) {
 		rec.Detail = "nothing to kill: the implementation was killed for good"
 		d.e.crashed(rec, nil)
 		return
+	case running && afterWrites > 0 && at != afterWrites:
+		rec.Detail = fmt.Sprintf("SIGKILL to the process group, at the replayed cut of %d writes", at)
 	case running:
 		rec.Detail = "SIGKILL to the process group"
 	default:
@@ -216,7 +230,13 @@ func (d *procDriver) crashNow(afterWrites, armBase int) {
 	})
 }
 
-func (d *procDriver) boundaryCrash() { d.crashNow(0, d.watch.writes) }
+// boundaryCrash lands a crash before the tick's inputs are written. The
+// sandbox is looked at first, so what the process wrote in earlier ticks is
+// not counted as written at the crash.
+func (d *procDriver) boundaryCrash() {
+	d.watch.poll(true)
+	d.crashNow(0, 0, d.watch.writes)
+}
 
 // ended records an instance that stopped by itself and cleans up after it.
 func (d *procDriver) ended() {
@@ -261,19 +281,23 @@ func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
 	}
 	if len(crashes) > 0 {
 		d.watch.rebase()
+		d.gate.arm()
 	}
+	// Held model calls never outlive the tick's work, whatever ends it.
+	defer d.gate.open()
 	if len(crashes) > 0 || d.spec.Regime != RegimeStep {
 		d.watch.poll(false)
 	}
+	a := d.arm(d.e.tick, crashes)
 	var w tickWork
 	var err error
 	switch d.spec.Regime {
 	case RegimeStep:
-		w, err = d.workStep(crashes)
+		w, err = d.workStep(a)
 	case RegimeOnce:
-		w, err = d.workOnce(crashes)
+		w, err = d.workOnce(a)
 	default:
-		w, err = d.workQuiet(crashes)
+		w, err = d.workQuiet(a)
 	}
 	if err != nil {
 		return w, err
@@ -282,15 +306,6 @@ func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
 	d.checkOversize()
 	w.lines = d.watch.lines()
 	return w, nil
-}
-
-// landAtEnd lands the crashes the implementation did not write enough to
-// reach.
-func (d *procDriver) landAtEnd(crashes []scenarios.Fault, armBase int) {
-	for _, c := range crashes {
-		d.crashNow(c.AfterWrites, armBase)
-		armBase = d.watch.writes
-	}
 }
 
 // countForced keeps the run of forced advances and gives up on an
@@ -309,8 +324,7 @@ func (d *procDriver) countForced(forced bool, why string) {
 // workQuiet is the quiescence regime: the tick ends when drafts, outbox
 // and audit have not changed for the stability window, or at the timeout
 // (a forced advance).
-func (d *procDriver) workQuiet(crashes []scenarios.Fault) (tickWork, error) {
-	armBase := d.watch.writes
+func (d *procDriver) workQuiet(a *armed) (tickWork, error) {
 	forced := false
 	if d.cur != nil {
 		d.e.steps++
@@ -320,26 +334,30 @@ func (d *procDriver) workQuiet(crashes []scenarios.Fault) (tickWork, error) {
 		last := start
 	loop:
 		for d.cur != nil {
+			var held chan bool
 			select {
 			case <-d.ctx.Done():
 				return tickWork{}, d.ctx.Err()
 			case <-ticker.C:
 			case <-d.cur.done:
+			case held = <-d.gate.requests():
 			}
 			now := time.Now()
-			if d.watch.poll(len(crashes) > 0) {
+			if d.watch.poll(a.pending()) {
 				last = now
 			}
-			switch {
-			case d.checkOversize():
+			if d.checkOversize() {
+				answer(held, false)
 				break loop
-			case len(crashes) > 0 && d.watch.writes-armBase >= crashes[0].AfterWrites:
-				d.crashNow(crashes[0].AfterWrites, armBase)
-				crashes = crashes[1:]
-				if len(crashes) > 0 {
-					d.watch.rebase()
-				}
-				armBase, last = d.watch.writes, time.Now()
+			}
+			if a.due(d.watch.writes) {
+				d.landNext(a)
+				answer(held, false)
+				last = time.Now()
+				continue
+			}
+			answer(held, true)
+			switch {
 			case d.cur.exited():
 				d.ended()
 				break loop
@@ -351,16 +369,15 @@ func (d *procDriver) workQuiet(crashes []scenarios.Fault) (tickWork, error) {
 			}
 		}
 	}
-	d.landAtEnd(crashes, armBase)
+	d.landRest(a)
 	d.countForced(forced, "never quiet within "+d.spec.Timeout.String())
 	return tickWork{forced: forced}, nil
 }
 
 // workStep is the step regime: "tick N" on stdin, then wait for "idle N"
 // on stdout. The sandbox is looked at during the tick only to land a crash
-// after a number of writes.
-func (d *procDriver) workStep(crashes []scenarios.Fault) (tickWork, error) {
-	armBase := d.watch.writes
+// after a number of writes: every Poll, and at every model call.
+func (d *procDriver) workStep(a *armed) (tickWork, error) {
 	forced := false
 	send := func() {
 		d.e.steps++
@@ -378,7 +395,7 @@ func (d *procDriver) workStep(crashes []scenarios.Fault) (tickWork, error) {
 		send()
 	}
 	var pollC <-chan time.Time
-	if len(crashes) > 0 {
+	if a.pending() {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C
@@ -387,6 +404,7 @@ func (d *procDriver) workStep(crashes []scenarios.Fault) (tickWork, error) {
 	defer deadline.Stop()
 loop:
 	for d.cur != nil {
+		var held chan bool
 		select {
 		case <-d.ctx.Done():
 			return tickWork{}, d.ctx.Err()
@@ -398,43 +416,38 @@ loop:
 			if n == d.e.tick {
 				break loop
 			}
+			continue
 		case <-d.cur.done:
 			d.ended()
 			break loop
-		case <-pollC:
-			d.watch.poll(true)
-			if d.checkOversize() {
-				break loop
-			}
-			if d.watch.writes-armBase < crashes[0].AfterWrites {
-				continue
-			}
-			d.crashNow(crashes[0].AfterWrites, armBase)
-			crashes = crashes[1:]
-			if len(crashes) == 0 {
-				pollC = nil
-			} else {
-				d.watch.rebase()
-			}
-			armBase = d.watch.writes
-			if d.cur != nil {
-				send()
-				deadline.Reset(d.spec.StepTimeout)
-			}
 		case <-deadline.C:
 			forced = true
 			d.giveUp(sandbox.LogHung, fmt.Sprintf("tick %d not answered within %s", d.e.tick, d.spec.StepTimeout))
+			continue
+		case <-pollC:
+		case held = <-d.gate.requests():
+		}
+		killed := d.lookForCut(a)
+		answer(held, !killed)
+		if !killed {
+			continue
+		}
+		if !a.pending() {
+			pollC = nil
+		}
+		if d.cur != nil {
+			send()
+			deadline.Reset(d.spec.StepTimeout)
 		}
 	}
-	d.landAtEnd(crashes, armBase)
+	d.landRest(a)
 	return tickWork{forced: forced}, nil
 }
 
 // workOnce is the one-shot regime: the command runs to completion, and
 // again while it keeps writing (exit 0 with new log lines) or asks to
 // (exit 75), up to MaxSteps invocations.
-func (d *procDriver) workOnce(crashes []scenarios.Fault) (tickWork, error) {
-	armBase := d.watch.writes
+func (d *procDriver) workOnce(a *armed) (tickWork, error) {
 	forced, timedOut := false, false
 	fails, firstFail := 0, ""
 	for runs := 0; !d.gone; runs++ {
@@ -448,7 +461,7 @@ func (d *procDriver) workOnce(crashes []scenarios.Fault) (tickWork, error) {
 		if d.cur == nil {
 			break
 		}
-		out, err := d.waitOnce(&crashes, &armBase)
+		out, err := d.waitOnce(a)
 		if err != nil {
 			return tickWork{}, err
 		}
@@ -479,7 +492,7 @@ func (d *procDriver) workOnce(crashes []scenarios.Fault) (tickWork, error) {
 	if timedOut {
 		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "an invocation did not end within " + d.spec.Timeout.String()})
 	}
-	d.landAtEnd(crashes, armBase)
+	d.landRest(a)
 	d.countForced(timedOut, "an invocation timed out")
 	return tickWork{forced: forced}, nil
 }
@@ -496,16 +509,17 @@ type onceOutcome struct {
 // waitOnce waits for the running invocation to end, landing an armed
 // crash when its writes reach it. Nothing of the invocation runs when it
 // returns.
-func (d *procDriver) waitOnce(crashes *[]scenarios.Fault, armBase *int) (onceOutcome, error) {
+func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 	timer := time.NewTimer(d.spec.Timeout)
 	defer timer.Stop()
 	var pollC <-chan time.Time
-	if len(*crashes) > 0 {
+	if a.pending() {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C
 	}
 	for {
+		var held chan bool
 		select {
 		case <-d.ctx.Done():
 			return onceOutcome{}, d.ctx.Err()
@@ -514,27 +528,22 @@ func (d *procDriver) waitOnce(crashes *[]scenarios.Fault, armBase *int) (onceOut
 			d.killCur() // members of its group may live on
 			out := onceOutcome{code: p.exitCode(), status: p.status()}
 			d.reap()
-			d.watch.poll(len(*crashes) > 0)
+			d.watch.poll(a.pending())
 			return out, nil
-		case <-pollC:
-			d.watch.poll(true)
-			if d.checkOversize() {
-				return onceOutcome{gone: true}, nil
-			}
-			if d.watch.writes-*armBase < (*crashes)[0].AfterWrites {
-				continue
-			}
-			d.crashNow((*crashes)[0].AfterWrites, *armBase)
-			*crashes = (*crashes)[1:]
-			if len(*crashes) > 0 {
-				d.watch.rebase()
-			}
-			*armBase = d.watch.writes
-			return onceOutcome{again: true}, nil
 		case <-timer.C:
 			d.killCur()
 			d.reap()
 			return onceOutcome{timedOut: true}, nil
+		case <-pollC:
+		case held = <-d.gate.requests():
+		}
+		killed := d.lookForCut(a)
+		answer(held, !killed)
+		switch {
+		case d.gone:
+			return onceOutcome{gone: true}, nil
+		case killed:
+			return onceOutcome{again: true}, nil
 		}
 	}
 }

@@ -85,6 +85,10 @@ type ProcessSpec struct {
 	TempDir string
 	// Env adds KEY=VALUE entries to the process's environment.
 	Env []string
+	// Cuts replays the cuts of an earlier run (CutsOf its run log): each
+	// crash after k writes they name lands at the recorded write count
+	// instead of k.
+	Cuts []Cut
 }
 
 // WithDefaults returns the spec with every zero field set to its default.
@@ -165,6 +169,9 @@ func (s ProcessSpec) Params() map[string]string {
 		p["step_timeout"] = s.StepTimeout.String()
 	case RegimeOnce:
 		p["timeout"] = s.Timeout.String()
+	}
+	if len(s.Cuts) > 0 {
+		p["cuts"] = formatCuts(s.Cuts)
 	}
 	return p
 }

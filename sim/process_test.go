@@ -13,6 +13,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -283,15 +284,21 @@ func TestAMissingCommandIsRecorded(t *testing.T) {
 	assert.Contains(t, errs[0].Detail, "starting the process")
 }
 
-// BenchmarkRegimes plays the same bundle (l0-respond, 31 ticks) against
-// the reference in-process and as a process in each regime, with the
-// default window and timeouts, and reports ticks per second.
+// BenchmarkRegimes plays the same bundles (l0-respond, 31 ticks;
+// l2-govern, 136 ticks) against the reference in-process and as a process
+// in each regime, with the default window and timeouts, and reports ticks
+// per second.
 //
-//	go test ./sim -run XXX -bench Regimes -benchtime 3x
+//	go test ./sim -run XXX -bench 'Regimes/.*/in-process' -benchtime 2000x
+//	go test ./sim -run XXX -bench 'Regimes/l0-respond/(step|once|quiescence)' -benchtime 3x
 func BenchmarkRegimes(b *testing.B) {
 	requireLinux(b)
-	bundle := published(b, "l0-respond")
-	benchRegimes(b, bundle, []string{"in-process", RegimeStep, RegimeOnce, RegimeQuiescence})
+	for _, name := range []string{"l0-respond", "l2-govern"} {
+		bundle := published(b, name)
+		b.Run(name, func(b *testing.B) {
+			benchRegimes(b, bundle, []string{"in-process", RegimeStep, RegimeOnce, RegimeQuiescence})
+		})
+	}
 }
 
 // BenchmarkStepThroughput is the step regime's throughput on a long bundle
@@ -331,4 +338,96 @@ func BenchmarkFindStrays(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		findStrays("/nonexistent", startTime(os.Getpid()))
 	}
+}
+
+// A process killed after its k-th write could call the model before the
+// kill landed, leaving a call no draft cites that the in-process run never
+// makes. While a crash is armed every model call is a look at the sandbox:
+// the call of an instance that reached its cut is refused.
+func TestAModelCallPastTheCutIsRefused(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 1)
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 1}}
+	spec := helperSpec("caller", RegimeStep)
+	// Looks far apart: only the call itself can catch the cut in time.
+	spec.Poll = 100 * time.Millisecond
+	res := runProcess(t, b, spec, 1)
+	crashes := kinds(res, sandbox.LogCrash)
+	require.Len(t, crashes, 1)
+	assert.Equal(t, 1, crashes[0].Written, "killed at the call that followed the first write")
+	calls, errs := sandbox.ParseModelCalls(res.Files.View(sandbox.ModelCalls))
+	require.Empty(t, errs)
+	audit := string(res.Files.View(sandbox.Audit))
+	for _, c := range calls {
+		assert.Contains(t, audit, `"call":"`+c.Rec.CallID+`"`, "call %s at tick %d is cited", c.Rec.CallID, c.Rec.At)
+	}
+	assert.Len(t, calls, 2, "one call per tick: the killed instance's call was refused")
+}
+
+// The reference as a process calls the model exactly as often as in
+// process, and every call has its surprise, crashes inside ticks included.
+func TestReferenceProcessCallsMatchInProcess(t *testing.T) {
+	requireLinux(t)
+	b := published(t, "l1-multiturn-crash")
+	for seed := uint64(1); seed <= 5; seed++ {
+		res := runProcess(t, b, helperSpec("reference", RegimeStep), seed)
+		files := res.Files.Files()
+		s := history.Surprises(history.Compile(history.Input{Bundle: b, Files: files, Log: res.Log}))
+		in, err := Run(b, examples.Reference(), Options{Seed: seed})
+		require.NoError(t, err)
+		want := history.Surprises(history.Compile(history.Input{Bundle: b, Files: in.Files.Files(), Log: in.Log}))
+		assert.Zero(t, s.Unattributed, "seed %d: %+v", seed, s.Items)
+		assert.Equal(t, want.ByKind, s.ByKind, "seed %d", seed)
+	}
+}
+
+// A crash after k writes lands where the harness first sees k writes,
+// which for a process may be further. Replaying the recorded cut kills the
+// process at the same write count, so both runs have the same files
+// written when it died.
+func TestReplayedCutKillsAtTheRecordedWriteCount(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 2)
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 1}}
+	// Looking only every 50ms, the harness sees the first write late: the
+	// process has written more by then.
+	late := helperSpec("slow", RegimeStep)
+	late.Poll = 50 * time.Millisecond
+	first := runProcess(t, b, late, 1)
+	cuts := CutsOf(first.Log)
+	require.Len(t, cuts, 1)
+	crash := kinds(first, sandbox.LogCrash)[0]
+	require.Greater(t, crash.Written, 1, "the first run got past its first write")
+	assert.Equal(t, Cut{Tick: 1, Index: 0, Writes: crash.Written}, cuts[0])
+
+	replay := helperSpec("slow", RegimeStep)
+	replay.Cuts = cuts
+	again := runProcess(t, b, replay, 1)
+	got := kinds(again, sandbox.LogCrash)
+	require.Len(t, got, 1)
+	assert.Equal(t, crash.Written, got[0].Written)
+	assert.Equal(t, crash.Lines, got[0].Lines, "the same files written when it died")
+	assert.Equal(t, 1, got[0].AfterWrites, "the record keeps the fault's k")
+	assert.Contains(t, got[0].Detail, "replayed cut")
+	assert.Equal(t, formatCuts(cuts), again.Log[0].Params["cuts"])
+	assert.Equal(t, first.Files.Files(), again.Files.Files())
+
+	// Without the cut the same harness kills at the first write.
+	exact := runProcess(t, b, helperSpec("slow", RegimeStep), 1)
+	assert.Equal(t, 1, kinds(exact, sandbox.LogCrash)[0].Written)
+}
+
+func TestCutsOf(t *testing.T) {
+	log := []sandbox.LogRecord{
+		{Kind: sandbox.LogCrash, Tick: 2},                               // at the boundary: no cut
+		{Kind: sandbox.LogCrash, Tick: 3, AfterWrites: 1, Written: 3},   // got further
+		{Kind: sandbox.LogCrash, Tick: 3, AfterWrites: 2, Written: 2},   // exact
+		{Kind: sandbox.LogCrash, Tick: 5, AfterWrites: 4, Written: 1},   // landed at the tick's end
+		{Kind: sandbox.LogCrash, Tick: 5, AfterWrites: 6, Written: 7},   // the tick's second
+		{Kind: sandbox.LogRestart, Tick: 5, AfterWrites: 6, Written: 7}, // not a crash
+	}
+	want := []Cut{{Tick: 3, Index: 0, Writes: 3}, {Tick: 3, Index: 1, Writes: 2}, {Tick: 5, Index: 1, Writes: 7}}
+	assert.Equal(t, want, CutsOf(log))
+	assert.Equal(t, "3.0=3 3.1=2 5.1=7", formatCuts(want))
+	assert.Empty(t, CutsOf(nil))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // The process tests run this test binary as amr itself: with
@@ -130,4 +131,73 @@ func TestPythonResponder(t *testing.T) {
 	stdout, stderr, code := execAMR(t, append([]string{"run", "--impl-cmd", impl, "--regime", "step", "--runs", runs}, bundles...)...)
 	require.Equal(t, exitOK, code, stdout+stderr)
 	assert.Contains(t, stdout, "0 failed")
+}
+
+// amr replay --cut-from replays a process run: its seed, and each crash
+// inside a tick killing at the write count that run recorded.
+func TestReplayReproducesTheRecordedCut(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "2", "--out", out,
+		scenario("l1-multiturn-crash"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	run := filepath.Join(out, "l1-multiturn-crash", "run-2")
+	replayed := filepath.Join(t.TempDir(), "replay")
+	stdout, stderr, code = execAMR(t, "replay", scenario("l1-multiturn-crash"), "--impl-cmd", impl, "--regime", "step",
+		"--cut-from", run, "--out", replayed)
+	require.Equal(t, exitOK, code, stdout+stderr)
+
+	first, second := readLog(t, run), readLog(t, replayed)
+	assert.Equal(t, *first[0].Seed, *second[0].Seed, "the run seed of the run log")
+	assert.NotEmpty(t, second[0].Params["cuts"])
+	var a, b []sandbox.LogRecord
+	for _, r := range first {
+		if r.Kind == sandbox.LogCrash {
+			a = append(a, r)
+		}
+	}
+	for _, r := range second {
+		if r.Kind == sandbox.LogCrash {
+			b = append(b, r)
+		}
+	}
+	require.Len(t, b, len(a))
+	for i := range a {
+		assert.Equal(t, a[i].Tick, b[i].Tick)
+		assert.Equal(t, a[i].Written, b[i].Written, "crash %d killed at the recorded write count", i)
+		assert.Equal(t, a[i].Lines, b[i].Lines, "crash %d: the same files written when it died", i)
+	}
+	for _, name := range []string{sandbox.Drafts, sandbox.Outbox, sandbox.Audit, sandbox.ModelCalls} {
+		x, err := os.ReadFile(filepath.Join(run, "sandbox", name))
+		require.NoError(t, err)
+		y, err := os.ReadFile(filepath.Join(replayed, "sandbox", name))
+		require.NoError(t, err)
+		assert.Equal(t, string(x), string(y), name)
+	}
+
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--cut-from", run}, "needs --impl-cmd"},
+		{[]string{"--impl-cmd", impl, "--cut-from", run, "--seed", "3"}, "--seed does not apply"},
+		{[]string{"--impl-cmd", impl, "--cut-from", filepath.Join(run, "nothing.jsonl")}, "no such file"},
+	} {
+		_, stderr, code := execAMR(t, append([]string{"replay", scenario("l1-multiturn-crash")}, c.args...)...)
+		assert.Equal(t, exitBad, code, c.args)
+		assert.Contains(t, stderr, c.msg)
+	}
+	_, stderr, code = execAMR(t, "replay", scenario("l0-respond"), "--impl-cmd", impl, "--cut-from", run)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "another bundle")
+}
+
+func readLog(t *testing.T, dir string) []sandbox.LogRecord {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, sandbox.RunLogFile))
+	require.NoError(t, err)
+	log, err := sandbox.ParseRunLog(data)
+	require.NoError(t, err)
+	require.NotEmpty(t, log)
+	return log
 }

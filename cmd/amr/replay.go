@@ -12,6 +12,7 @@ import (
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 	"github.com/amr-bench/amr/timeline"
 )
@@ -35,11 +36,15 @@ type played struct {
 // for a counterexample replays exactly the run that failed. A process run's
 // directory is removed once its files are read.
 func playOnce(b *scenarios.Bundle, impl suite.Impl, campaign *uint64) (*played, error) {
+	return playSeed(b, impl, suite.RunSeed(b, campaign, 1))
+}
+
+// playSeed runs a bundle once with the given run seed and judges it.
+func playSeed(b *scenarios.Bundle, impl suite.Impl, seed uint64) (*played, error) {
 	hash, err := reserve.BundleHash(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
 	}
-	seed := suite.RunSeed(b, campaign, 1)
 	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, Impl: impl.Name, BundleHash: hash, Process: impl.Process})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Meta.Name, err)
@@ -59,6 +64,40 @@ func violates(v checker.Verdict, invariant string) bool {
 		}
 	}
 	return false
+}
+
+// cutSource is an earlier process run whose cuts a replay reproduces.
+type cutSource struct {
+	seed uint64
+	cuts []sim.Cut
+}
+
+// readCuts reads the run log at path (a run.jsonl, or a directory holding
+// one, as amr run --out and amr fuzz keep them) for a replay of bundle b:
+// its run seed and the cuts of its crashes after k writes.
+func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		path = filepath.Join(path, sandbox.RunLogFile)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("--cut-from: %v", err)
+	}
+	log, err := sandbox.ParseRunLog(data)
+	if err != nil {
+		return nil, usageErr("--cut-from %s: %v", path, err)
+	}
+	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Seed == nil {
+		return nil, usageErr("--cut-from %s: the run log does not start with a start record carrying the seed", path)
+	}
+	hash, err := reserve.BundleHash(b)
+	if err != nil {
+		return nil, err
+	}
+	if h := log[0].BundleHash; h != "" && h != hash {
+		return nil, usageErr("--cut-from %s: the run log is of another bundle (%s, this one is %s)", path, h, hash)
+	}
+	return &cutSource{seed: *log[0].Seed, cuts: sim.CutsOf(log)}, nil
 }
 
 // replayImpl picks the implementation to replay: --impl when given, else the
@@ -83,6 +122,7 @@ func newReplayCmd() *cobra.Command {
 		asJSON, refs  bool
 		quiet         int
 		proc          *processFlags
+		cutFrom       string
 	)
 	cmd := &cobra.Command{
 		Use:   "replay BUNDLE",
@@ -103,11 +143,19 @@ counterexample) replays against it; any other against the reference.
 verdict.json) plus timeline.txt and timeline.json. --impl-cmd replays an
 implementation that runs as an OS process, as 'amr run --impl-cmd' does.
 
+A crash inside a tick kills a process once its k-th write is seen, and the
+process may have got further by then; the run log records how far.
+--cut-from RUN.jsonl (or a directory holding run.jsonl) replays such a run:
+its run seed, and each crash killing at the write count that run recorded
+instead of k. Best effort: a process that writes faster than the harness
+looks may again get further, and the replay's run log says where it cut.
+
 Exit 0 when every level passes, 1 when one fails, 2 on bad input, 3 when the
 two oracles disagree on the run.`,
 		Example: `  amr replay shrunk/
   amr replay scenarios/l4-operator-escalation --impl weak-ignore-escalation --refs
-  amr replay found.json --impl reference --seed 7 --json`,
+  amr replay found.json --impl reference --seed 7 --json
+  amr replay found/ --impl-cmd "./my-daemon" --regime step --cut-from found/run.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bundles, err := loadBundles(cmd.ErrOrStderr(), args)
@@ -128,7 +176,24 @@ two oracles disagree on the run.`,
 			if cmd.Flags().Changed("seed") {
 				campaign = &seed
 			}
-			p, err := playOnce(b, impl, campaign)
+			runSeed := suite.RunSeed(b, campaign, 1)
+			if cutFrom != "" {
+				if impl.Process == nil {
+					return usageErr("--cut-from replays where a process run's crashes landed; it needs --impl-cmd (in process a crash lands exactly at its write)")
+				}
+				if campaign != nil {
+					return usageErr("--cut-from replays the run seed of its run log; --seed does not apply")
+				}
+				src, err := readCuts(cutFrom, b)
+				if err != nil {
+					return err
+				}
+				runSeed = src.seed
+				spec := *impl.Process
+				spec.Cuts = src.cuts
+				impl.Process = &spec
+			}
+			p, err := playSeed(b, impl, runSeed)
 			if err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
@@ -163,6 +228,7 @@ two oracles disagree on the run.`,
 	f.BoolVar(&asJSON, "json", false, "print the timeline as JSON records")
 	f.BoolVar(&refs, "refs", false, "show each entry's file:line")
 	f.IntVar(&quiet, "quiet", timeline.DefaultQuiet, "collapse quiet stretches of at least this many ticks into one line")
+	f.StringVar(&cutFrom, "cut-from", "", "a process run's run.jsonl (or its directory): replay its seed and kill each crash at the write count it recorded")
 	return cmd
 }
 

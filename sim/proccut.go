@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Cut is where a crash after k writes landed in an earlier process run:
+// the Index-th such crash of Tick (in the order they landed, which is the
+// order of their write counts) killed the implementation once Writes
+// writes of the tick had been seen. A replay given the cut kills at Writes
+// instead of the fault's k, so it cuts the implementation's work where the
+// earlier run did: best effort, as every kill of a process is.
+type Cut struct {
+	Tick   int `json:"tick"`
+	Index  int `json:"index"`
+	Writes int `json:"writes"`
+}
+
+// CutsOf returns the cuts of a run log's crashes after k writes. A crash
+// that landed at the tick's end because the implementation wrote fewer than
+// k times needs no cut: a replay that writes as little lands it there too.
+func CutsOf(log []sandbox.LogRecord) []Cut {
+	var cuts []Cut
+	index := map[int]int{}
+	for _, r := range log {
+		if r.Kind != sandbox.LogCrash || r.AfterWrites <= 0 {
+			continue
+		}
+		i := index[r.Tick]
+		index[r.Tick]++
+		if r.Written >= r.AfterWrites {
+			cuts = append(cuts, Cut{Tick: r.Tick, Index: i, Writes: r.Written})
+		}
+	}
+	return cuts
+}
+
+// formatCuts renders cuts for the run log's start record: "TICK.INDEX=WRITES"
+// separated by spaces, in tick order.
+func formatCuts(cuts []Cut) string {
+	sorted := append([]Cut(nil), cuts...)
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].Tick != sorted[j].Tick {
+			return sorted[i].Tick < sorted[j].Tick
+		}
+		return sorted[i].Index < sorted[j].Index
+	})
+	parts := make([]string, len(sorted))
+	for i, c := range sorted {
+		parts[i] = fmt.Sprintf("%d.%d=%d", c.Tick, c.Index, c.Writes)
+	}
+	return strings.Join(parts, " ")
+}
+
+// armed is a tick's crashes after k writes that have not landed yet, in
+// landing order, with the write count each lands at.
+type armed struct {
+	faults []scenarios.Fault
+	at     []int
+	// base is the write count when the first of them was armed: writes
+	// are counted from there.
+	base int
+}
+
+// arm prepares the tick's crashes after k writes, landing each at its
+// replayed cut when the spec has one.
+func (d *procDriver) arm(tick int, crashes []scenarios.Fault) *armed {
+	a := &armed{faults: crashes, base: d.watch.writes}
+	for i, c := range crashes {
+		k := c.AfterWrites
+		for _, cut := range d.spec.Cuts {
+			if cut.Tick == tick && cut.Index == i && cut.Writes > 0 {
+				k = cut.Writes
+			}
+		}
+		a.at = append(a.at, k)
+	}
+	return a
+}
+
+// pending reports whether a crash is still armed.
+func (a *armed) pending() bool { return len(a.faults) > 0 }
+
+// due reports whether the implementation has written enough for the next
+// crash to land.
+func (a *armed) due(writes int) bool { return a.pending() && writes-a.base >= a.at[0] }
+
+// landNext lands the next armed crash now and arms the one after it.
+func (d *procDriver) landNext(a *armed) {
+	d.crashNow(a.faults[0].AfterWrites, a.at[0], a.base)
+	a.faults, a.at = a.faults[1:], a.at[1:]
+	d.gate.cutOff()
+	if a.pending() {
+		d.watch.rebase()
+		d.gate.arm()
+	}
+	a.base = d.watch.writes
+}
+
+// landRest lands the crashes the implementation did not write enough to
+// reach, at the tick's end.
+func (d *procDriver) landRest(a *armed) {
+	d.gate.open()
+	for a.pending() {
+		d.crashNow(a.faults[0].AfterWrites, a.at[0], a.base)
+		a.faults, a.at = a.faults[1:], a.at[1:]
+		a.base = d.watch.writes
+	}
+}
+
+// lookForCut looks at the sandbox while a crash is armed: it lands the
+// next crash when its writes are reached, and gives up on an
+// implementation that wrote a file past the bound. It reports whether the
+// running instance was killed.
+func (d *procDriver) lookForCut(a *armed) bool {
+	d.watch.poll(true)
+	if d.checkOversize() {
+		return true
+	}
+	if !a.due(d.watch.writes) {
+		return false
+	}
+	d.landNext(a)
+	return true
+}
+
+// answer lets a model call held at the gate go on, or refuses it.
+func answer(held chan bool, ok bool) {
+	if held != nil {
+		held <- ok
+	}
+}
+
+// callGate makes every model call a point where the harness looks at the
+// sandbox while a crash after k writes is armed. Between two looks a
+// process gets further than the cut; a model call is the one step of its
+// work the harness serves itself, so it holds the call, looks, lands the
+// crash if it is due, and refuses the call of an instance that is being
+// killed, as the in-process stub refuses a crashed instance. Without it a
+// process killed after its k-th write could still have called the model,
+// leaving a call no draft cites.
+type callGate struct {
+	mu  sync.Mutex
+	cur *gateRound // nil when no crash is armed: calls go through at once
+}
+
+// gateRound is the gate while one crash is armed.
+type gateRound struct {
+	ask    chan chan bool // a held call asks the driver to look
+	passed chan struct{}  // closed when the crash is disarmed: held calls go on
+	cut    chan struct{}  // closed when the crash landed: held calls are refused
+}
+
+// arm holds the calls that come from now on.
+func (g *callGate) arm() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cur = &gateRound{ask: make(chan chan bool), passed: make(chan struct{}), cut: make(chan struct{})}
+}
+
+// open lets every call go through: no crash is armed any more.
+func (g *callGate) open() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cur != nil {
+		close(g.cur.passed)
+		g.cur = nil
+	}
+}
+
+// cutOff refuses every call still held: the instance that made them was
+// killed.
+func (g *callGate) cutOff() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cur != nil {
+		close(g.cur.cut)
+		g.cur = nil
+	}
+}
+
+// requests is where the driver receives held calls; nil (never ready)
+// when no crash is armed.
+func (g *callGate) requests() <-chan chan bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cur == nil {
+		return nil
+	}
+	return g.cur.ask
+}
+
+// pass is called by the stub before it answers a call. It returns at once
+// when no crash is armed; otherwise it waits until the driver has looked
+// at the sandbox, and reports whether the call may be answered.
+func (g *callGate) pass() bool {
+	g.mu.Lock()
+	r := g.cur
+	g.mu.Unlock()
+	if r == nil {
+		return true
+	}
+	reply := make(chan bool, 1)
+	select {
+	case r.ask <- reply:
+		return <-reply
+	case <-r.passed:
+		return true
+	case <-r.cut:
+		return false
+	}
+}
