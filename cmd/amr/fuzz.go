@@ -23,6 +23,7 @@ import (
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
+	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -70,7 +71,10 @@ type counterexampleJSON struct {
 	Violations []checker.Violation `json:"violations"`
 	Dir        string              `json:"dir"`
 	Replay     string              `json:"replay"`
-	Shrunk     *shrunkJSON         `json:"shrunk,omitempty"`
+	// ReplayCuts, for a process run cut inside a tick's work, replays the
+	// write counts its crashes landed at (best effort: docs/processes.md).
+	ReplayCuts string      `json:"replay_cuts,omitempty"`
+	Shrunk     *shrunkJSON `json:"shrunk,omitempty"`
 }
 
 // shrunkJSON is a counterexample after shrinking. Error is set, and the
@@ -505,6 +509,11 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
 	printViolations(w, cx.Verdict.Violations, 10)
 	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
+	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
+		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, faults.BundleJSON)},
+			append(implFlags, "--cut-from", raw)...)...)
+		fmt.Fprintf(w, "  a crash cut the process inside a tick; to kill at the write counts it recorded (best effort):\n    %s\n", doc.ReplayCuts)
+	}
 	if o.noShrink {
 		fmt.Fprintf(w, "  replay: %s\n", doc.Replay)
 		return doc, cx.Bundle, nil
@@ -542,11 +551,8 @@ func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags 
 	if err != nil {
 		return &shrunkJSON{Error: err.Error()}
 	}
-	r, err := faults.Play(out.bundle, impl, req.campaign, o.maxSteps)
-	if err != nil {
-		return &shrunkJSON{Error: fmt.Sprintf("replaying the shrunk bundle: %v", err)}
-	}
-	if !violates(r.Verdict, out.invariant) || r.Invalid() {
+	r, ok := failingPlay(out.bundle, impl, out.invariant, req.campaign, o.maxSteps)
+	if !ok {
 		return &shrunkJSON{Error: "the shrunk bundle did not fail the same way when replayed: the implementation is not deterministic"}
 	}
 	r.Index, r.Profile = cx.Index, cx.Profile

@@ -12,7 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -235,4 +238,46 @@ func TestFuzzHelpTeachesWithExamples(t *testing.T) {
 	for _, want := range []string{"amr fuzz --impl weak-send-before-record", "--shard", "Profile presets:", "crash", "Exit 0"} {
 		assert.Contains(t, stdout, want)
 	}
+}
+
+// A process counterexample whose crashes cut the process inside a tick gets
+// a second replay command that kills at the recorded write counts; one
+// without such a cut does not.
+func TestFuzzPrintsACutReplayForAProcessCutInsideATick(t *testing.T) {
+	impl, err := lookupImpl("weak-no-send")
+	require.NoError(t, err)
+	var found *faults.Run
+	for i := 0; i < 50 && found == nil; i++ {
+		r, err := faults.PlayGenerated(3, i, "default", impl, 0)
+		require.NoError(t, err)
+		if r.Failed() {
+			found = r
+		}
+	}
+	require.NotNil(t, found)
+	proc := suite.Impl{Name: "./my-daemon", Process: &sim.ProcessSpec{Command: []string{"./my-daemon"}, Regime: sim.RegimeStep}}
+	pf := &processFlags{cmdline: "./my-daemon", regime: sim.RegimeStep, stepTimeout: sim.DefaultStepTimeout, hangLimit: sim.DefaultHangLimit}
+	o := fuzzOptions{seed: 3, noShrink: true}
+	cx := &faults.Counterexample{Run: found, Source: "generated"}
+
+	var log []sandbox.LogRecord
+	for _, r := range found.Result.Log {
+		if r.Kind != sandbox.LogCrash || r.AfterWrites == 0 {
+			log = append(log, r)
+		}
+	}
+	found.Result.Log = log
+	var w strings.Builder
+	doc, _, err := reportCounterexample(newFuzzCmd(), &w, cx, proc, pf, o, t.TempDir())
+	require.NoError(t, err)
+	assert.Empty(t, doc.ReplayCuts, "no crash cut this run inside a tick")
+
+	found.Result.Log = append(found.Result.Log, sandbox.LogRecord{Kind: sandbox.LogCrash, Tick: 2, AfterWrites: 2, Written: 3})
+	w.Reset()
+	dir := t.TempDir()
+	doc, _, err = reportCounterexample(newFuzzCmd(), &w, cx, proc, pf, o, dir)
+	require.NoError(t, err)
+	want := "amr replay " + filepath.Join(dir, rawDir, "bundle.json") + " --impl-cmd ./my-daemon --regime step --cut-from " + filepath.Join(dir, rawDir)
+	assert.Equal(t, want, doc.ReplayCuts)
+	assert.Contains(t, w.String(), want)
 }

@@ -46,10 +46,13 @@ type shrinkJSON struct {
 // never slips into a harness defect either. With a control implementation (normally the
 // reference), the control must also pass every level of the candidate, so
 // the failure stays the implementation's and not the scenario's.
+//
+// A process implementation may get further than a crash meant to cut it
+// (docs/processes.md), so one play of a candidate is not the whole answer:
+// it gets up to processTries plays and fails when any of them does.
 func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *suite.Impl, maxSteps int) shrink.Oracle {
 	return func(b *scenarios.Bundle) bool {
-		p, err := faults.Play(b, impl, campaign, maxSteps)
-		if err != nil || p.Invalid() || !violates(p.Verdict, invariant) {
+		if _, ok := failingPlay(b, impl, invariant, campaign, maxSteps); !ok {
 			return false
 		}
 		if control == nil {
@@ -58,6 +61,35 @@ func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *sui
 		c, err := faults.Play(b, *control, campaign, maxSteps)
 		return err == nil && !c.Invalid() && !c.Verdict.Failed()
 	}
+}
+
+// processTries is how many plays a process implementation gets to show a
+// failure before a bundle counts as passing. In process one play decides.
+const processTries = 3
+
+// failingPlay plays b until a play, judged valid by both oracles, violates
+// the invariant: once in process, up to processTries times for a process.
+func failingPlay(b *scenarios.Bundle, impl suite.Impl, invariant string, campaign *uint64, maxSteps int) (*faults.Run, bool) {
+	p, err := playUntil(b, impl, campaign, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict, invariant) })
+	return p, err == nil && !p.Invalid() && violates(p.Verdict, invariant)
+}
+
+// playUntil plays b until a valid play satisfies want, at most once in
+// process and processTries times for a process, and returns the last play.
+func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
+	tries := 1
+	if impl.Process != nil {
+		tries = processTries
+	}
+	var p *faults.Run
+	var err error
+	for range tries {
+		p, err = faults.Play(b, impl, campaign, maxSteps)
+		if err != nil || (!p.Invalid() && want(p)) {
+			break
+		}
+	}
+	return p, err
 }
 
 // shrinkRequest is what one shrink needs besides the bundle.
@@ -83,7 +115,12 @@ type shrinkOutcome struct {
 // it, and records the provenance in the result's meta. Errors are bad input:
 // the bundle does not fail, or fails another way, or the control fails it.
 func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error) {
-	first, err := faults.Play(b, req.impl, req.campaign, req.maxSteps)
+	first, err := playUntil(b, req.impl, req.campaign, req.maxSteps, func(r *faults.Run) bool {
+		if req.invariant == "" {
+			return r.Failed()
+		}
+		return violates(r.Verdict, req.invariant)
+	})
 	if err != nil {
 		return nil, err
 	}
