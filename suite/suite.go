@@ -273,16 +273,10 @@ func (r *Report) aggregate() {
 	sort.SliceStable(r.Violations, func(i, j int) bool { return r.Violations[i].Invariant < r.Violations[j].Invariant })
 }
 
-// Keep writes one run's artifacts: the sandbox files under dir/sandbox, the
-// run log as dir/run.jsonl, the compiled history as dir/history.jsonl, the
-// verdict as dir/verdict.json, and for a process run its stdout.log and
-// stderr.log.
-func Keep(dir string, res *sim.Result, rr RunReport) error {
-	return keep(dir, res, rr, history.Compile(history.Input{Files: res.Files.Files(), Log: res.Log}).Bytes())
-}
-
-// KeepJudged is Keep for a run judged by Judge: its history.jsonl is the
-// history both oracles read.
+// KeepJudged writes one run's artifacts: the sandbox files under
+// dir/sandbox, the run log as dir/run.jsonl, the history both oracles read as
+// dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
+// its stdout.log and stderr.log.
 func KeepJudged(dir string, res *sim.Result, rr RunReport, j Judgement) error {
 	return keep(dir, res, rr, j.Compiled.Bytes())
 }

@@ -27,7 +27,8 @@ type played struct {
 	Verdict checker.Verdict
 	// Invalid is set when the level checker and the history oracle
 	// disagree on the run: a harness defect, not the implementation's.
-	Invalid bool
+	Invalid   bool
+	Judgement suite.Judgement
 }
 
 // playOnce runs a bundle once and judges it as amr run does, with the run
@@ -53,7 +54,7 @@ func playSeed(b *scenarios.Bundle, impl suite.Impl, seed uint64) (*played, error
 		return nil, err
 	}
 	j := suite.Judge(b, res.Files.Files(), res.Log)
-	return &played{Seed: seed, Hash: hash, Result: res, Verdict: j.Level, Invalid: j.Invalid()}, nil
+	return &played{Seed: seed, Hash: hash, Result: res, Verdict: j.Level, Invalid: j.Invalid(), Judgement: j}, nil
 }
 
 // violates reports whether a verdict holds a violation of the invariant.
@@ -235,13 +236,8 @@ two oracles disagree on the run.`,
 // keepReplay writes a replayed run the way 'amr run --out' keeps one, plus
 // its timeline.
 func keepReplay(dir string, p *played, tl *timeline.Timeline) error {
-	rr := suite.RunReport{Run: 1, Seed: p.Seed, Levels: suite.LevelMap(p.Verdict.Levels), Origin: p.Verdict.Origin,
-		Violations: p.Verdict.Violations, Ticks: p.Result.Ticks, Steps: p.Result.Steps, Crashes: p.Result.Crashes,
-		Forced: p.Result.Forced}
-	if rr.Violations == nil {
-		rr.Violations = []checker.Violation{}
-	}
-	if err := suite.Keep(dir, p.Result, rr); err != nil {
+	rr := suite.NewRunReport(1, p.Seed, p.Result, p.Judgement)
+	if err := suite.KeepJudged(dir, p.Result, rr, p.Judgement); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "timeline.txt"))
