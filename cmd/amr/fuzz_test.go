@@ -246,15 +246,7 @@ func TestFuzzHelpTeachesWithExamples(t *testing.T) {
 func TestFuzzPrintsACutReplayForAProcessCutInsideATick(t *testing.T) {
 	impl, err := lookupImpl("weak-no-send")
 	require.NoError(t, err)
-	var found *faults.Run
-	for i := 0; i < 50 && found == nil; i++ {
-		r, err := faults.PlayGenerated(3, i, "default", impl, 0)
-		require.NoError(t, err)
-		if r.Failed() {
-			found = r
-		}
-	}
-	require.NotNil(t, found)
+	found := firstFailingRun(t, impl, 3, 50)
 	proc := suite.Impl{Name: "./my-daemon", Process: &sim.ProcessSpec{Command: []string{"./my-daemon"}, Regime: sim.RegimeStep}}
 	pf := &processFlags{cmdline: "./my-daemon", regime: sim.RegimeStep, stepTimeout: sim.DefaultStepTimeout, hangLimit: sim.DefaultHangLimit}
 	o := fuzzOptions{seed: 3, noShrink: true}

@@ -202,15 +202,7 @@ func TestShrinkGeneratedCounterexamples(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			impl, err := lookupImpl(name)
 			require.NoError(t, err)
-			var found *faults.Run
-			for i := 0; i < 200 && found == nil; i++ {
-				r, err := faults.PlayGenerated(99, i, "default", impl, 0)
-				require.NoError(t, err)
-				if r.Failed() {
-					found = r
-				}
-			}
-			require.NotNil(t, found, "no failing run in 200")
+			found := firstFailingRun(t, impl, 99, 200)
 			seed := found.Seed
 			res, err := shrinkBundle(found.Bundle, shrinkRequest{impl: impl, campaign: &seed, control: &ref})
 			require.NoError(t, err)
@@ -243,4 +235,19 @@ func declaresAnInvariant(im examples.Impl) bool {
 		}
 	}
 	return false
+}
+
+// firstFailingRun plays the generated runs of a campaign until one fails,
+// failing the test when none of the first max does.
+func firstFailingRun(t *testing.T, impl suite.Impl, campaign uint64, max int) *faults.Run {
+	t.Helper()
+	for i := range max {
+		r, err := faults.PlayGenerated(campaign, i, faults.DefaultPreset, impl, 0)
+		require.NoError(t, err)
+		if r.Failed() {
+			return r
+		}
+	}
+	t.Fatalf("%s: no failing run among the first %d of campaign %d", impl.Name, max, campaign)
+	return nil
 }
