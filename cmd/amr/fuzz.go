@@ -172,7 +172,7 @@ func newFuzzCmd() *cobra.Command {
 func fuzzLong() string {
 	var b strings.Builder
 	b.WriteString(`Fuzz generates scenario bundles from a seed, plays each against an
-implementation on the deterministic simulator, judges it with the checker, and
+implementation on the deterministic simulator, judges it with both oracles, and
 stops at the first run with any violation (with --keep-going it plays the whole
 budget and counts the failing runs per invariant).
 
@@ -209,8 +209,16 @@ Profile presets:
 	}
 	tw.Flush()
 	b.WriteString(`
+With --impl-cmd each run starts the implementation as an OS process; fuzz it
+in the step regime (--regime step). A crash meant to cut a process after its
+k-th write may land later (docs/processes.md), so while shrinking each
+candidate gets up to three plays, and a counterexample cut inside a tick gets
+a second command that replays the recorded cuts (amr replay --cut-from).
+
 Progress goes to stderr at most every 500ms when stderr is a terminal or with
---progress; a summary with the coverage counters ends every campaign.
+--progress (runs, runs/s, failing and invalid runs so far); a summary with the
+coverage counters ends every campaign. The garbage collector runs at GOGC=400
+unless GOGC is set.
 
 Exit 0 when the budget ends clean, 1 on a counterexample, 2 on bad usage,
 3 on an INVALID run or when --check-determinism finds two plays of a run that
