@@ -201,3 +201,43 @@ func readLog(t *testing.T, dir string) []sandbox.LogRecord {
 	require.NotEmpty(t, log)
 	return log
 }
+
+// amr fuzz against a process: the counterexample is found, shrunk with the
+// process as the implementation under test, and written with the process's
+// own output; the printed replay reproduces the shrunk run.
+func TestFuzzFindsAndShrinksAProcess(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "weak-send-per-approval")
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := execAMR(t, "fuzz", "--impl-cmd", impl, "--regime", "step", "--seed", "1", "--runs", "60",
+		"--workers", "1", "--no-corpus", "--out", out, "--json")
+	require.Equal(t, exitFail, code, stderr)
+	var doc struct {
+		Counterexample struct {
+			Invariants []string `json:"invariants"`
+			Shrunk     struct {
+				Invariant string `json:"invariant"`
+				Error     string `json:"error"`
+				Replay    string `json:"replay"`
+				Stats     struct {
+					EventsBefore int `json:"events_before"`
+					EventsAfter  int `json:"events_after"`
+				} `json:"stats"`
+			} `json:"shrunk"`
+		} `json:"counterexample"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
+	s := doc.Counterexample.Shrunk
+	require.Empty(t, s.Error)
+	assert.Equal(t, doc.Counterexample.Invariants[0], s.Invariant)
+	assert.Less(t, s.Stats.EventsAfter, s.Stats.EventsBefore)
+	for _, sub := range []string{rawDir, shrunkDir} {
+		for _, name := range []string{"bundle.json", "run.jsonl", "verdict.json", sim.StdoutLog, sim.StderrLog} {
+			assert.FileExists(t, filepath.Join(out, sub, name))
+		}
+	}
+	args, err := sim.SplitCommand(strings.TrimPrefix(s.Replay, "amr "))
+	require.NoError(t, err)
+	rout, rerr, rcode := execAMR(t, args...)
+	require.Equal(t, exitFail, rcode, rout+rerr)
+	assert.Contains(t, rout, s.Invariant)
+}
