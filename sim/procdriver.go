@@ -33,6 +33,7 @@ type procDriver struct {
 	root    string // the sandbox directory
 	files   *dirFiles
 	watch   *watcher
+	freeze  *freezer // nil where the kernel cannot report writes
 	stub    *Stub
 	server  *stubServer
 	stdout  *capWriter
@@ -85,6 +86,9 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	registerSandbox(d.root)
 	d.files = newDirFiles(d.root, spec.MaxFileBytes)
 	d.watch = newWatcher(d.root, spec.MaxFileBytes)
+	if !spec.NoFreeze {
+		d.freeze = newFreezer(d.root)
+	}
 	e.files = d.files
 	d.stub = NewStub(e.b.Model, d.files, func() int { return int(e.clock.Load()) })
 	d.stub.refuse = func() error {
@@ -321,11 +325,28 @@ func (d *procDriver) countForced(forced bool, why string) {
 	}
 }
 
+// holder returns what (re)arms the freezer: while a crash is armed the
+// running instance is held at each write it makes until the harness has
+// looked; otherwise nothing is held. It is called again after each crash,
+// for the instance that replaced the killed one.
+func (d *procDriver) holder(a *armed) func() {
+	return func() {
+		if a.pending() && d.cur != nil {
+			d.freeze.hold(d.cur.pgid)
+		} else {
+			d.freeze.release()
+		}
+	}
+}
+
 // workQuiet is the quiescence regime: the tick ends when drafts, outbox
 // and audit have not changed for the stability window, or at the timeout
 // (a forced advance).
 func (d *procDriver) workQuiet(a *armed) (tickWork, error) {
 	forced := false
+	hold := d.holder(a)
+	defer d.freeze.release()
+	hold()
 	if d.cur != nil {
 		d.e.steps++
 		ticker := time.NewTicker(d.spec.Poll)
@@ -339,6 +360,7 @@ func (d *procDriver) workQuiet(a *armed) (tickWork, error) {
 			case <-d.ctx.Done():
 				return tickWork{}, d.ctx.Err()
 			case <-ticker.C:
+			case <-d.freeze.wake():
 			case <-d.cur.done:
 			case held = <-d.gate.requests():
 			}
@@ -353,10 +375,12 @@ func (d *procDriver) workQuiet(a *armed) (tickWork, error) {
 			if a.due(d.watch.writes) {
 				d.landNext(a)
 				answer(held, false)
+				hold()
 				last = time.Now()
 				continue
 			}
 			answer(held, true)
+			d.freeze.resume()
 			switch {
 			case d.cur.exited():
 				d.ended()
@@ -391,6 +415,9 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 			}
 		}
 	}
+	hold := d.holder(a)
+	defer d.freeze.release()
+	hold()
 	if d.cur != nil {
 		send()
 	}
@@ -425,16 +452,19 @@ loop:
 			d.giveUp(sandbox.LogHung, fmt.Sprintf("tick %d not answered within %s", d.e.tick, d.spec.StepTimeout))
 			continue
 		case <-pollC:
+		case <-d.freeze.wake():
 		case held = <-d.gate.requests():
 		}
 		killed := d.lookForCut(a)
 		answer(held, !killed)
 		if !killed {
+			d.freeze.resume()
 			continue
 		}
 		if !a.pending() {
 			pollC = nil
 		}
+		hold()
 		if d.cur != nil {
 			send()
 			deadline.Reset(d.spec.StepTimeout)
@@ -553,6 +583,7 @@ func (d *procDriver) end() (*sandbox.Memory, error) {
 	if d.cur != nil && d.cur.exited() {
 		d.ended()
 	}
+	d.freeze.close()
 	d.killCur()
 	d.reap()
 	d.server.close()
@@ -578,6 +609,7 @@ func (d *procDriver) abort() {
 		return
 	}
 	d.aborted = true
+	d.freeze.close()
 	d.killCur()
 	if d.root != "" {
 		for _, s := range findStrays(d.root, 0) {

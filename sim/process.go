@@ -89,6 +89,12 @@ type ProcessSpec struct {
 	// crash after k writes they name lands at the recorded write count
 	// instead of k.
 	Cuts []Cut
+	// NoFreeze turns off holding the process at each of its writes while a
+	// crash after k writes is armed (Linux; step and quiescence regimes;
+	// see freezer): crashes are then
+	// landed by the looks every Poll and at model calls alone, and land
+	// later in a burst of writes.
+	NoFreeze bool
 }
 
 // WithDefaults returns the spec with every zero field set to its default.
@@ -172,6 +178,9 @@ func (s ProcessSpec) Params() map[string]string {
 	}
 	if len(s.Cuts) > 0 {
 		p["cuts"] = formatCuts(s.Cuts)
+	}
+	if s.NoFreeze {
+		p["freeze"] = "off"
 	}
 	return p
 }

@@ -389,10 +389,12 @@ func TestReplayedCutKillsAtTheRecordedWriteCount(t *testing.T) {
 	requireLinux(t)
 	b := shortened(t, "l0-respond", 2)
 	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 1}}
-	// Looking only every 50ms, the harness sees the first write late: the
-	// process has written more by then.
+	// Looking only every 50ms, and not holding the process at its writes,
+	// the harness sees the first write late: the process has written more
+	// by then.
 	late := helperSpec("slow", RegimeStep)
 	late.Poll = 50 * time.Millisecond
+	late.NoFreeze = true
 	first := runProcess(t, b, late, 1)
 	cuts := CutsOf(first.Log)
 	require.Len(t, cuts, 1)
@@ -410,11 +412,29 @@ func TestReplayedCutKillsAtTheRecordedWriteCount(t *testing.T) {
 	assert.Equal(t, 1, got[0].AfterWrites, "the record keeps the fault's k")
 	assert.Contains(t, got[0].Detail, "replayed cut")
 	assert.Equal(t, formatCuts(cuts), again.Log[0].Params["cuts"])
+	assert.Equal(t, "off", first.Log[0].Params["freeze"])
 	assert.Equal(t, first.Files.Files(), again.Files.Files())
 
 	// Without the cut the same harness kills at the first write.
 	exact := runProcess(t, b, helperSpec("slow", RegimeStep), 1)
 	assert.Equal(t, 1, kinds(exact, sandbox.LogCrash)[0].Written)
+}
+
+// While a crash after k writes is armed the process is held at each write
+// it makes, so the crash lands at its write even when the harness's own
+// looks are far apart; without the hold it lands late.
+func TestAHeldProcessIsCutAtItsWrite(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 2)
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 2}}
+	spec := helperSpec("slow", RegimeStep)
+	spec.Poll = time.Second // no look in time but the freezer's
+	held := runProcess(t, b, spec, 1)
+	assert.Equal(t, 2, kinds(held, sandbox.LogCrash)[0].Written)
+
+	spec.NoFreeze = true
+	loose := runProcess(t, b, spec, 1)
+	assert.Greater(t, kinds(loose, sandbox.LogCrash)[0].Written, 2)
 }
 
 func TestCutsOf(t *testing.T) {

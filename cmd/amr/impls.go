@@ -49,6 +49,7 @@ type processFlags struct {
 	timeout     time.Duration
 	stepTimeout time.Duration
 	hangLimit   int
+	noFreeze    bool
 }
 
 func addProcessFlags(cmd *cobra.Command) *processFlags {
@@ -60,6 +61,7 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 	f.DurationVar(&p.timeout, "timeout", sim.DefaultTimeout, "quiescence regime: forced advance after this long; once regime: the limit of one invocation")
 	f.DurationVar(&p.stepTimeout, "step-timeout", sim.DefaultStepTimeout, `step regime: how long to wait for "idle N"`)
 	f.IntVar(&p.hangLimit, "hang-limit", sim.DefaultHangLimit, "forced advances in a row before a process implementation is killed as hung")
+	f.BoolVar(&p.noFreeze, "no-freeze", false, "do not hold a process at each write while a crash after k writes is armed (docs/processes.md)")
 	return p
 }
 
@@ -107,7 +109,7 @@ func (p *processFlags) spec() (*sim.ProcessSpec, error) {
 		}
 	}
 	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
-		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit}
+		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze}
 	if err := spec.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -231,6 +233,9 @@ func implFlags(implName string, p *processFlags) []string {
 	}
 	if p.hangLimit != sim.DefaultHangLimit {
 		args = append(args, "--hang-limit", strconv.Itoa(p.hangLimit))
+	}
+	if p.noFreeze {
+		args = append(args, "--no-freeze")
 	}
 	return args
 }
