@@ -62,10 +62,13 @@ type regression struct {
 	Baseline string `json:"baseline"`
 	Runs     int    `json:"runs"`
 	Results  int    `json:"results"`
-	// Regressions are levels that passed and now fail; Improvements
-	// levels that failed and now pass; Other every other move (a level
-	// or scenario that appeared or disappeared).
+	// Regressions are levels that passed and now fail; Lost are levels
+	// where a weak implementation failed and now passes (a planted defect
+	// no longer caught); Improvements are levels the reference failed and
+	// now passes; Other every other move (a level or scenario that
+	// appeared or disappeared).
 	Regressions  []change `json:"regressions"`
+	Lost         []change `json:"lost"`
 	Improvements []change `json:"improvements"`
 	Other        []change `json:"other"`
 	// Edited lists scenarios whose content hash differs from the
@@ -172,7 +175,7 @@ func sortResults(rs []baselineResult) {
 
 // compare lists every level whose verdict moved from the baseline to now.
 func compare(base, now []baselineResult) regression {
-	r := regression{Regressions: []change{}, Improvements: []change{}, Other: []change{}, Edited: []string{}}
+	r := regression{Regressions: []change{}, Lost: []change{}, Improvements: []change{}, Other: []change{}, Edited: []string{}}
 	type key struct{ scenario, impl string }
 	old := map[key]baselineResult{}
 	for _, b := range base {
@@ -213,6 +216,8 @@ func compare(base, now []baselineResult) regression {
 			switch {
 			case before == suite.Pass && after == suite.Fail:
 				r.Regressions = append(r.Regressions, c)
+			case before == suite.Fail && after == suite.Pass && k.impl != examples.ReferenceName:
+				r.Lost = append(r.Lost, c)
 			case before == suite.Fail && after == suite.Pass:
 				r.Improvements = append(r.Improvements, c)
 			default:
@@ -220,7 +225,7 @@ func compare(base, now []baselineResult) regression {
 			}
 		}
 	}
-	r.Passed = len(r.Regressions) == 0
+	r.Passed = len(r.Regressions) == 0 && len(r.Lost) == 0
 	return r
 }
 
@@ -282,14 +287,16 @@ func newRegressCmd() *cobra.Command {
 		Long: `Regress runs every published scenario against every built-in implementation
 (--runs runs each, seeds derived from the scenario names as 'amr run' does) and
 compares the verdict of every (scenario, implementation, level) with the
-committed baseline. It fails when a level that passed now fails, and lists
-every change in either direction: a weak implementation that starts passing
-is a scenario that stopped catching its defect.
+committed baseline. It fails when a level that passed now fails, and when a
+weak implementation passes a level it failed (a scenario that stopped
+catching its defect: lost detection); it lists every change in either
+direction. The reference passing a level it failed is an improvement.
 
 --update rewrites the baseline from this run, deliberately; commit it with the
 change that explains it.
 
-Exit 0 when nothing that passed now fails, 1 when something does, 2 on bad
+Exit 0 when nothing that passed now fails and no detection was lost, 1
+otherwise, 2 on bad
 input (a missing or unreadable baseline without --update), 3 when the two
 oracles disagree on a run.`,
 		Example: `  amr regress
@@ -386,12 +393,11 @@ func printRegression(w io.Writer, r regression, base *baseline, nScenarios, nImp
 	for _, c := range r.Regressions {
 		row("pass -> FAIL", c, "regression")
 	}
+	for _, c := range r.Lost {
+		row("FAIL -> pass", c, "lost: a weak implementation is no longer caught here")
+	}
 	for _, c := range r.Improvements {
-		note := ""
-		if c.Impl != examples.ReferenceName {
-			note = "a weak implementation is no longer caught here"
-		}
-		row("FAIL -> pass", c, note)
+		row("FAIL -> pass", c, "")
 	}
 	// Levels that appeared or disappeared together read as one row.
 	for i := 0; i < len(r.Other); {
@@ -412,10 +418,10 @@ func printRegression(w io.Writer, r regression, base *baseline, nScenarios, nImp
 	switch {
 	case r.Updated:
 		fmt.Fprintf(w, "baseline written: %s (%d results)\n", r.Baseline, r.Results)
-	case len(r.Regressions)+len(r.Improvements)+len(r.Other) == 0:
+	case len(r.Regressions)+len(r.Lost)+len(r.Improvements)+len(r.Other) == 0:
 		fmt.Fprintf(w, "no change: %d results match the baseline\n", r.Results)
 	default:
-		fmt.Fprintf(w, "%d regression(s), %d improvement(s), %d other change(s)\n",
-			len(r.Regressions), len(r.Improvements), len(r.Other))
+		fmt.Fprintf(w, "%d regression(s), %d lost detection(s), %d improvement(s), %d other change(s)\n",
+			len(r.Regressions), len(r.Lost), len(r.Improvements), len(r.Other))
 	}
 }

@@ -89,7 +89,7 @@ func TestRegressFailsWhenAPassingLevelFails(t *testing.T) {
 	stdout, _, code := execAMR(t, "regress", "--runs", "1", "--baseline", path)
 	assert.Equal(t, exitFail, code)
 	assert.Regexp(t, `pass -> FAIL\s+l0-respond\s+reference\s+L0\s+regression`, stdout)
-	assert.Regexp(t, `FAIL -> pass\s+l2-tick-jump-intake\s+weak-jump-blind\s+L2\s+a weak implementation is no longer caught here`, stdout)
+	assert.Regexp(t, `FAIL -> pass\s+l2-tick-jump-intake\s+weak-jump-blind\s+L2\s+lost: a weak implementation is no longer caught here`, stdout)
 	assert.Contains(t, stdout, "regression(s)")
 
 	stdout, _, code = execAMR(t, "regress", "--runs", "1", "--baseline", path, "--json")
@@ -98,15 +98,33 @@ func TestRegressFailsWhenAPassingLevelFails(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &r))
 	assert.False(t, r.Passed)
 	assert.Contains(t, r.Regressions, change{Scenario: "l0-respond", Impl: "reference", Level: "L0", Before: "pass", After: "fail"})
-	assert.Contains(t, r.Improvements, change{Scenario: "l2-tick-jump-intake", Impl: "weak-jump-blind", Level: "L2", Before: "fail", After: "pass"})
+	assert.Contains(t, r.Lost, change{Scenario: "l2-tick-jump-intake", Impl: "weak-jump-blind", Level: "L2", Before: "fail", After: "pass"})
 
-	// Only improvements: no failure.
-	better := honest()
-	better["weak-no-send"] = "reference"
-	withRegressSet(t, regressScenarioNames, better)
+	// A lost detection alone fails too: a planted defect no longer caught
+	// is the benchmark getting weaker.
+	lost := honest()
+	lost["weak-no-send"] = "reference"
+	withRegressSet(t, regressScenarioNames, lost)
 	stdout, _, code = execAMR(t, "regress", "--runs", "1", "--baseline", path)
+	assert.Equal(t, exitFail, code, stdout)
+	assert.Contains(t, stdout, "0 regression(s), ")
+	assert.Regexp(t, `FAIL -> pass\s+l0-respond\s+weak-no-send\s+L0\s+lost:`, stdout)
+}
+
+// The reference passing what it failed is an improvement, not a failure.
+func TestRegressPassesOnAnImprovement(t *testing.T) {
+	weaker := honest()
+	weaker["reference"] = "weak-no-send"
+	withRegressSet(t, regressScenarioNames, weaker)
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	_, stderr, code := execAMR(t, "regress", "--runs", "1", "--baseline", path, "--update")
+	require.Equal(t, exitOK, code, stderr)
+
+	withRegressSet(t, regressScenarioNames, honest())
+	stdout, _, code := execAMR(t, "regress", "--runs", "1", "--baseline", path)
 	assert.Equal(t, exitOK, code, stdout)
-	assert.Contains(t, stdout, "FAIL -> pass")
+	assert.Regexp(t, `FAIL -> pass\s+l0-respond\s+reference\s+L0\n`, stdout)
+	assert.Contains(t, stdout, "0 regression(s), 0 lost detection(s), ")
 }
 
 func TestRegressReportsOtherChanges(t *testing.T) {
