@@ -555,13 +555,21 @@ func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags 
 			req.control = &ref
 		}
 	}
+	// A process that outran a crash's cut may not fail again: say why.
+	why := ""
+	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
+		why = " (a crash cut this process inside a tick, and a process may outrun such a cut: docs/processes.md)"
+	}
 	out, err := shrinkBundle(cx.Bundle, req)
 	if err != nil {
-		return &shrunkJSON{Error: err.Error()}
+		return &shrunkJSON{Error: err.Error() + why}
 	}
 	r, ok := failingPlay(out.bundle, impl, out.invariant, req.campaign, o.maxSteps)
 	if !ok {
-		return &shrunkJSON{Error: "the shrunk bundle did not fail the same way when replayed: the implementation is not deterministic"}
+		if why == "" {
+			why = ": the implementation is not deterministic"
+		}
+		return &shrunkJSON{Error: "the shrunk bundle did not fail the same way when replayed" + why}
 	}
 	r.Index, r.Profile = cx.Index, cx.Profile
 	shrunk := &faults.Counterexample{Run: r, Source: cx.Source}
