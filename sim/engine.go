@@ -148,6 +148,10 @@ type driver interface {
 	begin() error
 	// boundaryCrash lands a crash before the tick's events fire.
 	boundaryCrash()
+	// pause and resume bracket the harness writing a tick's clock and
+	// inputs, so the implementation sees them all at once.
+	pause()
+	resume()
 	// work lets the implementation work at the current tick until it is
 	// quiet, landing the armed crashes (sorted by AfterWrites, all > 0).
 	work(crashes []scenarios.Fault) (tickWork, error)
@@ -285,6 +289,7 @@ func (e *engine) writeClock() error {
 }
 
 func (e *engine) playTick() error {
+	e.drv.pause()
 	if err := e.writeClock(); err != nil {
 		return err
 	}
@@ -296,6 +301,7 @@ func (e *engine) playTick() error {
 	if err := e.fire(); err != nil {
 		return err
 	}
+	e.drv.resume()
 	w, err := e.drv.work(crashes)
 	if err != nil {
 		return err

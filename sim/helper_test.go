@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -110,6 +111,21 @@ func helperMain(role string) int {
 			appendTo(sandbox.Drafts, line)
 		}
 		return idleForever(ctx, regime)
+	case "spy":
+		// Quiescence regime: watch the clock in a tight loop and, at the
+		// first sight of each new tick, print how many inbox lines there
+		// are. It writes nothing to the sandbox.
+		last := ""
+		for ctx.Err() == nil {
+			clock, err := os.ReadFile(filepath.Join(root, sandbox.Clock))
+			if err != nil || string(clock) == last {
+				continue
+			}
+			last = string(clock)
+			inbox, _ := os.ReadFile(filepath.Join(root, sandbox.Inbox))
+			fmt.Printf("seen %s %d\n", strings.TrimSpace(last), bytes.Count(inbox, []byte("\n")))
+		}
+		return 0
 	case "slow":
 		// Step regime: at each tick, five audit lines 15ms apart, then the
 		// answer; a crash after k writes lands while it is writing.

@@ -69,6 +69,10 @@ func (d *inproc) crash(afterWrites, written int) {
 
 func (d *inproc) boundaryCrash() { d.crash(0, 0) }
 
+// An in-process implementation runs only inside work: nothing to pause.
+func (d *inproc) pause()  {}
+func (d *inproc) resume() {}
+
 func (d *inproc) end() (*sandbox.Memory, error) { return d.mem, nil }
 
 func (d *inproc) abort() {}

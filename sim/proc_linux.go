@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -41,6 +42,51 @@ func waitExit(pid int) {
 func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
 
 func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// stopGroup stops a process group and waits until its leader has stopped:
+// SIGSTOP is delivered asynchronously, and a thread running on another CPU
+// goes on for a moment after kill returns. The wait is bounded (a thread in
+// uninterruptible sleep stops only when it wakes).
+func stopGroup(pgid int) {
+	if syscall.Kill(-pgid, syscall.SIGSTOP) != nil {
+		return
+	}
+	waitStopped(pgid, stopWait)
+}
+
+// stopWait bounds how long stopGroup waits for the stop to land.
+const stopWait = 100 * time.Millisecond
+
+// waitStopped waits until every thread of process pid is stopped (or gone),
+// or the limit passes.
+func waitStopped(pid int, limit time.Duration) {
+	tasks := filepath.Join("/proc", strconv.Itoa(pid), "task")
+	deadline := time.Now().Add(limit)
+	for !allStopped(tasks) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Microsecond)
+	}
+}
+
+func allStopped(tasks string) bool {
+	entries, err := os.ReadDir(tasks)
+	if err != nil {
+		return true // the process is gone
+	}
+	for _, e := range entries {
+		st, ok := procStat(filepath.Join(tasks, e.Name()))
+		if !ok {
+			continue
+		}
+		switch st.state {
+		case 'T', 't', 'Z', 'X':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func contGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGCONT) }
 
 func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
 

@@ -20,6 +20,10 @@ func waitExit(int) {}
 
 func killGroup(int) {}
 
+func stopGroup(int) {}
+
+func contGroup(int) {}
+
 func killPid(int) {}
 
 func readRegular(path string, off, limit int64) ([]byte, int64, error) {

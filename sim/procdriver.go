@@ -42,6 +42,7 @@ type procDriver struct {
 	cur     *proc // the running instance, nil when none runs
 	gate    callGate
 	gone    bool // killed for good (hung, or a file past the bound)
+	paused  bool // the harness is writing a tick's inputs
 	// forcedRow counts forced advances (or timed-out invocations) in a row.
 	forcedRow int
 	instances int
@@ -165,6 +166,38 @@ func (d *procDriver) startInstance() {
 		return
 	}
 	d.cur = p
+	if d.paused {
+		// Started by a boundary crash while the tick's inputs are being
+		// written: held before it can read a partial tick.
+		stopGroup(p.pgid)
+	}
+}
+
+// pause holds the running instance while the harness writes a tick's clock
+// and inputs. Only the quiescence regime needs it: there the process works
+// between ticks, and without the pause a daemon could see the new clock and
+// an approval appended before the escalation of the same tick, and act on
+// the first alone. In the step regime the process waits for "tick N", in
+// the one-shot regime none runs.
+func (d *procDriver) pause() {
+	if d.spec.Regime != RegimeQuiescence {
+		return
+	}
+	d.paused = true
+	if d.cur != nil {
+		stopGroup(d.cur.pgid)
+	}
+}
+
+// resume lets the instance see the tick whole.
+func (d *procDriver) resume() {
+	if !d.paused {
+		return
+	}
+	d.paused = false
+	if d.cur != nil {
+		contGroup(d.cur.pgid)
+	}
 }
 
 // killCur kills the running instance's group, if one runs.

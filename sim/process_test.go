@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -435,6 +436,40 @@ func TestAHeldProcessIsCutAtItsWrite(t *testing.T) {
 	spec.NoFreeze = true
 	loose := runProcess(t, b, spec, 1)
 	assert.Greater(t, kinds(loose, sandbox.LogCrash)[0].Written, 2)
+}
+
+// In the quiescence regime the process runs while the harness writes a
+// tick's clock and inputs; it is held meanwhile, so it never sees a new
+// clock with part of that tick's deliveries. The spy reads the inbox at the
+// first sight of each new clock.
+func TestAProcessSeesEachTickWhole(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 12)
+	b.Inbox = nil
+	for tick := 1; tick <= 10; tick++ {
+		for i := range 3 {
+			id := fmt.Sprintf("m%d-%d", tick, i)
+			b.Inbox = append(b.Inbox, scenarios.Delivery{ID: id, ConversationID: "c-" + id, From: "ann@example.com",
+				Subject: "Order", Body: "Where is my order?", At: tick})
+		}
+	}
+	b.Approvals, b.Signals, b.Faults = nil, nil, nil
+	require.Empty(t, scenarios.Validate(b, nil).Errors())
+	spec := helperSpec("spy", RegimeQuiescence)
+	res := runProcess(t, b, spec, 1)
+	out, err := os.ReadFile(filepath.Join(res.Workdir, StdoutLog))
+	require.NoError(t, err)
+	seen := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		var tick, lines int
+		if _, err := fmt.Sscanf(line, `seen {"tick":%d} %d`, &tick, &lines); err != nil {
+			continue
+		}
+		seen++
+		want := 3 * min(tick, 10)
+		assert.Equal(t, want, lines, "at the first sight of tick %d", tick)
+	}
+	assert.Greater(t, seen, 5, "the spy saw the ticks go by:\n%s", out)
 }
 
 func TestCutsOf(t *testing.T) {
