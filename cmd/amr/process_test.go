@@ -211,6 +211,9 @@ func readLog(t *testing.T, dir string) []sandbox.LogRecord {
 // own output; the printed replay reproduces the shrunk run.
 func TestFuzzFindsAndShrinksAProcess(t *testing.T) {
 	impl := amrCmd(t, "serve-impl", "weak-send-per-approval")
+	// The replay below fails without --out, so its run directory is left
+	// for reading: under the test's own TMPDIR, it goes with the test.
+	t.Setenv("TMPDIR", t.TempDir())
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := execAMR(t, "fuzz", "--impl-cmd", impl, "--regime", "step", "--seed", "1", "--runs", "60",
 		"--workers", "1", "--no-corpus", "--out", out, "--json")
