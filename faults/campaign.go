@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"time"
@@ -93,9 +91,6 @@ type Run struct {
 	Judgement suite.Judgement
 	Verdict   checker.Verdict
 	Seen      Seen
-	// Output holds a process run's stdout.log and stderr.log, read before
-	// its directory was removed, for a run that failed or was invalid.
-	Output map[string][]byte
 }
 
 // Failed reports whether the checker found any violation.
@@ -217,13 +212,23 @@ func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundl
 
 // Play runs a bundle once against impl with the engine seed that `amr run
 // --runs 1 --seed seed` uses (without --seed when seed is nil), judges it
-// and reads its coverage.
+// and reads its coverage. So a command printed for a counterexample replays
+// exactly the run that failed.
 func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Run, error) {
+	r, err := PlayEngine(b, impl, suite.RunSeed(b, seed, 1), maxSteps)
+	if err == nil && seed != nil {
+		r.Seed, r.Seeded = *seed, true
+	}
+	return r, err
+}
+
+// PlayEngine is Play with the engine seed given outright, as a replay of a
+// recorded run log has it.
+func PlayEngine(b *scenarios.Bundle, impl suite.Impl, engine uint64, maxSteps int) (*Run, error) {
 	hash, err := reserve.BundleHash(b)
 	if err != nil {
 		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
 	}
-	engine := suite.RunSeed(b, seed, 1)
 	res, err := sim.Run(b, impl.New, sim.Options{Seed: engine, MaxSteps: maxSteps, Impl: impl.Name, BundleHash: hash,
 		Process: impl.Process})
 	if err != nil {
@@ -233,16 +238,9 @@ func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Ru
 	j := suite.Judge(b, files, res.Log)
 	r := &Run{Index: -1, EngineSeed: engine, Bundle: b, BundleHash: hash, Result: res,
 		Judgement: j, Verdict: j.Level, Seen: Observe(b, files, res.Log)}
-	// A process run leaves its directory on disk. Everything judged is in
-	// memory already; the process's own output is read first when the run
-	// will be reported.
-	if r.Failed() || r.Invalid() {
-		r.Output = readOutput(res)
-	}
+	// A process run leaves its directory on disk; everything judged, and
+	// the process's own output, is in memory already.
 	_ = res.Cleanup()
-	if seed != nil {
-		r.Seed, r.Seeded = *seed, true
-	}
 	return r, nil
 }
 
@@ -475,19 +473,4 @@ func (c *campaign) play(i int) outcome {
 		o.run = r
 	}
 	return o
-}
-
-// readOutput reads a process run's stdout.log and stderr.log; an in-process
-// run has none.
-func readOutput(res *sim.Result) map[string][]byte {
-	if res.Workdir == "" {
-		return nil
-	}
-	out := map[string][]byte{}
-	for _, name := range []string{sim.StdoutLog, sim.StderrLog} {
-		if data, err := os.ReadFile(filepath.Join(res.Workdir, name)); err == nil {
-			out[name] = data
-		}
-	}
-	return out
 }

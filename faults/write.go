@@ -3,10 +3,8 @@ package faults
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 
 	"github.com/amr-bench/amr/internal/shell"
@@ -80,11 +78,6 @@ func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error 
 	rr := suite.NewRunReport(1, cx.EngineSeed, cx.Result, cx.Judgement)
 	if err := suite.KeepJudged(dir, cx.Result, rr, cx.Judgement); err != nil {
 		return err
-	}
-	for _, name := range slices.Sorted(maps.Keys(cx.Output)) {
-		if err := os.WriteFile(filepath.Join(dir, name), cx.Output[name], 0o644); err != nil {
-			return err
-		}
 	}
 	data, err := json.MarshalIndent(cx.Record(campaign), "", "  ")
 	if err != nil {

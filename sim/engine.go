@@ -60,6 +60,9 @@ type Result struct {
 	// process's stdout.log and stderr.log. It is left on disk for the caller
 	// to keep or remove (see Cleanup). Empty for in-process runs.
 	Workdir string
+	// Output is a process run's stdout.log and stderr.log (each bounded by
+	// MaxLogBytes), read when the run ended, so they outlive Cleanup.
+	Output map[string][]byte
 }
 
 // LogBytes renders the run log as JSONL.
@@ -237,7 +240,7 @@ func (e *engine) run() (*Result, error) {
 	e.finish()
 	res := &Result{Files: files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}
 	if pd, ok := e.drv.(*procDriver); ok {
-		res.Workdir = pd.workdir
+		res.Workdir, res.Output = pd.workdir, pd.output()
 	}
 	return res, nil
 }

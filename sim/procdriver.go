@@ -673,18 +673,24 @@ func (r *Result) Cleanup() error {
 	return os.RemoveAll(r.Workdir)
 }
 
-// KeepOutput copies a process run's stdout.log and stderr.log into dir.
-func (r *Result) KeepOutput(dir string) error {
-	if r.Workdir == "" {
-		return nil
-	}
+// output reads the process's stdout.log and stderr.log once it has ended.
+func (d *procDriver) output() map[string][]byte {
+	out := map[string][]byte{}
 	for _, name := range []string{StdoutLog, StderrLog} {
-		data, err := os.ReadFile(filepath.Join(r.Workdir, name))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+		if data, err := os.ReadFile(filepath.Join(d.workdir, name)); err == nil {
+			out[name] = data
 		}
-		if err != nil {
-			return err
+	}
+	return out
+}
+
+// KeepOutput writes a process run's stdout.log and stderr.log into dir; an
+// in-process run has none.
+func (r *Result) KeepOutput(dir string) error {
+	for _, name := range []string{StdoutLog, StderrLog} {
+		data, ok := r.Output[name]
+		if !ok {
+			continue
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err

@@ -151,6 +151,9 @@ func TestReplayReproducesTheRecordedCut(t *testing.T) {
 		"--no-freeze", "--cut-from", run, "--out", replayed)
 	require.Equal(t, exitOK, code, stdout+stderr)
 
+	for _, name := range []string{sim.StdoutLog, sim.StderrLog} {
+		assert.FileExists(t, filepath.Join(replayed, name), "a replay keeps the process's own output")
+	}
 	first, second := readLog(t, run), readLog(t, replayed)
 	assert.Equal(t, *first[0].Seed, *second[0].Seed, "the run seed of the run log")
 	assert.NotEmpty(t, second[0].Params["cuts"])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -18,44 +19,6 @@ import (
 )
 
 func init() { commands = append(commands, newReplayCmd) }
-
-// played is one judged run of a bundle.
-type played struct {
-	Seed    uint64
-	Hash    string
-	Result  *sim.Result
-	Verdict checker.Verdict
-	// Invalid is set when the level checker and the history oracle
-	// disagree on the run: a harness defect, not the implementation's.
-	Invalid   bool
-	Judgement suite.Judgement
-}
-
-// playOnce runs a bundle once and judges it as amr run does, with the run
-// seed 'amr run --runs 1 [--seed N]' uses: derived from the campaign seed
-// when one is given, from the bundle's name otherwise. So a command printed
-// for a counterexample replays exactly the run that failed. A process run's
-// directory is removed once its files are read.
-func playOnce(b *scenarios.Bundle, impl suite.Impl, campaign *uint64) (*played, error) {
-	return playSeed(b, impl, suite.RunSeed(b, campaign, 1))
-}
-
-// playSeed runs a bundle once with the given run seed and judges it.
-func playSeed(b *scenarios.Bundle, impl suite.Impl, seed uint64) (*played, error) {
-	hash, err := reserve.BundleHash(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
-	}
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, Impl: impl.Name, BundleHash: hash, Process: impl.Process})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Meta.Name, err)
-	}
-	if err := res.Cleanup(); err != nil {
-		return nil, err
-	}
-	j := suite.Judge(b, res.Files.Files(), res.Log)
-	return &played{Seed: seed, Hash: hash, Result: res, Verdict: j.Level, Invalid: j.Invalid(), Judgement: j}, nil
-}
 
 // violates reports whether a verdict holds a violation of the invariant.
 func violates(v checker.Verdict, invariant string) bool {
@@ -194,7 +157,7 @@ two oracles disagree on the run.`,
 				spec.Cuts = src.cuts
 				impl.Process = &spec
 			}
-			p, err := playSeed(b, impl, runSeed)
+			p, err := faults.PlayEngine(b, impl, runSeed, 0)
 			if err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
@@ -212,7 +175,7 @@ two oracles disagree on the run.`,
 			} else if err := tl.WriteText(w, timeline.TextOptions{Quiet: quiet, Refs: refs}); err != nil {
 				return err
 			}
-			if p.Invalid {
+			if p.Invalid() {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("harness-invalid: the level checker and the history oracle disagree on this run")}
 			}
 			if p.Verdict.Failed() {
@@ -235,8 +198,8 @@ two oracles disagree on the run.`,
 
 // keepReplay writes a replayed run the way 'amr run --out' keeps one, plus
 // its timeline.
-func keepReplay(dir string, p *played, tl *timeline.Timeline) error {
-	rr := suite.NewRunReport(1, p.Seed, p.Result, p.Judgement)
+func keepReplay(dir string, p *faults.Run, tl *timeline.Timeline) error {
+	rr := suite.NewRunReport(1, p.EngineSeed, p.Result, p.Judgement)
 	if err := suite.KeepJudged(dir, p.Result, rr, p.Judgement); err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ type shrinkJSON struct {
 }
 
 // failsWith is the oracle of amr shrink and amr fuzz: a candidate bundle,
-// run once against impl with the seed playOnce derives, shows a violation of
+// run once against impl with the seed faults.Play derives, shows a violation of
 // the given invariant id — the same id as the original failure, so a shrink
 // never slips to another bug — and the two oracles agree on the run, so it
 // never slips into a harness defect either. With a control implementation (normally the

@@ -39,7 +39,7 @@ func publishedBundle(t *testing.T, name string) *scenarios.Bundle {
 // scenario whose invariant is one of the implementation's targets.
 func firstTarget(t *testing.T, b *scenarios.Bundle, im examples.Impl) string {
 	t.Helper()
-	p, err := playOnce(b, suite.Impl{Name: im.Name, New: im.New}, nil)
+	p, err := faults.Play(b, suite.Impl{Name: im.Name, New: im.New}, nil, 0)
 	require.NoError(t, err)
 	for _, v := range p.Verdict.Violations {
 		if slices.Contains(im.Targets, v.Invariant) {
@@ -82,10 +82,10 @@ func TestShrinkZoo(t *testing.T) {
 			assert.LessOrEqual(t, res.stats.EventsAfter, res.stats.EventsBefore)
 			assert.LessOrEqual(t, res.stats.TicksAfter, res.stats.TicksBefore)
 
-			p, err := playOnce(out, impl, nil)
+			p, err := faults.Play(out, impl, nil, 0)
 			require.NoError(t, err)
 			assert.True(t, violates(p.Verdict, inv), "the shrunk bundle must fail the same invariant")
-			c, err := playOnce(out, ref, nil)
+			c, err := faults.Play(out, ref, nil, 0)
 			require.NoError(t, err)
 			assert.False(t, c.Verdict.Failed(), "the reference must pass the shrunk bundle: %v", c.Verdict.Violations)
 
