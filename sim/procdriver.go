@@ -358,18 +358,21 @@ func (d *procDriver) countForced(forced bool, why string) {
 	}
 }
 
-// holder returns what (re)arms the freezer: while a crash is armed the
-// running instance is held at each write it makes until the harness has
-// looked; otherwise nothing is held. It is called again after each crash,
-// for the instance that replaced the killed one.
-func (d *procDriver) holder(a *armed) func() {
-	return func() {
+// holdWhileArmed holds the running instance at each write it makes, until
+// the harness has looked, while a crash is armed (see freezer); otherwise
+// nothing is held. It returns what holds again after a crash, for the
+// instance that replaced the killed one. The caller releases the hold when
+// the tick's work ends.
+func (d *procDriver) holdWhileArmed(a *armed) (rehold func()) {
+	rehold = func() {
 		if a.pending() && d.cur != nil {
 			d.freeze.hold(d.cur.pgid)
 		} else {
 			d.freeze.release()
 		}
 	}
+	rehold()
+	return rehold
 }
 
 // workQuiet is the quiescence regime: the tick ends when drafts, outbox
@@ -377,9 +380,8 @@ func (d *procDriver) holder(a *armed) func() {
 // (a forced advance).
 func (d *procDriver) workQuiet(a *armed) (tickWork, error) {
 	forced := false
-	hold := d.holder(a)
+	hold := d.holdWhileArmed(a)
 	defer d.freeze.release()
-	hold()
 	if d.cur != nil {
 		d.e.steps++
 		ticker := time.NewTicker(d.spec.Poll)
@@ -448,9 +450,8 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 			}
 		}
 	}
-	hold := d.holder(a)
+	hold := d.holdWhileArmed(a)
 	defer d.freeze.release()
-	hold()
 	if d.cur != nil {
 		send()
 	}

@@ -62,12 +62,8 @@ another. Exit 0 when nothing mismatched, 1 on any mismatch, 2 on bad input,
 				return &exitError{code: exitBad, err: err}
 			}
 			w := cmd.OutOrStdout()
-			if asJSON {
-				if err := printJSON(w, rep); err != nil {
-					return err
-				}
-			} else {
-				printConformance(w, rep)
+			if err := emit(w, asJSON, rep, func() { printConformance(w, rep) }); err != nil {
+				return err
 			}
 			switch {
 			case rep.Counts[conform.Invalid] > 0:

@@ -78,14 +78,13 @@ message, and any invalid bundle makes the exit code 2.`,
 				bad = true
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
-				if err := printJSON(out, rows); err != nil {
-					return err
-				}
-			} else {
+			err := emit(out, asJSON, rows, func() {
 				for _, r := range rows {
 					fmt.Fprintf(out, "%s  %s\n", r.Hash, r.Path)
 				}
+			})
+			if err != nil {
+				return err
 			}
 			if bad {
 				return &exitError{code: exitBad, err: errors.New("bad bundle input (see above)")}

@@ -61,12 +61,8 @@ FILE defaults to ` + defaultLedger + `. Exit 0 when the ledger verifies clean,
 				return &exitError{code: exitBad, err: err}
 			}
 			w := cmd.OutOrStdout()
-			if asJSON {
-				if err := printJSON(w, rep); err != nil {
-					return err
-				}
-			} else {
-				printLedgerReport(w, rep)
+			if err := emit(w, asJSON, rep, func() { printLedgerReport(w, rep) }); err != nil {
+				return err
 			}
 			if !rep.OK() {
 				return &exitError{code: exitFail}

@@ -353,12 +353,8 @@ oracles disagree on a run.`,
 				}
 				r.Updated, r.Passed = true, true
 			}
-			if asJSON {
-				if err := printJSON(w, r); err != nil {
-					return err
-				}
-			} else {
-				printRegression(w, r, base, len(bundles), len(regressImpls()))
+			if err := emit(w, asJSON, r, func() { printRegression(w, r, base, len(bundles), len(regressImpls())) }); err != nil {
+				return err
 			}
 			if !r.Passed {
 				return &exitError{code: exitFail}

@@ -73,3 +73,13 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// emit writes a command's result: doc as JSON with --json, else what human
+// prints for a person.
+func emit(w io.Writer, asJSON bool, doc any, human func()) error {
+	if asJSON {
+		return printJSON(w, doc)
+	}
+	human()
+	return nil
+}

@@ -198,12 +198,9 @@ a runner error.`,
 			if err := writeNew(out, app, 0o644); err != nil {
 				return badInput(err)
 			}
-			if asJSON {
-				if err := printJSON(cmd.OutOrStdout(), app); err != nil {
-					return err
-				}
-			} else {
-				printApplication(cmd.OutOrStdout(), app, out)
+			w := cmd.OutOrStdout()
+			if err := emit(w, asJSON, app, func() { printApplication(w, app, out) }); err != nil {
+				return err
 			}
 			for _, e := range runErrs {
 				fmt.Fprintln(cmd.ErrOrStderr(), "run error:", e)
