@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/amr-bench/amr/internal/shell"
 )
 
 // Clock regimes of a process implementation (docs/processes.md).
@@ -246,15 +248,6 @@ func SplitCommand(line string) ([]string, error) {
 	return words, nil
 }
 
-// JoinCommand renders words as a command line SplitCommand reads back.
-func JoinCommand(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\") {
-			out[i] = w
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
-}
+// JoinCommand renders words as a command line SplitCommand reads back, and
+// a POSIX shell too.
+func JoinCommand(words []string) string { return shell.Join(words...) }
