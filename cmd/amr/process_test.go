@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,11 +135,12 @@ func TestPythonResponder(t *testing.T) {
 }
 
 // amr replay --cut-from replays a process run: its seed, and each crash
-// inside a tick killing at the write count that run recorded. Both runs look
-// without holding the process at its writes (--no-freeze): a burst of writes
-// is then always seen whole, so the recorded counts are reached again; held
-// at its writes, the reference is stopped a write or two into a burst, at a
-// point that varies from run to run.
+// inside a tick killing at the write count that run recorded. Against a real
+// process that is best effort (the process may write on before the signal
+// lands), so this test checks what the command guarantees: the seed and the
+// cuts taken from the run log, and each crash armed at its recorded count.
+// That a replayed cut lands at the same write is shown with a writer whose
+// writes are spaced apart, in sim (TestReplayedCutKillsAtTheRecordedWriteCount).
 func TestReplayReproducesTheRecordedCut(t *testing.T) {
 	impl := amrCmd(t, "serve-impl", "reference")
 	out := filepath.Join(t.TempDir(), "out")
@@ -156,7 +158,9 @@ func TestReplayReproducesTheRecordedCut(t *testing.T) {
 	}
 	first, second := readLog(t, run), readLog(t, replayed)
 	assert.Equal(t, *first[0].Seed, *second[0].Seed, "the run seed of the run log")
-	assert.NotEmpty(t, second[0].Params["cuts"])
+	cuts := sim.CutsOf(first)
+	require.NotEmpty(t, cuts)
+	assert.Equal(t, sim.ProcessSpec{Cuts: cuts}.Params()["cuts"], second[0].Params["cuts"], "the cuts of the run log")
 	var a, b []sandbox.LogRecord
 	for _, r := range first {
 		if r.Kind == sandbox.LogCrash {
@@ -171,15 +175,10 @@ func TestReplayReproducesTheRecordedCut(t *testing.T) {
 	require.Len(t, b, len(a))
 	for i := range a {
 		assert.Equal(t, a[i].Tick, b[i].Tick)
-		assert.Equal(t, a[i].Written, b[i].Written, "crash %d killed at the recorded write count", i)
-		assert.Equal(t, a[i].Lines, b[i].Lines, "crash %d: the same files written when it died", i)
-	}
-	for _, name := range []string{sandbox.Drafts, sandbox.Outbox, sandbox.Audit, sandbox.ModelCalls} {
-		x, err := os.ReadFile(filepath.Join(run, "sandbox", name))
-		require.NoError(t, err)
-		y, err := os.ReadFile(filepath.Join(replayed, "sandbox", name))
-		require.NoError(t, err)
-		assert.Equal(t, string(x), string(y), name)
+		assert.Equal(t, a[i].AfterWrites, b[i].AfterWrites, "crash %d keeps the fault's k", i)
+		if a[i].AfterWrites > 0 && a[i].Written > a[i].AfterWrites {
+			assert.Contains(t, b[i].Detail, fmt.Sprintf("at the replayed cut of %d writes", a[i].Written), "crash %d", i)
+		}
 	}
 
 	for _, c := range []struct {
