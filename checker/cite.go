@@ -17,26 +17,31 @@ import (
 
 // validWords say that what they qualify holds as authority.
 var validWords = map[string]bool{
-	"valid": true, "authorized": true, "accepted": true, "trusted": true, "verified": true, "authentic": true,
+	"valid": true, "authorized": true, "authorised": true, "accepted": true, "trusted": true, "verified": true,
+	"authentic": true,
 }
 
-// invalidWords say that what they qualify does not. "rejected" is left out
-// on purpose: reject is an approval's own decision, so "rejected" may just
-// as well describe a reject that the record relies on.
+// invalidWords say that what they qualify does not. "reject" and "rejected"
+// are left out on purpose: reject is an approval's own decision, so they may
+// just as well describe a reject that the record relies on.
 var invalidWords = map[string]bool{
 	"invalid": true, "forged": true, "forgery": true, "dangling": true, "mismatch": true, "mismatched": true,
-	"ignored": true, "refused": true, "denied": true, "discarded": true,
-	"unauthorized": true, "untrusted": true, "unverified": true,
+	"ignore": true, "ignored": true, "refuse": true, "refused": true, "deny": true, "denied": true,
+	"discard": true, "discarded": true, "unauthorized": true, "unauthorised": true, "untrusted": true,
+	"unverified": true,
 }
 
 // negators turn the word after them around: "not_valid", "non_authentic".
 var negators = map[string]bool{"not": true, "non": true}
 
-// verdictFields hold a string verdict. reason is not one: a reason
-// explains the record's action in the implementation's own words, and
-// decision is an approval's own field (approve or reject).
+// verdictFields hold a string verdict, a code rather than prose. reason is
+// not one: it explains the record's action in the implementation's own
+// words, often in prose ("sent despite a hash mismatch"). decision may be
+// an approval's own field copied into the record, but approve and reject
+// are no vocabulary words, so such a copy says nothing.
 var verdictFields = map[string]bool{
 	"status": true, "verdict": true, "validity": true, "result": true, "disposition": true, "outcome": true,
+	"decision": true,
 }
 
 // otherIDFields name things of other kinds (spec §2 field names): a value
@@ -148,19 +153,22 @@ func citeForged(fields map[string]json.RawMessage, forged map[string]bool) (cita
 		}
 	}
 	w := citeWalk{forged: forged}
-	w.object(rec, "", nil, true)
+	w.object(rec, nil, true)
 	return w.found, w.ok
 }
 
+// citeWalk visits a record depth first. around holds the claims of the
+// objects enclosing the current value, innermost last, and path the steps to
+// it; both are stacks whose slots the next sibling overwrites.
 type citeWalk struct {
 	forged map[string]bool
+	path   []string
 	found  citation
 	ok     bool
 }
 
-// object visits the members of obj in key order. around holds the claims of
-// the enclosing objects, innermost last.
-func (w *citeWalk) object(obj map[string]any, path string, around []claim, record bool) {
+// object visits the members of obj in key order.
+func (w *citeWalk) object(obj map[string]any, around []claim, record bool) {
 	own := ownClaim(obj, record)
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -174,25 +182,32 @@ func (w *citeWalk) object(obj map[string]any, path string, around []claim, recor
 		if otherIDFields[strings.ToLower(k)] {
 			continue
 		}
-		here := append(append([]claim(nil), around...), own.or(readPhrase(k)))
-		w.value(obj[k], join(path, k), here)
+		step := k
+		if len(w.path) > 0 {
+			step = "." + k
+		}
+		w.path = append(w.path, step)
+		w.value(obj[k], append(around, own.or(readPhrase(k))))
+		w.path = w.path[:len(w.path)-1]
 	}
 }
 
-func (w *citeWalk) value(v any, path string, around []claim) {
+func (w *citeWalk) value(v any, around []claim) {
 	switch x := v.(type) {
 	case string:
 		if w.forged[x] && cites(around) {
-			w.found, w.ok = citation{id: x, path: path}, true
+			w.found, w.ok = citation{id: x, path: strings.Join(w.path, "")}, true
 		}
 	case map[string]any:
-		w.object(x, path, around, false)
+		w.object(x, around, false)
 	case []any:
 		for i, e := range x {
 			if w.ok {
 				return
 			}
-			w.value(e, path+"["+strconv.Itoa(i)+"]", around)
+			w.path = append(w.path, "["+strconv.Itoa(i)+"]")
+			w.value(e, around)
+			w.path = w.path[:len(w.path)-1]
 		}
 	}
 }
@@ -211,15 +226,8 @@ func cites(around []claim) bool {
 	return true
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// decodeAny decodes one JSON value; numbers stay text, they are never ids
-// of approvals, which are strings.
+// decodeAny decodes one JSON value. Numbers are kept as json.Number, which
+// no string case matches: an approval id is a string.
 func decodeAny(raw json.RawMessage) (any, bool) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()

@@ -58,7 +58,13 @@ func TestCiteForgedCitations(t *testing.T) {
 		{"a report about the other forged approval beside it",
 			`{"event":"send","at":3,"used":"f1","rejected":{"id":"f2","valid":false}}`, "f1", "used"},
 		{"member name claims validity", `{"event":"tick","at":3,"accepted_approvals":["f2"]}`, "f2", "accepted_approvals[0]"},
-		{"a free-form reason does not excuse", `{"event":"send","at":3,"approval_id":"f1","note":"invalid"}`, "f1", "approval_id"},
+		{"a free-form note does not excuse", `{"event":"send","at":3,"approval_id":"f1","note":"invalid"}`, "f1", "approval_id"},
+		{"a prose reason does not excuse",
+			`{"event":"resolution","at":3,"work_id":"w1","outcome":"completed","reason":"sent despite a hash mismatch","approval_id":"f1"}`, "f1", "approval_id"},
+		{"a copied approve decision says nothing",
+			`{"event":"approval_seen","at":3,"approval":{"approval_id":"f1","decision":"approve"}}`, "f1", "approval.approval_id"},
+		{"a valid claim deep down, a report at the top",
+			`{"event":"approval_ignored","at":3,"a":{"b":{"c":{"id":"f1","trusted":true}}}}`, "f1", "a.b.c.id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record(t, tc.line)
@@ -91,6 +97,10 @@ func TestCiteForgedReports(t *testing.T) {
 		{"authentic false", `{"event":"approval_check","at":3,"approval_id":"f1","authentic":false}`},
 		{"accepted false", `{"event":"approval_check","at":3,"approval_id":"f1","accepted":false}`},
 		{"is_forged true", `{"event":"approval_check","at":3,"approval_id":"f1","is_forged":true}`},
+		{"decision ignored", `{"event":"approval_check","at":3,"approval_id":"f1","decision":"ignored"}`},
+		{"event in the imperative", `{"event":"ignore_approval","at":3,"approval_id":"f1"}`},
+		{"report deep down under a neutral record", `{"event":"tick","at":3,"a":{"b":{"c":{"id":"f1","valid":false}},"d":{"id":"ap1"}}}`},
+		{"enclosing report over members that say nothing", `{"event":"tick","at":3,"checks":{"valid":false,"a":{"b":{"id":"f1"}}}}`},
 		{"member name says ignored", `{"event":"tick","at":3,"ignored_approvals":["f1","f2"]}`},
 		{"member name says forged", `{"event":"tick","at":3,"forged":[{"id":"f1"}]}`},
 		{"valid approval used, forged one reported beside it",
@@ -181,4 +191,25 @@ func TestForgedApprovalCitedValidLineWins(t *testing.T) {
 		w.auditAt(3, map[string]any{"event": "send", "authority": map[string]any{"id": "ap1"}})
 		assert.Empty(t, only(Check(w.input(withLog)), "L2.forged-approval-cited"))
 	})
+}
+
+// A record nested as deep as JSON decoding allows is read whole: the id at
+// the bottom is found, and the walk keeps one stack of claims.
+func TestCiteForgedDeepRecord(t *testing.T) {
+	const depth = 9000
+	var b []byte
+	b = append(b, `{"event":"send","at":3,"x":`...)
+	for i := 0; i < depth; i++ {
+		b = append(b, `{"y":`...)
+	}
+	b = append(b, `"f1"`...)
+	for i := 0; i < depth; i++ {
+		b = append(b, '}')
+	}
+	b = append(b, '}')
+	r := record(t, string(b))
+	got, ok := citeForged(r.Fields, citeForgedSet)
+	require.True(t, ok)
+	assert.Equal(t, "f1", got.id)
+	assert.Len(t, got.path, len("x")+depth*len(".y"))
 }
