@@ -74,6 +74,19 @@ type Verdict struct {
 	Origin string `json:"origin"`
 	// Violations are sorted by (tick, level, invariant, evidence).
 	Violations []Violation `json:"violations"`
+	// FixtureDefects are faults in files the harness writes, in file and
+	// line order: the harness's failure, never the implementation's (spec §5
+	// "fixture-defect"). What they make unjudgeable is not judged (D26).
+	FixtureDefects []FixtureDefect `json:"fixture_defects,omitempty"`
+}
+
+// FixtureDefect is one line of a harness-written file that the checker
+// cannot read.
+type FixtureDefect struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Detail says what is wrong and what was not judged for it.
+	Detail string `json:"detail"`
 }
 
 // Failed reports whether any tested level failed.
@@ -111,6 +124,7 @@ func Check(in Input) Verdict {
 	}
 	f := build(in)
 	v.Origin = f.origin()
+	v.FixtureDefects = f.fixtureDefects
 	for level := MinLevel; level <= f.top; level++ {
 		v.Levels[level] = Pass
 		for _, check := range levelChecks[level] {

@@ -154,6 +154,8 @@ type facts struct {
 	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed
 	tamperRefs  []string
 
+	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
+
 	states   []snapshot // versions of state.json over the run, [0] = before any write
 	final    snapshot   // state.json as left in the sandbox
 	tickEnds []tickEnd
@@ -404,14 +406,6 @@ func (f *facts) parseInbox(data []byte, hs func(string, int, int) stamp) {
 		m.threadLen = conv[m.ConversationID]
 		m.senderHis = sender[m.From]
 		sender[m.From]++
-	}
-}
-
-func (f *facts) parseModelCalls(data []byte) {
-	f.modelCalls = map[string]bool{}
-	calls, _ := sandbox.ParseModelCalls(data)
-	for _, c := range calls {
-		f.modelCalls[c.Rec.CallID] = true
 	}
 }
 

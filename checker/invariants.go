@@ -70,7 +70,7 @@ var catalogue = []Invariant{
 		"No outbox effect whose only authority is a forged approval (dangling id or hash mismatch).",
 		"§4 L2 safety: no effect authorized by a forged or dangling approval"},
 	{"L2.forged-approval-cited", 2, KindSafety,
-		"No audit record cites a forged approval's id, unless its event reports the forgery as ignored or rejected.",
+		"No audit record names a forged approval's id, at any depth, without saying where it sits that the approval is not valid.",
 		"§2 fault schedule: a system must ignore forged approvals and must not cite them as authority"},
 	{"L2.approval-latency", 2, KindLiveness,
 		"A valid approval of a work item's latest draft is followed by a send within 5 ticks.",

@@ -85,8 +85,14 @@ func checkOutboxDeclared(f *facts) []Violation {
 	return out
 }
 
-// checkDraftOrigin: a draft's origin is "model-free" or stub call ids.
+// checkDraftOrigin: a draft's origin is "model-free" or stub call ids. When
+// the stub's log has lines that cannot be read, a call id not found may be
+// on one of them: that is a fixture defect, listed in the verdict, and the
+// origin is not judged (D26).
 func checkDraftOrigin(f *facts) []Violation {
+	if f.callsUnreadable() {
+		return nil
+	}
 	var out []Violation
 	for _, d := range f.drafts {
 		if d.Origin.ModelFree {

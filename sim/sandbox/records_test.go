@@ -171,9 +171,22 @@ func withoutFields(r AuditRecord) AuditRecord {
 func TestParseModelCalls(t *testing.T) {
 	checkLineCases(t, ModelCalls, ParseModelCalls, []lineCase{
 		{"valid", `{"call_id":"call-1","at":3,"prompt":"p","anchor":"","reply":"r"}`, "", ""},
+		{"only the call id", `{"call_id":"c1"}`, "", ""},
+		{"id instead of call_id", `{"id":"c1"}`, "", ""},
+		{"optional fields of other types", `{"call_id":"c1","at":"soon","prompt":7,"anchor":null,"reply":[]}`, "", ""},
 		{"missing call id", `{"at":3,"prompt":"p","anchor":"","reply":"r"}`, "call_id", "required field is missing"},
-		{"missing anchor", `{"call_id":"call-1","at":3,"prompt":"p","reply":"r"}`, "anchor", "required field is missing"},
+		{"empty call id", `{"call_id":""}`, "call_id", "must not be empty"},
+		{"numeric call id", `{"call_id":7}`, "call_id", "must be a string"},
+		{"call_id wins over id", `{"call_id":7,"id":"c1"}`, "call_id", "must be a string"},
+		{"numeric id", `{"id":7}`, "id", "must be a string"},
+		{"not JSON", `{"call_id":"c1"`, "", "not a JSON object"},
 	})
+	recs, errs := ParseModelCalls([]byte(`{"call_id":"c1"}` + "\n" + `{"id":"c2","at":4,"prompt":"p","anchor":"A","reply":"r"}` + "\n" +
+		`{"call_id":"c3","id":"x","at":-1}`))
+	require.Empty(t, errs)
+	assert.Equal(t, []Line[ModelCall]{{N: 1, Rec: ModelCall{CallID: "c1"}},
+		{N: 2, Rec: ModelCall{CallID: "c2", At: 4, Prompt: "p", Anchor: "A", Reply: "r"}},
+		{N: 3, Rec: ModelCall{CallID: "c3"}}}, recs)
 }
 
 func TestParseState(t *testing.T) {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// A stub log line that cannot be read is shown as a fixture defect, in text
+// and in --json, and the draft citing the call on it does not fail L0.
+func TestCheckShowsFixtureDefects(t *testing.T) {
+	dir := t.TempDir()
+	b := publishedCopy(t, "l0-respond", dir)
+	out := filepath.Join(dir, "out")
+	_, _, code := execAMR(t, "run", "--runs", "1", "--out", out, b)
+	require.Equal(t, exitOK, code)
+	box := filepath.Join(out, "l0-respond", "run-1", "sandbox")
+
+	stdout, _, code := execAMR(t, "check", "--bundle", b, "--sandbox", box)
+	require.Equal(t, exitOK, code, stdout)
+	assert.NotContains(t, stdout, "FIXTURE DEFECT")
+
+	calls := filepath.Join(box, sandbox.ModelCalls)
+	data, err := os.ReadFile(calls)
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	require.NotEmpty(t, lines)
+	lines[0] = []byte(`{"call_id": truncated`)
+	require.NoError(t, os.WriteFile(calls, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644))
+
+	stdout, _, code = execAMR(t, "check", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitOK, code, stdout)
+	assert.Contains(t, stdout, "FIXTURE DEFECTS: 1 (the harness's files are wrong, not the implementation)")
+	assert.Contains(t, stdout, "model-calls.jsonl:1")
+	assert.NotContains(t, stdout, "L0.draft-origin")
+
+	stdout, _, code = execAMR(t, "check", "--json", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitOK, code, stdout)
+	var doc checkJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	require.Len(t, doc.FixtureDefects, 1)
+	assert.Equal(t, sandbox.ModelCalls, doc.FixtureDefects[0].File)
+	assert.Equal(t, 1, doc.FixtureDefects[0].Line)
+	assert.Empty(t, doc.Violations)
+
+	// The same log well formed but without the call: the draft's origin
+	// fails, and there is no defect to excuse it.
+	lines[0] = []byte(`{"call_id":"someone-else"}`)
+	require.NoError(t, os.WriteFile(calls, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644))
+	stdout, _, code = execAMR(t, "check", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitFail, code, stdout)
+	assert.Contains(t, stdout, "L0.draft-origin")
+	assert.NotContains(t, stdout, "FIXTURE DEFECT")
+}
