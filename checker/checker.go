@@ -104,7 +104,7 @@ var levelChecks = [7][]func(*facts) []Violation{
 	{checkRecordFormat, checkHarnessFiles, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
 	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
 	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},
-	{checkClaims, checkAgentDeath, checkResolutionMissing, checkStateConsistency},
+	{checkClaims, checkAgentDeath, checkAgentDeathUnbound, checkResolutionMissing, checkStateConsistency},
 	{checkEscalationL4},
 	{checkDistinctWork, checkConversationIdentity, checkEscalatedSend, checkIdentityLiveness},
 	{checkPostApproval},

@@ -26,6 +26,7 @@ type world struct {
 	harness []sandbox.LogRecord
 	forced  map[int]bool
 	calls   int
+	unfired []sandbox.LogRecord // records the engine writes after the last tick
 }
 
 type implWrite struct {
@@ -313,6 +314,7 @@ func (w *world) runLog() []sandbox.LogRecord {
 		}
 		log = append(log, end)
 	}
+	log = append(log, w.unfired...)
 	return append(log, sandbox.LogRecord{Kind: sandbox.LogEnd, Tick: newTimeline(w.b).last()})
 }
 

@@ -105,6 +105,9 @@ var zoo = []weakSpec{
 	{"weak-jump-blind", jumpBlind,
 		"polls only for messages stamped with the current or previous tick, missing those inside a tick jump",
 		"l2-tick-jump-intake", []string{"L2.admission-missing", "L0.reply"}},
+	{"weak-no-agents", noAgents,
+		"ignores agents: writes no claims, and a state.json with no assigned agent, assignment or agent",
+		"l3-fleet-concurrent", []string{"L3.agent-death-unbound"}},
 	// A cost defect, not a correctness one: its target is the surprise
 	// diagnostic, which no level verdict includes.
 	{"weak-redraft-every-tick", redraftEveryTick,

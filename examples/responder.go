@@ -37,6 +37,7 @@ const (
 	sendBeforeRecord
 	jumpBlind
 	redraftEveryTick
+	noAgents
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if
@@ -208,6 +209,9 @@ func encodeState(s sandbox.Snapshot) ([]byte, error) {
 
 // snapshot is state.json as the files describe it.
 func snapshot(w *world) sandbox.Snapshot {
+	if w.defect == noAgents {
+		return agentlessSnapshot(w)
+	}
 	s := sandbox.Snapshot{
 		WorkItems:   []sandbox.WorkItemState{},
 		Agents:      []sandbox.AgentState{},

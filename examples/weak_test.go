@@ -175,6 +175,18 @@ var weakCases = map[string]weakCase{
 		},
 		shows: func(h *harness) bool { return h.workFor("m1") == "" },
 	},
+	"weak-no-agents": {
+		fleet: []string{"agent-1", "agent-2"},
+		run:   withOrder(approvedLater),
+		shows: func(h *harness) bool {
+			st := h.state()
+			named := len(st.Agents) > 0 || len(st.Assignments) > 0
+			for _, w := range st.WorkItems {
+				named = named || w.AssignedAgent != nil
+			}
+			return !named && len(h.events(sandbox.EventClaim, "w-m1")) == 0 && h.sends("w-m1") == 1
+		},
+	},
 	"weak-redraft-every-tick": {
 		// A quiet tick passes between the draft and the approval.
 		run:   withOrder(func(h *harness) { h.at(2); approvedLater(h) }),
@@ -252,7 +264,7 @@ func TestRegistry(t *testing.T) {
 			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
 		}
 	}
-	assert.Len(t, defects, int(redraftEveryTick)+1, "every defect has an entry")
+	assert.Len(t, defects, int(noAgents)+1, "every defect has an entry")
 
 	for _, im := range all {
 		got, ok := Lookup(im.Name)

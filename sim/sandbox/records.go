@@ -158,6 +158,23 @@ type Snapshot struct {
 	Assignments []Assignment    `json:"assignments"`
 }
 
+// Holder returns the agent the snapshot says holds a work item: its
+// work_items entry's assigned_agent, else its first assignments entry; ""
+// when neither names one.
+func (s Snapshot) Holder(workID string) string {
+	for _, w := range s.WorkItems {
+		if w.WorkID == workID && w.AssignedAgent != nil && *w.AssignedAgent != "" {
+			return *w.AssignedAgent
+		}
+	}
+	for _, a := range s.Assignments {
+		if a.WorkID == workID && a.AgentID != "" {
+			return a.AgentID
+		}
+	}
+	return ""
+}
+
 // ModeFile is mode.json.
 type ModeFile struct {
 	Posture   string `json:"posture"`
@@ -511,7 +528,13 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 			switch key {
 			case "work_items":
 				w := WorkItemState{WorkID: o.str("work_id", true), Status: o.str("status", true)}
-				if raw, ok := o.get("assigned_agent"); ok && string(bytes.TrimSpace(raw)) != "null" {
+				// The schema lists assigned_agent on every work item: null says
+				// no agent holds it, a missing field says nothing at all.
+				raw, ok := o.get("assigned_agent")
+				switch {
+				case !ok:
+					o.fail("assigned_agent", "required field is missing (null when no agent holds the item)")
+				case string(bytes.TrimSpace(raw)) != "null":
 					a := o.str("assigned_agent", false)
 					w.AssignedAgent = &a
 				}
