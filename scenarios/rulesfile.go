@@ -142,9 +142,6 @@ func (s rulesSource) resolve(src *Source) Problems {
 	}
 	if _, has := src.pos[s.field("rules")]; !has {
 		*s.rules = rules
-		if rules == nil && s.path == "" {
-			*s.rules = []Rule{}
-		}
 		src.pos[s.field("rules")] = at
 	}
 	if *s.text == string(RulesBytes(*s.rules)) {
