@@ -166,7 +166,7 @@ type facts struct {
 func build(in Input) *facts {
 	b := in.Bundle
 	f := &facts{b: b, top: clampLevel(b.Meta.TopLevel), tl: newTimeline(b)}
-	f.regimes = newRegimes(b, f.tl)
+	f.regimes = newRegimes(b, f.tl, in.Log)
 	f.ordered = hasTickEnds(in.Log)
 	file := func(name string) []byte { return in.Files[name] }
 

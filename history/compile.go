@@ -601,7 +601,7 @@ func (c *compiler) fromFiles() {
 			case scenarios.FaultPosture:
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: f.Posture, Src: src}, classHarness, 1)
 			case scenarios.FaultRules:
-				hash := scenarios.RulesHash(scenarios.RulesBytes(f.Rules))
+				hash := scenarios.RulesHash(f.RulesFile()) // the bytes the bundle gives, unchanged
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: hash, Src: src}, classHarness, 2)
 			case scenarios.FaultCrash:
 				// Where a crash inside a tick landed is unknown without the

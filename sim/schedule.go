@@ -116,7 +116,7 @@ func (e *engine) fire() error {
 		e.log(sandbox.LogRecord{Kind: sandbox.LogPosture, Posture: f.Posture, Scheduled: intp(f.At)})
 	}
 	for _, f := range bk.rules {
-		data := scenarios.RulesBytes(f.Rules)
+		data := f.RulesFile()
 		if err := e.files.Write(sandbox.Rules, data); err != nil {
 			return err
 		}
