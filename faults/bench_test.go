@@ -5,7 +5,7 @@ import (
 
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/internal/rng"
-	"github.com/amr-bench/amr/suite"
+	"github.com/amr-bench/amr/play"
 )
 
 // BenchmarkGenerate draws a profile and a bundle on the default preset.
@@ -27,7 +27,7 @@ func BenchmarkGenerate(b *testing.B) {
 // runs/s is per core; runs/cpu-s divides by the CPU time the process used
 // (garbage collection included), which a busy machine does not distort.
 func BenchmarkCampaignRun(b *testing.B) {
-	ref := suite.Impl{Name: examples.ReferenceName, New: examples.Reference()}
+	ref := play.Impl{Name: examples.ReferenceName, New: examples.Reference()}
 	b.ReportAllocs()
 	cpu := cpuSeconds()
 	n := 0

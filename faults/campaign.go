@@ -8,12 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/internal/rng"
-	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
-	"github.com/amr-bench/amr/sim"
-	"github.com/amr-bench/amr/suite"
 )
 
 // Shard selects part of a campaign's run space: the runs whose index modulo
@@ -32,7 +29,7 @@ func (s Shard) normal() Shard {
 
 // Config is one campaign.
 type Config struct {
-	Impl suite.Impl
+	Impl play.Impl
 	// Seed is the campaign seed; run i's seed is rng.Mix(Seed, i).
 	Seed uint64
 	// Runs is the size of the whole campaign's run space (all shards
@@ -71,46 +68,20 @@ type Progress struct {
 	Failed, Invalid int
 }
 
-// Run is one generated run: what was drawn and what happened.
+// Run is one generated run: what was drawn and what happened, a judged
+// play (package play) with the campaign's view of it.
 type Run struct {
+	*play.Run
 	// Index is the run's place in the campaign; -1 for a corpus replay.
 	Index int
 	// Seed is the run seed, from which its profile and bundle derive. It is
 	// also what `amr run --runs 1 --seed` takes to replay the run: the
-	// engine seed is suite.RunSeed(bundle, &Seed, 1). Seeded is false for a
+	// engine seed is play.RunSeed(bundle, &Seed, 1). Seeded is false for a
 	// corpus bundle of unknown provenance, which replays without --seed.
-	Seed       uint64
-	Seeded     bool
-	EngineSeed uint64
-	Profile    Profile
-	Bundle     *scenarios.Bundle
-	BundleHash string
-	Result     *sim.Result
-	// Judgement is both oracles' answers and the guard's comparison;
-	// Verdict is the level checker's part of it.
-	Judgement suite.Judgement
-	Verdict   checker.Verdict
-	Seen      Seen
-}
-
-// Failed reports whether the checker found any violation.
-func (r *Run) Failed() bool { return len(r.Verdict.Violations) > 0 }
-
-// Invalid reports whether the two oracles disagreed on the run: a harness
-// bug, neither a pass nor a fail of the implementation.
-func (r *Run) Invalid() bool { return r.Judgement.Invalid() }
-
-// Invariants lists the violated invariant ids, each once, in verdict order.
-func (r *Run) Invariants() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, v := range r.Verdict.Violations {
-		if !seen[v.Invariant] {
-			seen[v.Invariant] = true
-			out = append(out, v.Invariant)
-		}
-	}
-	return out
+	Seed    uint64
+	Seeded  bool
+	Profile Profile
+	Seen    Seen
 }
 
 // Counterexample is a run that failed, with where it came from: "generated"
@@ -214,39 +185,28 @@ func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundl
 // --runs 1 --seed seed` uses (without --seed when seed is nil), judges it
 // and reads its coverage. So a command printed for a counterexample replays
 // exactly the run that failed.
-func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Run, error) {
-	r, err := PlayEngine(b, impl, suite.RunSeed(b, seed, 1), maxSteps)
-	if err == nil && seed != nil {
-		r.Seed, r.Seeded = *seed, true
-	}
-	return r, err
-}
-
-// PlayEngine is Play with the engine seed given outright, as a replay of a
-// recorded run log has it.
-func PlayEngine(b *scenarios.Bundle, impl suite.Impl, engine uint64, maxSteps int) (*Run, error) {
-	hash, err := reserve.BundleHash(b)
-	if err != nil {
-		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
-	}
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: engine, MaxSteps: maxSteps, Impl: impl.Name, BundleHash: hash,
-		Process: impl.Process})
+func Play(b *scenarios.Bundle, impl play.Impl, seed *uint64, maxSteps int) (*Run, error) {
+	r, err := observe(play.Play(b, impl, play.Seeds{Campaign: seed, Run: 1}, play.Options{MaxSteps: maxSteps}))
 	if err != nil {
 		return nil, fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)
 	}
-	files := res.Files.Files()
-	j := suite.Judge(b, files, res.Log)
-	r := &Run{Index: -1, EngineSeed: engine, Bundle: b, BundleHash: hash, Result: res,
-		Judgement: j, Verdict: j.Level, Seen: Observe(b, files, res.Log)}
-	// A process run leaves its directory on disk; everything judged, and
-	// the process's own output, is in memory already.
-	_ = res.Cleanup()
+	if seed != nil {
+		r.Seed, r.Seeded = *seed, true
+	}
 	return r, nil
+}
+
+// observe reads a judged play's coverage.
+func observe(p *play.Run, err error) (*Run, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &Run{Run: p, Index: -1, Seen: Observe(p.Bundle, p.Result.Files.Files(), p.Result.Log)}, nil
 }
 
 // PlayGenerated draws and plays run i of a campaign. A generated bundle
 // that does not validate is a generator defect, reported as an error.
-func PlayGenerated(campaign uint64, i int, preset string, impl suite.Impl, maxSteps int) (*Run, error) {
+func PlayGenerated(campaign uint64, i int, preset string, impl play.Impl, maxSteps int) (*Run, error) {
 	p, b, err := Generated(campaign, i, preset)
 	if err != nil {
 		return nil, err

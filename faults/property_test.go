@@ -8,8 +8,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
-	"github.com/amr-bench/amr/suite"
 )
 
 // rapidSource lets rapid drive the generators: every draw is a rapid draw,
@@ -90,7 +90,7 @@ func TestGeneratedBundlesRoundTripBothForms(t *testing.T) {
 }
 
 func TestReferenceNeverFailsAGeneratedBundle(t *testing.T) {
-	ref := suite.Impl{Name: examples.ReferenceName, New: examples.Reference()}
+	ref := play.Impl{Name: examples.ReferenceName, New: examples.Reference()}
 	rapid.Check(t, func(t *rapid.T) {
 		p, b := drawGenerated(t)
 		seed := rapid.Uint64().Draw(t, "seed")
@@ -98,7 +98,7 @@ func TestReferenceNeverFailsAGeneratedBundle(t *testing.T) {
 		require.NoError(t, err)
 		if r.Failed() {
 			data, _ := b.MarshalIndent()
-			t.Fatalf("the reference failed %v under profile %s:\n%v\n%s", r.Invariants(), p, r.Verdict.Violations, data)
+			t.Fatalf("the reference failed %v under profile %s:\n%v\n%s", r.Invariants(), p, r.Verdict().Violations, data)
 		}
 	})
 }

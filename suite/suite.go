@@ -1,9 +1,8 @@
-// Package suite runs scenario bundles against an implementation, judges
-// every run with the checker, and aggregates the verdicts the way spec §5
-// scores them: a level passes only when it holds in every run.
-//
-// It is the one place that ties the engine, the checker and the
-// implementations together, so the CLI stays thin wiring.
+// Package suite runs scenario bundles against an implementation, each run
+// one judged play (package play), and aggregates the verdicts the way spec
+// §5 scores them: a level passes only when it holds in every run. It keeps
+// the runs it is asked to keep, writes their receipts to a ledger, and
+// owns the regression baseline over the published scenarios.
 package suite
 
 import (
@@ -16,8 +15,8 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
-	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -33,14 +32,6 @@ const (
 
 // LevelNames are the report keys of the levels, in order.
 var LevelNames = [7]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
-
-// Impl is an implementation to run: a name for reports and a factory, or
-// a process spec when it runs as an OS process (then New is not used).
-type Impl struct {
-	Name    string
-	New     sandbox.Factory
-	Process *sim.ProcessSpec
-}
 
 // Config says how to run a bundle.
 type Config struct {
@@ -124,18 +115,8 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// RunSeed derives run i's seed: from the campaign seed when one is given,
-// otherwise from the bundle's name.
-func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
-	base := rng.Hash("bundle:" + b.Meta.Name)
-	if campaign != nil {
-		base = *campaign
-	}
-	return rng.Mix(base, uint64(i))
-}
-
 // Run plays a bundle cfg.Runs times against impl and judges each run.
-func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
+func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}
@@ -156,13 +137,13 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
-	seed := RunSeed(b, cfg.Seed, i)
+func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int) (RunReport, error) {
+	seeds := play.Seeds{Campaign: cfg.Seed, Run: i}
+	seed := seeds.EngineSeed(b)
 	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, seed, i); err != nil || ok {
 		return rr, err
 	}
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash,
-		Process: impl.Process, Context: cfg.Context})
+	p, err := play.Play(b, impl, seeds, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true})
 	if err != nil {
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
@@ -170,7 +151,7 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 		}
 		return RunReport{}, err
 	}
-	j := Judge(b, res.Files.Files(), res.Log)
+	res, j := p.Result, p.Judgement
 	v := j.Level
 	rr := NewRunReport(i, seed, res, j)
 	hist := j.Compiled.Bytes()
@@ -207,7 +188,7 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 
 // NewRunReport is run i's report: what the run did and how both oracles
 // judged it.
-func NewRunReport(i int, seed uint64, res *sim.Result, j Judgement) RunReport {
+func NewRunReport(i int, seed uint64, res *sim.Result, j play.Judgement) RunReport {
 	v := j.Level
 	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
 		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
@@ -277,7 +258,7 @@ func (r *Report) aggregate() {
 // dir/sandbox, the run log as dir/run.jsonl, the history both oracles read as
 // dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
 // its stdout.log and stderr.log.
-func KeepJudged(dir string, res *sim.Result, rr RunReport, j Judgement) error {
+func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) error {
 	return keep(dir, res, rr, j.Compiled.Bytes())
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
@@ -24,11 +25,11 @@ func published(t testing.TB) []scenarios.PublishedBundle {
 	return pubs
 }
 
-func impl(t testing.TB, name string) suite.Impl {
+func impl(t testing.TB, name string) play.Impl {
 	t.Helper()
 	i, ok := examples.Lookup(name)
 	require.True(t, ok, "implementation %s", name)
-	return suite.Impl{Name: i.Name, New: i.New}
+	return play.Impl{Name: i.Name, New: i.New}
 }
 
 func TestReferencePassesEveryPublishedScenarioFiveRuns(t *testing.T) {
@@ -62,7 +63,7 @@ func TestEveryWeakImplementationIsCaughtByItsScenario(t *testing.T) {
 			b, ok := pubs[wi.Scenario]
 			require.True(t, ok, "scenario %s is published", wi.Scenario)
 			covered[wi.Scenario] = true
-			rep, err := suite.Run(b, suite.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
+			rep, err := suite.Run(b, play.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
 			require.NoError(t, err)
 			if diagnosticOnly(wi.Targets) {
 				// A cost defect breaks no invariant: the surprise
@@ -170,12 +171,4 @@ func TestCheckOnKeptArtifactsAgreesWithTheRun(t *testing.T) {
 			assert.Equal(t, len(rep.Runs[0].Violations), len(v.Violations), "%s on %s", name, p.Name)
 		}
 	}
-}
-
-func TestRunSeedsDependOnBundleOrCampaign(t *testing.T) {
-	b := published(t)[0].Bundle
-	assert.Equal(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 1))
-	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 2))
-	seed := uint64(7)
-	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, &seed, 1))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
@@ -112,7 +113,7 @@ bad input, 3 when the oracles disagree.`,
 			if doc.BundleHash, err = reserve.BundleHash(b); err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
-			j := suite.Judge(b, files, in.Log)
+			j := play.Judge(b, files, in.Log)
 			v := j.Level
 			doc.Invalid, doc.Guard, doc.History, doc.Surprise = j.Invalid(), j.Guard, j.History, j.Surprise
 			doc.Levels, doc.Origin, doc.Violations = suite.LevelMap(v.Levels), v.Origin, v.Violations

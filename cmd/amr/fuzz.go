@@ -21,10 +21,10 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
 	"github.com/amr-bench/amr/sim"
-	"github.com/amr-bench/amr/suite"
 )
 
 func init() { commands = append(commands, newFuzzCmd) }
@@ -493,7 +493,7 @@ const (
 // told not to, writes the shrunk run beside the raw one, and prints what it
 // broke and how to replay it. It returns the bundle to keep in the corpus:
 // the shrunk one when there is one.
-func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexample, impl suite.Impl, pf *processFlags,
+func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexample, impl play.Impl, pf *processFlags,
 	o fuzzOptions, dir string) (*counterexampleJSON, *scenarios.Bundle, error) {
 	implFlags := implFlags(impl.Name, pf)
 	for _, sub := range []string{rawDir, shrunkDir, invalidDir} {
@@ -506,7 +506,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 		return nil, nil, fmt.Errorf("writing the counterexample to %s: %w", raw, err)
 	}
 	doc := &counterexampleJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
-		Violations: cx.Verdict.Violations, Dir: raw,
+		Violations: cx.Verdict().Violations, Dir: raw,
 		Replay: faults.ReplayCommand(implFlags, cx, filepath.Join(raw, faults.BundleJSON), o.maxSteps)}
 	if cx.Source == "generated" {
 		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
@@ -515,7 +515,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails\n", cx.Source)
 	}
 	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
-	printViolations(w, cx.Verdict.Violations, 10)
+	printViolations(w, cx.Verdict().Violations, 10)
 	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
 	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
 		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, faults.BundleJSON)},
@@ -544,8 +544,8 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 // what failed, replays the shrunk bundle and writes it to dir. A shrink
 // that cannot be done is reported in the result, not as an error: the raw
 // counterexample stands.
-func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags []string, o fuzzOptions, dir string) *shrunkJSON {
-	req := shrinkRequest{impl: impl, invariant: cx.Verdict.Violations[0].Invariant, budget: o.shrinkTime, maxSteps: o.maxSteps}
+func shrinkCounterexample(cx *faults.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) *shrunkJSON {
+	req := shrinkRequest{impl: impl, invariant: cx.Verdict().Violations[0].Invariant, budget: o.shrinkTime, maxSteps: o.maxSteps}
 	if cx.Seeded {
 		seed := cx.Seed
 		req.campaign = &seed
@@ -581,7 +581,7 @@ func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags 
 		return &shrunkJSON{Error: err.Error()}
 	}
 	bundlePath := filepath.Join(dir, faults.BundleJSON)
-	return &shrunkJSON{Invariant: out.invariant, BundleHash: out.shrunkHash, Stats: &stats, Violations: r.Verdict.Violations,
+	return &shrunkJSON{Invariant: out.invariant, BundleHash: out.shrunkHash, Stats: &stats, Violations: r.Verdict().Violations,
 		Dir: dir, Replay: faults.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
 		Timeline: replayCommand(bundlePath, shell.Join(implFlags...), req.campaign)}
 }

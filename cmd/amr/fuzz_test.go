@@ -13,10 +13,10 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
-	"github.com/amr-bench/amr/suite"
 )
 
 func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
@@ -179,7 +179,7 @@ func TestFuzzJSONReportsTheShrink(t *testing.T) {
 // the guard must stop the campaign with INVALID (exit 3) rather than report
 // a pass or a fail.
 func TestFuzzMarksADisagreementOfTheOraclesInvalid(t *testing.T) {
-	restore := suite.WithOracles(func(in checker.Input) checker.Verdict {
+	restore := play.WithOracles(func(in checker.Input) checker.Verdict {
 		v := checker.Check(in)
 		kept := v.Violations[:0]
 		for _, x := range v.Violations {
@@ -247,7 +247,7 @@ func TestFuzzPrintsACutReplayForAProcessCutInsideATick(t *testing.T) {
 	impl, err := lookupImpl("weak-no-send")
 	require.NoError(t, err)
 	found := firstFailingRun(t, impl, 3, 50)
-	proc := suite.Impl{Name: "./my-daemon", Process: &sim.ProcessSpec{Command: []string{"./my-daemon"}, Regime: sim.RegimeStep}}
+	proc := play.Impl{Name: "./my-daemon", Process: &sim.ProcessSpec{Command: []string{"./my-daemon"}, Regime: sim.RegimeStep}}
 	pf := &processFlags{cmdline: "./my-daemon", regime: sim.RegimeStep, stepTimeout: sim.DefaultStepTimeout, hangLimit: sim.DefaultHangLimit}
 	o := fuzzOptions{seed: 3, noShrink: true}
 	cx := &faults.Counterexample{Run: found, Source: "generated"}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
 )
@@ -84,10 +85,10 @@ var (
 	regressScenarios = publishedBundles
 )
 
-func builtinImpls() []suite.Impl {
-	var out []suite.Impl
+func builtinImpls() []play.Impl {
+	var out []play.Impl
 	for _, im := range examples.All() {
-		out = append(out, suite.Impl{Name: im.Name, New: im.New})
+		out = append(out, play.Impl{Name: im.Name, New: im.New})
 	}
 	return out
 }
@@ -106,10 +107,10 @@ func publishedBundles() ([]*scenarios.Bundle, error) {
 
 // measure runs every scenario against every implementation, in parallel,
 // and returns the results sorted by scenario then implementation.
-func measure(bundles []*scenarios.Bundle, impls []suite.Impl, runs int) ([]baselineResult, error) {
+func measure(bundles []*scenarios.Bundle, impls []play.Impl, runs int) ([]baselineResult, error) {
 	type job struct {
 		b    *scenarios.Bundle
-		impl suite.Impl
+		impl play.Impl
 	}
 	var jobs []job
 	for _, b := range bundles {

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
-	"github.com/amr-bench/amr/suite"
 )
 
 // withRegressSet makes regress run the given scenarios against the given
@@ -23,14 +23,14 @@ func withRegressSet(t *testing.T, names []string, impls map[string]string) {
 	t.Helper()
 	oldImpls, oldScen := regressImpls, regressScenarios
 	t.Cleanup(func() { regressImpls, regressScenarios = oldImpls, oldScen })
-	var list []suite.Impl
+	var list []play.Impl
 	for name, as := range impls {
 		im, ok := examples.Lookup(as)
 		require.True(t, ok, as)
-		list = append(list, suite.Impl{Name: name, New: im.New})
+		list = append(list, play.Impl{Name: name, New: im.New})
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
-	regressImpls = func() []suite.Impl { return list }
+	regressImpls = func() []play.Impl { return list }
 	regressScenarios = func() ([]*scenarios.Bundle, error) {
 		var out []*scenarios.Bundle
 		for _, n := range names {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
-	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -67,7 +67,7 @@ func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
 // replayImpl picks the implementation to replay: --impl when given, else the
 // one a shrunk or promoted bundle names in its provenance, else the
 // reference.
-func replayImpl(flag string, changed bool, b *scenarios.Bundle) (suite.Impl, error) {
+func replayImpl(flag string, changed bool, b *scenarios.Bundle) (play.Impl, error) {
 	name := flag
 	if !changed {
 		if o := b.Meta.Origin; o != nil && o.Impl != "" {
@@ -127,7 +127,7 @@ two oracles disagree on the run.`,
 				return err
 			}
 			b := bundles[0].bundle
-			var impl suite.Impl
+			var impl play.Impl
 			if proc.cmdline != "" {
 				impl, err = resolveImpl(cmd, implName, proc)
 			} else {
@@ -140,7 +140,7 @@ two oracles disagree on the run.`,
 			if cmd.Flags().Changed("seed") {
 				campaign = &seed
 			}
-			runSeed := suite.RunSeed(b, campaign, 1)
+			seeds := play.Seeds{Campaign: campaign, Run: 1}
 			if cutFrom != "" {
 				if impl.Process == nil {
 					return usageErr("--cut-from replays where a process run's crashes landed; it needs --impl-cmd (in process a crash lands exactly at its write)")
@@ -152,16 +152,16 @@ two oracles disagree on the run.`,
 				if err != nil {
 					return err
 				}
-				runSeed = src.seed
+				seeds.Engine = &src.seed
 				spec := *impl.Process
 				spec.Cuts = src.cuts
 				impl.Process = &spec
 			}
-			p, err := faults.PlayEngine(b, impl, runSeed, 0)
+			p, err := play.Play(b, impl, seeds, play.Options{})
 			if err != nil {
-				return &exitError{code: exitBad, err: err}
+				return &exitError{code: exitBad, err: fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)}
 			}
-			tl := timeline.Build(timeline.Input{Bundle: b, Files: p.Result.Files.Files(), Log: p.Result.Log, Verdict: p.Verdict})
+			tl := timeline.Build(timeline.Input{Bundle: b, Files: p.Result.Files.Files(), Log: p.Result.Log, Verdict: p.Verdict()})
 			if out != "" {
 				if err := keepReplay(out, p, tl); err != nil {
 					return err
@@ -178,7 +178,7 @@ two oracles disagree on the run.`,
 			if p.Invalid() {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("harness-invalid: the level checker and the history oracle disagree on this run")}
 			}
-			if p.Verdict.Failed() {
+			if p.Verdict().Failed() {
 				return &exitError{code: exitFail}
 			}
 			return nil
@@ -198,7 +198,7 @@ two oracles disagree on the run.`,
 
 // keepReplay writes a replayed run the way 'amr run --out' keeps one, plus
 // its timeline.
-func keepReplay(dir string, p *faults.Run, tl *timeline.Timeline) error {
+func keepReplay(dir string, p *play.Run, tl *timeline.Timeline) error {
 	rr := suite.NewRunReport(1, p.EngineSeed, p.Result, p.Judgement)
 	if err := suite.KeepJudged(dir, p.Result, rr, p.Judgement); err != nil {
 		return err

@@ -13,10 +13,10 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
-	"github.com/amr-bench/amr/suite"
 )
 
 func init() { commands = append(commands, newShrinkCmd) }
@@ -50,7 +50,7 @@ type shrinkJSON struct {
 // A process implementation may get further than a crash meant to cut it
 // (docs/processes.md), so one play of a candidate is not the whole answer:
 // it gets up to processTries plays and fails when any of them does.
-func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *suite.Impl, maxSteps int) shrink.Oracle {
+func failsWith(impl play.Impl, invariant string, campaign *uint64, control *play.Impl, maxSteps int) shrink.Oracle {
 	return func(b *scenarios.Bundle) bool {
 		if _, ok := failingPlay(b, impl, invariant, campaign, maxSteps); !ok {
 			return false
@@ -59,7 +59,7 @@ func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *sui
 			return true
 		}
 		c, err := faults.Play(b, *control, campaign, maxSteps)
-		return err == nil && !c.Invalid() && !c.Verdict.Failed()
+		return err == nil && !c.Invalid() && !c.Verdict().Failed()
 	}
 }
 
@@ -69,14 +69,14 @@ const processTries = 3
 
 // failingPlay plays b until a play, judged valid by both oracles, violates
 // the invariant: once in process, up to processTries times for a process.
-func failingPlay(b *scenarios.Bundle, impl suite.Impl, invariant string, campaign *uint64, maxSteps int) (*faults.Run, bool) {
-	p, err := playUntil(b, impl, campaign, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict, invariant) })
-	return p, err == nil && !p.Invalid() && violates(p.Verdict, invariant)
+func failingPlay(b *scenarios.Bundle, impl play.Impl, invariant string, campaign *uint64, maxSteps int) (*faults.Run, bool) {
+	p, err := playUntil(b, impl, campaign, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict(), invariant) })
+	return p, err == nil && !p.Invalid() && violates(p.Verdict(), invariant)
 }
 
 // playUntil plays b until a valid play satisfies want, at most once in
 // process and processTries times for a process, and returns the last play.
-func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
+func playUntil(b *scenarios.Bundle, impl play.Impl, campaign *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
 	tries := 1
 	if impl.Process != nil {
 		tries = processTries
@@ -94,10 +94,10 @@ func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps 
 
 // shrinkRequest is what one shrink needs besides the bundle.
 type shrinkRequest struct {
-	impl      suite.Impl
+	impl      play.Impl
 	invariant string // empty: the first violation of the original run
 	campaign  *uint64
-	control   *suite.Impl
+	control   *play.Impl
 	budget    time.Duration
 	maxSteps  int // steps per tick, as the failing run had them (0: the default)
 }
@@ -119,7 +119,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 		if req.invariant == "" {
 			return r.Failed()
 		}
-		return violates(r.Verdict, req.invariant)
+		return violates(r.Verdict(), req.invariant)
 	})
 	if err != nil {
 		return nil, err
@@ -129,22 +129,22 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 	}
 	inv := req.invariant
 	if inv == "" {
-		if len(first.Verdict.Violations) == 0 {
+		if len(first.Verdict().Violations) == 0 {
 			return nil, fmt.Errorf("%s passes every level with %s: nothing to shrink", b.Meta.Name, req.impl.Name)
 		}
-		inv = first.Verdict.Violations[0].Invariant
-	} else if !violates(first.Verdict, inv) {
+		inv = first.Verdict().Violations[0].Invariant
+	} else if !violates(first.Verdict(), inv) {
 		return nil, fmt.Errorf("%s does not violate %s with %s (it violates: %s)", b.Meta.Name, inv, req.impl.Name,
-			invariantList(first.Verdict))
+			invariantList(first.Verdict()))
 	}
 	if req.control != nil {
 		c, err := faults.Play(b, *req.control, req.campaign, req.maxSteps)
 		if err != nil {
 			return nil, err
 		}
-		if c.Invalid() || c.Verdict.Failed() {
+		if c.Invalid() || c.Verdict().Failed() {
 			return nil, fmt.Errorf("the control %s fails %s too (%s): shrink without a control (--control '')",
-				req.control.Name, b.Meta.Name, invariantList(c.Verdict))
+				req.control.Name, b.Meta.Name, invariantList(c.Verdict()))
 		}
 	}
 	res, err := shrink.Shrink(b, failsWith(req.impl, inv, req.campaign, req.control, req.maxSteps), shrink.Options{Budget: req.budget})

@@ -17,9 +17,9 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
-	"github.com/amr-bench/amr/suite"
 )
 
 func publishedBundle(t *testing.T, name string) *scenarios.Bundle {
@@ -39,9 +39,9 @@ func publishedBundle(t *testing.T, name string) *scenarios.Bundle {
 // scenario whose invariant is one of the implementation's targets.
 func firstTarget(t *testing.T, b *scenarios.Bundle, im examples.Impl) string {
 	t.Helper()
-	p, err := faults.Play(b, suite.Impl{Name: im.Name, New: im.New}, nil, 0)
+	p, err := faults.Play(b, play.Impl{Name: im.Name, New: im.New}, nil, 0)
 	require.NoError(t, err)
-	for _, v := range p.Verdict.Violations {
+	for _, v := range p.Verdict().Violations {
 		if slices.Contains(im.Targets, v.Invariant) {
 			return v.Invariant
 		}
@@ -73,7 +73,7 @@ func TestShrinkZoo(t *testing.T) {
 			}
 			b := publishedBundle(t, im.Scenario)
 			inv := firstTarget(t, b, im)
-			impl := suite.Impl{Name: im.Name, New: im.New}
+			impl := play.Impl{Name: im.Name, New: im.New}
 			res, err := shrinkBundle(b, shrinkRequest{impl: impl, invariant: inv, control: &ref})
 			require.NoError(t, err)
 			out := res.bundle
@@ -84,10 +84,10 @@ func TestShrinkZoo(t *testing.T) {
 
 			p, err := faults.Play(out, impl, nil, 0)
 			require.NoError(t, err)
-			assert.True(t, violates(p.Verdict, inv), "the shrunk bundle must fail the same invariant")
+			assert.True(t, violates(p.Verdict(), inv), "the shrunk bundle must fail the same invariant")
 			c, err := faults.Play(out, ref, nil, 0)
 			require.NoError(t, err)
-			assert.False(t, c.Verdict.Failed(), "the reference must pass the shrunk bundle: %v", c.Verdict.Violations)
+			assert.False(t, c.Verdict().Failed(), "the reference must pass the shrunk bundle: %v", c.Verdict().Violations)
 
 			oracle := failsWith(impl, inv, nil, &ref, 0)
 			for _, e := range shrink.Events(out) {
@@ -239,7 +239,7 @@ func declaresAnInvariant(im examples.Impl) bool {
 
 // firstFailingRun plays the generated runs of a campaign until one fails,
 // failing the test when none of the first max does.
-func firstFailingRun(t *testing.T, impl suite.Impl, campaign uint64, max int) *faults.Run {
+func firstFailingRun(t *testing.T, impl play.Impl, campaign uint64, max int) *faults.Run {
 	t.Helper()
 	for i := range max {
 		r, err := faults.PlayGenerated(campaign, i, faults.DefaultPreset, impl, 0)
