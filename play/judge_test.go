@@ -9,6 +9,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/play"
 )
@@ -79,7 +80,7 @@ func TestGuardOverAFaultCampaign(t *testing.T) {
 	for _, im := range examples.All() {
 		for _, preset := range faults.PresetNames() {
 			for i := 0; i < runs; i++ {
-				r, err := faults.PlayGenerated(29, i, preset, play.Impl{Name: im.Name, New: im.New}, 0)
+				r, err := fuzz.PlayGenerated(29, i, preset, play.Impl{Name: im.Name, New: im.New}, 0)
 				require.NoError(t, err)
 				for _, withLog := range []bool{true, false} {
 					in := r.Result.Log

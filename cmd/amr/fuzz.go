@@ -20,6 +20,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
@@ -34,38 +35,38 @@ const defaultFuzzRuns = 1000
 
 // fuzzJSON is the --json document of amr fuzz.
 type fuzzJSON struct {
-	Impl             string                `json:"impl"`
-	Seed             uint64                `json:"seed"`
-	Profile          string                `json:"profile"`
-	Shard            string                `json:"shard,omitempty"`
-	PlannedRuns      int                   `json:"planned_runs,omitempty"`
-	Runs             int                   `json:"runs"`
-	FailedRuns       int                   `json:"failed_runs"`
-	InvalidRuns      int                   `json:"invalid_runs"`
-	Found            map[string]int        `json:"found,omitempty"`
-	Seconds          float64               `json:"seconds"`
-	RunsPerSecond    float64               `json:"runs_per_second"`
-	CheckDeterminism bool                  `json:"check_determinism"`
-	Outcome          string                `json:"outcome"`
-	Interrupted      bool                  `json:"interrupted,omitempty"`
-	Coverage         []faults.CounterCount `json:"coverage"`
-	Corpus           *corpusJSON           `json:"corpus,omitempty"`
-	Counterexample   *counterexampleJSON   `json:"counterexample,omitempty"`
-	Invalid          *invalidJSON          `json:"invalid,omitempty"`
-	Divergence       *divergenceJSON       `json:"divergence,omitempty"`
+	Impl             string              `json:"impl"`
+	Seed             uint64              `json:"seed"`
+	Profile          string              `json:"profile"`
+	Shard            string              `json:"shard,omitempty"`
+	PlannedRuns      int                 `json:"planned_runs,omitempty"`
+	Runs             int                 `json:"runs"`
+	FailedRuns       int                 `json:"failed_runs"`
+	InvalidRuns      int                 `json:"invalid_runs"`
+	Found            map[string]int      `json:"found,omitempty"`
+	Seconds          float64             `json:"seconds"`
+	RunsPerSecond    float64             `json:"runs_per_second"`
+	CheckDeterminism bool                `json:"check_determinism"`
+	Outcome          string              `json:"outcome"`
+	Interrupted      bool                `json:"interrupted,omitempty"`
+	Coverage         []fuzz.CounterCount `json:"coverage"`
+	Corpus           *corpusJSON         `json:"corpus,omitempty"`
+	Counterexample   *counterexampleJSON `json:"counterexample,omitempty"`
+	Invalid          *invalidJSON        `json:"invalid,omitempty"`
+	Divergence       *divergenceJSON     `json:"divergence,omitempty"`
 }
 
 type corpusJSON struct {
-	Dir      string          `json:"dir"`
-	Replays  []faults.Replay `json:"replays"`
-	Problems []string        `json:"problems,omitempty"`
-	Kept     string          `json:"kept,omitempty"`
+	Dir      string        `json:"dir"`
+	Replays  []fuzz.Replay `json:"replays"`
+	Problems []string      `json:"problems,omitempty"`
+	Kept     string        `json:"kept,omitempty"`
 }
 
 // counterexampleJSON is the failing run as found (the raw one) and, unless
 // --no-shrink, its shrunk form.
 type counterexampleJSON struct {
-	faults.ProfileRecord
+	fuzz.ProfileRecord
 	BundleHash string              `json:"bundle_hash"`
 	Invariants []string            `json:"invariants"`
 	Violations []checker.Violation `json:"violations"`
@@ -92,7 +93,7 @@ type shrunkJSON struct {
 
 // invalidJSON is a run on which the two oracles disagreed.
 type invalidJSON struct {
-	faults.ProfileRecord
+	fuzz.ProfileRecord
 	BundleHash string              `json:"bundle_hash"`
 	Guard      checker.GuardResult `json:"guard"`
 	Dir        string              `json:"dir"`
@@ -262,7 +263,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg := faults.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
+	cfg := fuzz.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
 		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}
 
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -278,12 +279,12 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 
 	corpusDir := o.corpus
 	if corpusDir == "" {
-		corpusDir = faults.DefaultCorpusDir(pathName(impl.Name))
+		corpusDir = fuzz.DefaultCorpusDir(pathName(impl.Name))
 	}
 	if !o.noCorpus {
-		entries, problems := faults.LoadCorpus(corpusDir)
+		entries, problems := fuzz.LoadCorpus(corpusDir)
 		cfg.Corpus = entries
-		doc.Corpus = &corpusJSON{Dir: corpusDir, Replays: []faults.Replay{}}
+		doc.Corpus = &corpusJSON{Dir: corpusDir, Replays: []fuzz.Replay{}}
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "warning: %v\n", p)
 			doc.Corpus.Problems = append(doc.Corpus.Problems, p.Error())
@@ -295,7 +296,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 
 	ctx, stop := interruptContext(cmd)
 	defer stop()
-	sum, err := faults.Campaign(ctx, cfg)
+	sum, err := fuzz.Campaign(ctx, cfg)
 	if cfg.Progress != nil && isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -316,7 +317,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 
 	outDir := o.out
 	if outDir == "" {
-		outDir = faults.DefaultOutDir(pathName(impl.Name), o.seed)
+		outDir = fuzz.DefaultOutDir(pathName(impl.Name), o.seed)
 	}
 	switch {
 	case sum.Divergence != nil:
@@ -338,7 +339,7 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		}
 		doc.Counterexample = cx
 		if doc.Corpus != nil && sum.Failure.Source == "generated" {
-			path, added, err := faults.SaveToCorpus(corpusDir, kept)
+			path, added, err := fuzz.SaveToCorpus(corpusDir, kept)
 			if err != nil {
 				return fmt.Errorf("keeping the counterexample in the corpus: %w", err)
 			}
@@ -397,17 +398,17 @@ func known(list []string, s string) bool {
 }
 
 // parseShard reads "k/n".
-func parseShard(s string) (faults.Shard, error) {
+func parseShard(s string) (fuzz.Shard, error) {
 	if s == "" {
-		return faults.Shard{Index: 0, Count: 1}, nil
+		return fuzz.Shard{Index: 0, Count: 1}, nil
 	}
 	k, n, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(k)
 	c, err2 := strconv.Atoi(n)
 	if !ok || err1 != nil || err2 != nil || c < 1 || i < 0 || i >= c {
-		return faults.Shard{}, usageErr("--shard %q: want k/n with 0 <= k < n", s)
+		return fuzz.Shard{}, usageErr("--shard %q: want k/n with 0 <= k < n", s)
 	}
-	return faults.Shard{Index: i, Count: c}, nil
+	return fuzz.Shard{Index: i, Count: c}, nil
 }
 
 // pathName makes an implementation name (a process's command line, say)
@@ -438,8 +439,8 @@ func isTerminal(w io.Writer) bool {
 
 // progressPrinter prints one progress line per call: rewritten in place on
 // a terminal, one line each otherwise.
-func progressPrinter(w io.Writer, terminal bool) func(faults.Progress) {
-	return func(p faults.Progress) {
+func progressPrinter(w io.Writer, terminal bool) func(fuzz.Progress) {
+	return func(p fuzz.Progress) {
 		perSecond := 0.0
 		if s := p.Elapsed.Seconds(); s > 0 {
 			perSecond = float64(p.Runs) / s
@@ -493,7 +494,7 @@ const (
 // told not to, writes the shrunk run beside the raw one, and prints what it
 // broke and how to replay it. It returns the bundle to keep in the corpus:
 // the shrunk one when there is one.
-func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexample, impl play.Impl, pf *processFlags,
+func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexample, impl play.Impl, pf *processFlags,
 	o fuzzOptions, dir string) (*counterexampleJSON, *scenarios.Bundle, error) {
 	implFlags := implFlags(impl.Name, pf)
 	for _, sub := range []string{rawDir, shrunkDir, invalidDir} {
@@ -502,12 +503,12 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 		}
 	}
 	raw := filepath.Join(dir, rawDir)
-	if err := faults.WriteCounterexample(raw, cx, o.seed); err != nil {
+	if err := fuzz.WriteCounterexample(raw, cx, o.seed); err != nil {
 		return nil, nil, fmt.Errorf("writing the counterexample to %s: %w", raw, err)
 	}
 	doc := &counterexampleJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
 		Violations: cx.Verdict().Violations, Dir: raw,
-		Replay: faults.ReplayCommand(implFlags, cx, filepath.Join(raw, faults.BundleJSON), o.maxSteps)}
+		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(raw, fuzz.BundleJSON), o.maxSteps)}
 	if cx.Source == "generated" {
 		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
 		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
@@ -518,7 +519,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 	printViolations(w, cx.Verdict().Violations, 10)
 	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
 	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
-		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, faults.BundleJSON)},
+		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, fuzz.BundleJSON)},
 			append(implFlags, "--cut-from", raw)...)...)
 		fmt.Fprintf(w, "  a crash cut the process inside a tick; to kill at the write counts it recorded (best effort):\n    %s\n", doc.ReplayCuts)
 	}
@@ -532,7 +533,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 	if doc.Shrunk.Error != "" {
 		return doc, cx.Bundle, nil
 	}
-	kept, _, err := scenarios.Load(filepath.Join(dir, shrunkDir, faults.BundleJSON))
+	kept, _, err := scenarios.Load(filepath.Join(dir, shrunkDir, fuzz.BundleJSON))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -544,7 +545,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 // what failed, replays the shrunk bundle and writes it to dir. A shrink
 // that cannot be done is reported in the result, not as an error: the raw
 // counterexample stands.
-func shrinkCounterexample(cx *faults.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) *shrunkJSON {
+func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) *shrunkJSON {
 	req := shrinkRequest{impl: impl, invariant: cx.Verdict().Violations[0].Invariant, budget: o.shrinkTime, maxSteps: o.maxSteps}
 	if cx.Seeded {
 		seed := cx.Seed
@@ -572,17 +573,17 @@ func shrinkCounterexample(cx *faults.Counterexample, impl play.Impl, implFlags [
 		return &shrunkJSON{Error: "the shrunk bundle did not fail the same way when replayed" + why}
 	}
 	r.Index, r.Profile = cx.Index, cx.Profile
-	shrunk := &faults.Counterexample{Run: r, Source: cx.Source}
-	if err := faults.WriteCounterexample(dir, shrunk, o.seed); err != nil {
+	shrunk := &fuzz.Counterexample{Run: r, Source: cx.Source}
+	if err := fuzz.WriteCounterexample(dir, shrunk, o.seed); err != nil {
 		return &shrunkJSON{Error: fmt.Sprintf("writing the shrunk counterexample to %s: %v", dir, err)}
 	}
 	stats := out.stats
 	if err := writeJSONFile(filepath.Join(dir, "shrink.json"), stats); err != nil {
 		return &shrunkJSON{Error: err.Error()}
 	}
-	bundlePath := filepath.Join(dir, faults.BundleJSON)
+	bundlePath := filepath.Join(dir, fuzz.BundleJSON)
 	return &shrunkJSON{Invariant: out.invariant, BundleHash: out.shrunkHash, Stats: &stats, Violations: r.Verdict().Violations,
-		Dir: dir, Replay: faults.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
+		Dir: dir, Replay: fuzz.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
 		Timeline: replayCommand(bundlePath, shell.Join(implFlags...), req.campaign)}
 }
 
@@ -604,16 +605,16 @@ func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
 
 // reportInvalid writes a run on which the oracles disagreed and prints the
 // questions they answered differently.
-func reportInvalid(w io.Writer, cx *faults.Counterexample, implFlags []string, o fuzzOptions, dir string) (*invalidJSON, error) {
+func reportInvalid(w io.Writer, cx *fuzz.Counterexample, implFlags []string, o fuzzOptions, dir string) (*invalidJSON, error) {
 	path := filepath.Join(dir, invalidDir)
 	if err := os.RemoveAll(path); err != nil {
 		return nil, err
 	}
-	if err := faults.WriteCounterexample(path, cx, o.seed); err != nil {
+	if err := fuzz.WriteCounterexample(path, cx, o.seed); err != nil {
 		return nil, fmt.Errorf("writing the invalid run to %s: %w", path, err)
 	}
 	doc := &invalidJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Guard: cx.Judgement.Guard, Dir: path,
-		Replay: faults.ReplayCommand(implFlags, cx, filepath.Join(path, faults.BundleJSON), o.maxSteps)}
+		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(path, fuzz.BundleJSON), o.maxSteps)}
 	fmt.Fprintf(w, "\nINVALID: run %d (run seed %d): the level checker and the history checker disagree, a harness bug, not a verdict\n",
 		cx.Index, cx.Seed)
 	fmt.Fprintf(w, "  %s\n", cx.Judgement.Guard.String())
@@ -623,11 +624,11 @@ func reportInvalid(w io.Writer, cx *faults.Counterexample, implFlags []string, o
 
 // reportDivergence keeps the bundle that played two ways and prints where
 // the plays first differ.
-func reportDivergence(w io.Writer, d *faults.Divergence, dir string) (*divergenceJSON, error) {
+func reportDivergence(w io.Writer, d *fuzz.Divergence, dir string) (*divergenceJSON, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, faults.BundleJSON)
+	path := filepath.Join(dir, fuzz.BundleJSON)
 	data, err := d.Bundle.MarshalIndent()
 	if err == nil {
 		err = os.WriteFile(path, data, 0o644)
@@ -643,7 +644,7 @@ func reportDivergence(w io.Writer, d *faults.Divergence, dir string) (*divergenc
 		First: d.A, Second: d.B, Bundle: path}, nil
 }
 
-func printFuzzSummary(w io.Writer, doc fuzzJSON, cov faults.Coverage) {
+func printFuzzSummary(w io.Writer, doc fuzzJSON, cov fuzz.Coverage) {
 	outcome := doc.Outcome
 	if doc.Interrupted {
 		outcome += " (interrupted)"

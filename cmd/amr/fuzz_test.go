@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/checker"
-	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -250,7 +250,7 @@ func TestFuzzPrintsACutReplayForAProcessCutInsideATick(t *testing.T) {
 	proc := play.Impl{Name: "./my-daemon", Process: &sim.ProcessSpec{Command: []string{"./my-daemon"}, Regime: sim.RegimeStep}}
 	pf := &processFlags{cmdline: "./my-daemon", regime: sim.RegimeStep, stepTimeout: sim.DefaultStepTimeout, hangLimit: sim.DefaultHangLimit}
 	o := fuzzOptions{seed: 3, noShrink: true}
-	cx := &faults.Counterexample{Run: found, Source: "generated"}
+	cx := &fuzz.Counterexample{Run: found, Source: "generated"}
 
 	var log []sandbox.LogRecord
 	for _, r := range found.Result.Log {

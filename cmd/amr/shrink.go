@@ -11,7 +11,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
-	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/reserve"
@@ -40,7 +40,7 @@ type shrinkJSON struct {
 }
 
 // failsWith is the oracle of amr shrink and amr fuzz: a candidate bundle,
-// run once against impl with the seed faults.Play derives, shows a violation of
+// run once against impl with the seed fuzz.Play derives, shows a violation of
 // the given invariant id — the same id as the original failure, so a shrink
 // never slips to another bug — and the two oracles agree on the run, so it
 // never slips into a harness defect either. With a control implementation (normally the
@@ -58,7 +58,7 @@ func failsWith(impl play.Impl, invariant string, campaign *uint64, control *play
 		if control == nil {
 			return true
 		}
-		c, err := faults.Play(b, *control, campaign, maxSteps)
+		c, err := fuzz.Play(b, *control, campaign, maxSteps)
 		return err == nil && !c.Invalid() && !c.Verdict().Failed()
 	}
 }
@@ -69,22 +69,22 @@ const processTries = 3
 
 // failingPlay plays b until a play, judged valid by both oracles, violates
 // the invariant: once in process, up to processTries times for a process.
-func failingPlay(b *scenarios.Bundle, impl play.Impl, invariant string, campaign *uint64, maxSteps int) (*faults.Run, bool) {
-	p, err := playUntil(b, impl, campaign, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict(), invariant) })
+func failingPlay(b *scenarios.Bundle, impl play.Impl, invariant string, campaign *uint64, maxSteps int) (*fuzz.Run, bool) {
+	p, err := playUntil(b, impl, campaign, maxSteps, func(r *fuzz.Run) bool { return violates(r.Verdict(), invariant) })
 	return p, err == nil && !p.Invalid() && violates(p.Verdict(), invariant)
 }
 
 // playUntil plays b until a valid play satisfies want, at most once in
 // process and processTries times for a process, and returns the last play.
-func playUntil(b *scenarios.Bundle, impl play.Impl, campaign *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
+func playUntil(b *scenarios.Bundle, impl play.Impl, campaign *uint64, maxSteps int, want func(*fuzz.Run) bool) (*fuzz.Run, error) {
 	tries := 1
 	if impl.Process != nil {
 		tries = processTries
 	}
-	var p *faults.Run
+	var p *fuzz.Run
 	var err error
 	for range tries {
-		p, err = faults.Play(b, impl, campaign, maxSteps)
+		p, err = fuzz.Play(b, impl, campaign, maxSteps)
 		if err != nil || (!p.Invalid() && want(p)) {
 			break
 		}
@@ -115,7 +115,7 @@ type shrinkOutcome struct {
 // it, and records the provenance in the result's meta. Errors are bad input:
 // the bundle does not fail, or fails another way, or the control fails it.
 func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error) {
-	first, err := playUntil(b, req.impl, req.campaign, req.maxSteps, func(r *faults.Run) bool {
+	first, err := playUntil(b, req.impl, req.campaign, req.maxSteps, func(r *fuzz.Run) bool {
 		if req.invariant == "" {
 			return r.Failed()
 		}
@@ -138,7 +138,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 			invariantList(first.Verdict()))
 	}
 	if req.control != nil {
-		c, err := faults.Play(b, *req.control, req.campaign, req.maxSteps)
+		c, err := fuzz.Play(b, *req.control, req.campaign, req.maxSteps)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
@@ -39,7 +40,7 @@ func publishedBundle(t *testing.T, name string) *scenarios.Bundle {
 // scenario whose invariant is one of the implementation's targets.
 func firstTarget(t *testing.T, b *scenarios.Bundle, im examples.Impl) string {
 	t.Helper()
-	p, err := faults.Play(b, play.Impl{Name: im.Name, New: im.New}, nil, 0)
+	p, err := fuzz.Play(b, play.Impl{Name: im.Name, New: im.New}, nil, 0)
 	require.NoError(t, err)
 	for _, v := range p.Verdict().Violations {
 		if slices.Contains(im.Targets, v.Invariant) {
@@ -82,10 +83,10 @@ func TestShrinkZoo(t *testing.T) {
 			assert.LessOrEqual(t, res.stats.EventsAfter, res.stats.EventsBefore)
 			assert.LessOrEqual(t, res.stats.TicksAfter, res.stats.TicksBefore)
 
-			p, err := faults.Play(out, impl, nil, 0)
+			p, err := fuzz.Play(out, impl, nil, 0)
 			require.NoError(t, err)
 			assert.True(t, violates(p.Verdict(), inv), "the shrunk bundle must fail the same invariant")
-			c, err := faults.Play(out, ref, nil, 0)
+			c, err := fuzz.Play(out, ref, nil, 0)
 			require.NoError(t, err)
 			assert.False(t, c.Verdict().Failed(), "the reference must pass the shrunk bundle: %v", c.Verdict().Violations)
 
@@ -239,10 +240,10 @@ func declaresAnInvariant(im examples.Impl) bool {
 
 // firstFailingRun plays the generated runs of a campaign until one fails,
 // failing the test when none of the first max does.
-func firstFailingRun(t *testing.T, impl play.Impl, campaign uint64, max int) *faults.Run {
+func firstFailingRun(t *testing.T, impl play.Impl, campaign uint64, max int) *fuzz.Run {
 	t.Helper()
 	for i := range max {
-		r, err := faults.PlayGenerated(campaign, i, faults.DefaultPreset, impl, 0)
+		r, err := fuzz.PlayGenerated(campaign, i, faults.DefaultPreset, impl, 0)
 		require.NoError(t, err)
 		if r.Failed() {
 			return r

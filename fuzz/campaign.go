@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
@@ -41,7 +42,7 @@ type Config struct {
 	// Workers is how many runs are played at once; 0 means GOMAXPROCS. The
 	// outcome does not depend on it.
 	Workers int
-	// Preset names the swarm profile preset; "" means DefaultPreset.
+	// Preset names the swarm profile preset; "" means faults.DefaultPreset.
 	Preset string
 	Shard  Shard
 	// CheckDeterminism plays every run twice and compares the bytes.
@@ -80,7 +81,7 @@ type Run struct {
 	// corpus bundle of unknown provenance, which replays without --seed.
 	Seed    uint64
 	Seeded  bool
-	Profile Profile
+	Profile faults.Profile
 	Seen    Seen
 }
 
@@ -95,7 +96,7 @@ type Counterexample struct {
 type Divergence struct {
 	Index        int
 	Seed         uint64
-	Profile      Profile
+	Profile      faults.Profile
 	Bundle       *scenarios.Bundle
 	HashA, HashB string
 	// Where names the first difference: a sandbox file and line, a run log
@@ -168,13 +169,13 @@ func RunSeed(campaign uint64, i int) uint64 { return rng.Mix(campaign, uint64(i)
 
 // Generated draws run i of a campaign: its profile and its bundle, named
 // after the run and carrying its provenance.
-func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundle, error) {
+func Generated(campaign uint64, i int, preset string) (faults.Profile, *scenarios.Bundle, error) {
 	seed := RunSeed(campaign, i)
-	p, err := DrawProfile(rng.Stream(seed, "profile"), preset)
+	p, err := faults.DrawProfile(rng.Stream(seed, "profile"), preset)
 	if err != nil {
-		return Profile{}, nil, err
+		return faults.Profile{}, nil, err
 	}
-	b := Generate(rng.Stream(seed, "bundle"), p)
+	b := faults.Generate(rng.Stream(seed, "bundle"), p)
 	b.Meta.Name = "l6-fuzz-" + strconv.Itoa(i)
 	b.Meta.Origin = &scenarios.Origin{Kind: "generated",
 		CampaignSeed: strconv.FormatUint(campaign, 10), Run: strconv.Itoa(i)}
@@ -235,10 +236,10 @@ func Campaign(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, errors.New("campaign: give a number of runs or a time budget")
 	}
 	if cfg.Preset == "" {
-		cfg.Preset = DefaultPreset
+		cfg.Preset = faults.DefaultPreset
 	}
-	if _, ok := lookupPreset(cfg.Preset); !ok {
-		return nil, unknownPreset(cfg.Preset)
+	if err := faults.CheckPreset(cfg.Preset); err != nil {
+		return nil, err
 	}
 	cfg.Shard = cfg.Shard.normal()
 	if cfg.Shard.Index < 0 || cfg.Shard.Index >= cfg.Shard.Count {

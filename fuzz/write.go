@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
@@ -29,13 +30,13 @@ func DefaultOutDir(impl string, seed uint64) string {
 // ProfileRecord is the first record of a run's fuzz log, kept as
 // profile.json: which run it was and everything drawn from its seed.
 type ProfileRecord struct {
-	Kind         string   `json:"kind"`
-	CampaignSeed *uint64  `json:"campaign_seed,omitempty"`
-	Run          int      `json:"run"`
-	Seed         *uint64  `json:"seed,omitempty"`
-	EngineSeed   uint64   `json:"engine_seed"`
-	Source       string   `json:"source"`
-	Profile      *Profile `json:"profile,omitempty"`
+	Kind         string          `json:"kind"`
+	CampaignSeed *uint64         `json:"campaign_seed,omitempty"`
+	Run          int             `json:"run"`
+	Seed         *uint64         `json:"seed,omitempty"`
+	EngineSeed   uint64          `json:"engine_seed"`
+	Source       string          `json:"source"`
+	Profile      *faults.Profile `json:"profile,omitempty"`
 }
 
 // Record returns the counterexample's profile record. campaign is the

@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -113,7 +114,7 @@ func TestCampaignStopsAtTheLowestFailingRun(t *testing.T) {
 	require.NotNil(t, sum.Failure)
 	assert.Equal(t, sum.Failure.Index+1, sum.Runs, "every run up to the failure is judged, none after")
 	for i := range sum.Failure.Index {
-		r, err := PlayGenerated(11, i, DefaultPreset, impl, 0)
+		r, err := PlayGenerated(11, i, faults.DefaultPreset, impl, 0)
 		require.NoError(t, err)
 		require.False(t, r.Failed(), "run %d fails too, below the reported one", i)
 	}

@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"fmt"
