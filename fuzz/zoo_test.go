@@ -75,7 +75,7 @@ func TestFuzzerFindsEveryWeakImplementation(t *testing.T) {
 // time to the first failure over 20 campaign seeds (one worker), and prints
 // the table docs/fuzz.md quotes. It runs only with AMR_ZOO_TABLE=1:
 //
-//	AMR_ZOO_TABLE=1 go test ./faults -run TestZooTable -v -timeout 30m
+//	AMR_ZOO_TABLE=1 go test ./fuzz -run TestZooTable -v -timeout 30m
 func TestZooTable(t *testing.T) {
 	if os.Getenv("AMR_ZOO_TABLE") != "1" {
 		t.Skip("set AMR_ZOO_TABLE=1 to measure the zoo table")

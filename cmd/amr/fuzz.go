@@ -483,41 +483,21 @@ func printReplays(w io.Writer, c *corpusJSON) {
 	}
 }
 
-// The subdirectories of --out a counterexample is written to.
-const (
-	rawDir     = "raw"
-	shrunkDir  = "shrunk"
-	invalidDir = "invalid"
-)
-
 // reportCounterexample writes a counterexample as found, shrinks it unless
 // told not to, writes the shrunk run beside the raw one, and prints what it
 // broke and how to replay it. It returns the bundle to keep in the corpus:
-// the shrunk one when there is one.
+// the shrunk one when there is one, as the shrink left it in memory.
 func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexample, impl play.Impl, pf *processFlags,
 	o fuzzOptions, dir string) (*counterexampleJSON, *scenarios.Bundle, error) {
 	implFlags := implFlags(impl.Name, pf)
-	for _, sub := range []string{rawDir, shrunkDir, invalidDir} {
-		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
-			return nil, nil, err
-		}
-	}
-	raw := filepath.Join(dir, rawDir)
-	if err := fuzz.WriteCounterexample(raw, cx, o.seed); err != nil {
-		return nil, nil, fmt.Errorf("writing the counterexample to %s: %w", raw, err)
+	raw, err := fuzz.WriteRaw(dir, cx, o.seed)
+	if err != nil {
+		return nil, nil, err
 	}
 	doc := &counterexampleJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
 		Violations: cx.Verdict().Violations, Dir: raw,
 		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(raw, fuzz.BundleJSON), o.maxSteps)}
-	if cx.Source == "generated" {
-		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
-		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
-	} else {
-		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails\n", cx.Source)
-	}
-	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
-	printViolations(w, cx.Verdict().Violations, 10)
-	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
+	printFound(w, cx, raw)
 	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
 		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, fuzz.BundleJSON)},
 			append(implFlags, "--cut-from", raw)...)...)
@@ -528,63 +508,54 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexamp
 		return doc, cx.Bundle, nil
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %s)...\n", o.shrinkTime)
-	doc.Shrunk = shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, shrunkDir))
+	shrunk, kept := shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
+	doc.Shrunk = shrunk
 	printShrunk(w, doc.Shrunk, doc.Replay)
-	if doc.Shrunk.Error != "" {
+	if kept == nil {
 		return doc, cx.Bundle, nil
-	}
-	kept, _, err := scenarios.Load(filepath.Join(dir, shrunkDir, fuzz.BundleJSON))
-	if err != nil {
-		return nil, nil, err
 	}
 	return doc, kept, nil
 }
 
-// shrinkCounterexample shrinks a counterexample against the invariant it
-// violated first, with the reference as control unless the reference is
-// what failed, replays the shrunk bundle and writes it to dir. A shrink
-// that cannot be done is reported in the result, not as an error: the raw
-// counterexample stands.
-func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) *shrunkJSON {
-	req := shrinkRequest{impl: impl, invariant: cx.Verdict().Violations[0].Invariant, budget: o.shrinkTime, maxSteps: o.maxSteps}
-	if cx.Seeded {
-		seed := cx.Seed
-		req.campaign = &seed
+func printFound(w io.Writer, cx *fuzz.Counterexample, raw string) {
+	if cx.Source == "generated" {
+		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
+		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
+	} else {
+		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails\n", cx.Source)
 	}
+	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
+	printViolations(w, cx.Verdict().Violations, 10)
+	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
+}
+
+// shrinkCounterexample shrinks a counterexample, with the reference as
+// control unless the reference is what failed, and writes the shrunk run to
+// dir. It returns the shrunk bundle to keep, or nil when the shrink could
+// not be done: that is reported in the document, not as an error, and the
+// raw counterexample stands.
+func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) (*shrunkJSON, *scenarios.Bundle) {
+	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version}
 	if impl.Name != examples.ReferenceName {
 		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
-			req.control = &ref
+			req.Control = &ref
 		}
 	}
-	// A process that outran a crash's cut may not fail again: say why.
-	why := ""
-	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
-		why = " (a crash cut this process inside a tick, and a process may outrun such a cut: docs/processes.md)"
-	}
-	out, err := shrinkBundle(cx.Bundle, req)
+	shrunk, s, err := fuzz.ShrinkCounterexample(cx, req)
 	if err != nil {
-		return &shrunkJSON{Error: err.Error() + why}
+		return &shrunkJSON{Error: err.Error()}, nil
 	}
-	r, ok := failingPlay(out.bundle, impl, out.invariant, req.campaign, o.maxSteps)
-	if !ok {
-		if why == "" {
-			why = ": the implementation is not deterministic"
-		}
-		return &shrunkJSON{Error: "the shrunk bundle did not fail the same way when replayed" + why}
-	}
-	r.Index, r.Profile = cx.Index, cx.Profile
-	shrunk := &fuzz.Counterexample{Run: r, Source: cx.Source}
-	if err := fuzz.WriteCounterexample(dir, shrunk, o.seed); err != nil {
-		return &shrunkJSON{Error: fmt.Sprintf("writing the shrunk counterexample to %s: %v", dir, err)}
-	}
-	stats := out.stats
-	if err := writeJSONFile(filepath.Join(dir, "shrink.json"), stats); err != nil {
-		return &shrunkJSON{Error: err.Error()}
+	if err := fuzz.WriteShrunk(dir, shrunk, s, o.seed); err != nil {
+		return &shrunkJSON{Error: err.Error()}, nil
 	}
 	bundlePath := filepath.Join(dir, fuzz.BundleJSON)
-	return &shrunkJSON{Invariant: out.invariant, BundleHash: out.shrunkHash, Stats: &stats, Violations: r.Verdict().Violations,
+	var campaign *uint64
+	if shrunk.Seeded {
+		campaign = &shrunk.Seed
+	}
+	return &shrunkJSON{Invariant: s.Invariant, BundleHash: s.ShrunkHash, Stats: &s.Stats, Violations: shrunk.Verdict().Violations,
 		Dir: dir, Replay: fuzz.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
-		Timeline: replayCommand(bundlePath, shell.Join(implFlags...), req.campaign)}
+		Timeline: fuzz.TimelineCommand(bundlePath, shell.Join(implFlags...), campaign)}, s.Bundle
 }
 
 func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
@@ -606,12 +577,9 @@ func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
 // reportInvalid writes a run on which the oracles disagreed and prints the
 // questions they answered differently.
 func reportInvalid(w io.Writer, cx *fuzz.Counterexample, implFlags []string, o fuzzOptions, dir string) (*invalidJSON, error) {
-	path := filepath.Join(dir, invalidDir)
-	if err := os.RemoveAll(path); err != nil {
+	path, err := fuzz.WriteInvalid(dir, cx, o.seed)
+	if err != nil {
 		return nil, err
-	}
-	if err := fuzz.WriteCounterexample(path, cx, o.seed); err != nil {
-		return nil, fmt.Errorf("writing the invalid run to %s: %w", path, err)
 	}
 	doc := &invalidJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Guard: cx.Judgement.Guard, Dir: path,
 		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(path, fuzz.BundleJSON), o.maxSteps)}

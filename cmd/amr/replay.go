@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/reserve"
@@ -19,16 +18,6 @@ import (
 )
 
 func init() { commands = append(commands, newReplayCmd) }
-
-// violates reports whether a verdict holds a violation of the invariant.
-func violates(v checker.Verdict, invariant string) bool {
-	for _, x := range v.Violations {
-		if x.Invariant == invariant {
-			return true
-		}
-	}
-	return false
-}
 
 // cutSource is an earlier process run whose cuts a replay reproduces.
 type cutSource struct {
