@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/amr-bench/amr/faults"
@@ -19,6 +20,20 @@ import (
 type Shard struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
+}
+
+// ParseShard reads a shard given as "k/n"; "" is the whole campaign.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{Index: 0, Count: 1}, nil
+	}
+	k, n, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(k)
+	c, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || c < 1 || i < 0 || i >= c {
+		return Shard{}, fmt.Errorf("%q: want k/n with 0 <= k < n", s)
+	}
+	return Shard{Index: i, Count: c}, nil
 }
 
 func (s Shard) normal() Shard {

@@ -24,7 +24,7 @@ const (
 // DefaultOutDir is where a campaign's counterexample is written unless told
 // otherwise.
 func DefaultOutDir(impl string, seed uint64) string {
-	return filepath.Join(".amr", "fuzz", impl, strconv.FormatUint(seed, 10))
+	return filepath.Join(".amr", "fuzz", pathName(impl), strconv.FormatUint(seed, 10))
 }
 
 // ProfileRecord is the first record of a run's fuzz log, kept as

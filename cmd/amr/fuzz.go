@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -238,122 +238,46 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(fuzzGCPercent))
 	}
-	impl, err := resolveImpl(cmd, o.implName, pf)
+	cfg, err := fuzzConfig(cmd, &o, pf)
 	if err != nil {
 		return err
 	}
-	flags := cmd.Flags()
-	switch {
-	case o.runs < 1 && flags.Changed("runs"):
-		return usageErr("--runs must be at least 1")
-	case o.budget < 0:
-		return usageErr("--time must not be negative")
-	case o.workers < 1:
-		return usageErr("--workers must be at least 1")
-	case o.maxSteps < 0:
-		return usageErr("--max-steps must not be negative")
-	}
-	if o.budget > 0 && !flags.Changed("runs") {
-		o.runs = 0
-	}
-	if !known(faults.PresetNames(), o.preset) {
-		return usageErr("unknown --profile %q (known: %s)", o.preset, strings.Join(faults.PresetNames(), ", "))
-	}
-	shard, err := parseShard(o.shard)
-	if err != nil {
-		return err
-	}
-	cfg := fuzz.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
-		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}
-
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	human := stdout
 	if o.asJSON {
 		human = stderr
 	}
-	doc := fuzzJSON{Impl: impl.Name, Seed: o.seed, Profile: o.preset, PlannedRuns: o.runs, CheckDeterminism: o.determinism}
-	if shard.Count > 1 {
-		doc.Shard = fmt.Sprintf("%d/%d", shard.Index, shard.Count)
+	doc := fuzzJSON{Impl: cfg.Impl.Name, Seed: o.seed, Profile: o.preset, PlannedRuns: o.runs, CheckDeterminism: o.determinism}
+	if cfg.Shard.Count > 1 {
+		doc.Shard = fmt.Sprintf("%d/%d", cfg.Shard.Index, cfg.Shard.Count)
 	}
 	fmt.Fprintln(human, fuzzHeader(doc, o))
-
 	corpusDir := o.corpus
 	if corpusDir == "" {
-		corpusDir = fuzz.DefaultCorpusDir(pathName(impl.Name))
+		corpusDir = fuzz.DefaultCorpusDir(cfg.Impl.Name)
 	}
 	if !o.noCorpus {
-		entries, problems := fuzz.LoadCorpus(corpusDir)
-		cfg.Corpus = entries
-		doc.Corpus = &corpusJSON{Dir: corpusDir, Replays: []fuzz.Replay{}}
-		for _, p := range problems {
-			fmt.Fprintf(stderr, "warning: %v\n", p)
-			doc.Corpus.Problems = append(doc.Corpus.Problems, p.Error())
-		}
+		cfg.Corpus, doc.Corpus = loadCorpus(stderr, corpusDir)
 	}
-	if o.progress || isTerminal(stderr) {
-		cfg.Progress = progressPrinter(stderr, isTerminal(stderr))
-	}
-
+	// Ctrl-C stops the campaign; it is held until the command ends, so a
+	// process started while shrinking is killed too.
 	ctx, stop := interruptContext(cmd)
 	defer stop()
-	sum, err := fuzz.Campaign(ctx, cfg)
-	if cfg.Progress != nil && isTerminal(stderr) {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	sum, err := campaign(ctx, stderr, cfg, o.progress)
 	if err != nil {
 		return &exitError{code: exitBad, err: err}
 	}
-	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
-	doc.FailedRuns, doc.InvalidRuns, doc.Found = sum.FailedRuns, sum.InvalidRuns, sum.Found
-	doc.Interrupted = ctx.Err() != nil
-	if doc.Seconds > 0 {
-		doc.RunsPerSecond = float64(sum.Runs) / doc.Seconds
-	}
-	doc.Coverage = sum.Coverage.Counts()
+	summarize(&doc, sum, ctx.Err() != nil)
 	if doc.Corpus != nil {
 		doc.Corpus.Replays = append(doc.Corpus.Replays, sum.Replays...)
 		printReplays(human, doc.Corpus)
 	}
-
-	outDir := o.out
-	if outDir == "" {
-		outDir = fuzz.DefaultOutDir(pathName(impl.Name), o.seed)
-	}
-	switch {
-	case sum.Divergence != nil:
-		d, err := reportDivergence(human, sum.Divergence, outDir)
-		if err != nil {
-			return err
-		}
-		doc.Divergence = d
-	case sum.Invalid != nil:
-		inv, err := reportInvalid(human, sum.Invalid, implFlags(impl.Name, pf), o, outDir)
-		if err != nil {
-			return err
-		}
-		doc.Invalid = inv
-	case sum.Failure != nil:
-		cx, kept, err := reportCounterexample(cmd, human, sum.Failure, impl, pf, o, outDir)
-		if err != nil {
-			return err
-		}
-		doc.Counterexample = cx
-		if doc.Corpus != nil && sum.Failure.Source == "generated" {
-			path, added, err := fuzz.SaveToCorpus(corpusDir, kept)
-			if err != nil {
-				return fmt.Errorf("keeping the counterexample in the corpus: %w", err)
-			}
-			doc.Corpus.Kept = path
-			if added {
-				fmt.Fprintf(human, "  kept in the corpus: %s\n", path)
-			}
-		}
+	if err := reportOutcome(cmd, human, &doc, sum, cfg.Impl, pf, o, corpusDir); err != nil {
+		return err
 	}
 	printFuzzSummary(human, doc, sum.Coverage)
 	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := printJSON(stdout, doc); err != nil {
 			return err
 		}
 	}
@@ -362,6 +286,112 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		return &exitError{code: exitInvalid}
 	case sum.Failure != nil:
 		return &exitError{code: exitFail}
+	}
+	return nil
+}
+
+// fuzzConfig checks the flags and turns them into a campaign. A time
+// budget without --runs leaves the number of runs open.
+func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Config, error) {
+	impl, err := resolveImpl(cmd, o.implName, pf)
+	if err != nil {
+		return fuzz.Config{}, err
+	}
+	flags := cmd.Flags()
+	switch {
+	case o.runs < 1 && flags.Changed("runs"):
+		return fuzz.Config{}, usageErr("--runs must be at least 1")
+	case o.budget < 0:
+		return fuzz.Config{}, usageErr("--time must not be negative")
+	case o.workers < 1:
+		return fuzz.Config{}, usageErr("--workers must be at least 1")
+	case o.maxSteps < 0:
+		return fuzz.Config{}, usageErr("--max-steps must not be negative")
+	}
+	if o.budget > 0 && !flags.Changed("runs") {
+		o.runs = 0
+	}
+	if faults.CheckPreset(o.preset) != nil {
+		return fuzz.Config{}, usageErr("unknown --profile %q (known: %s)", o.preset, strings.Join(faults.PresetNames(), ", "))
+	}
+	shard, err := fuzz.ParseShard(o.shard)
+	if err != nil {
+		return fuzz.Config{}, usageErr("--shard %v", err)
+	}
+	return fuzz.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
+		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}, nil
+}
+
+// loadCorpus reads the corpus a campaign replays first; a file that does
+// not load is a warning, and listed in the document.
+func loadCorpus(stderr io.Writer, dir string) ([]fuzz.CorpusEntry, *corpusJSON) {
+	entries, problems := fuzz.LoadCorpus(dir)
+	doc := &corpusJSON{Dir: dir, Replays: []fuzz.Replay{}}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "warning: %v\n", p)
+		doc.Problems = append(doc.Problems, p.Error())
+	}
+	return entries, doc
+}
+
+// campaign plays the campaign until it ends or ctx does, with progress on
+// stderr when it is a terminal or when asked for.
+func campaign(ctx context.Context, stderr io.Writer, cfg fuzz.Config, progress bool) (*fuzz.Summary, error) {
+	if progress || isTerminal(stderr) {
+		cfg.Progress = progressPrinter(stderr, isTerminal(stderr))
+	}
+	sum, err := fuzz.Campaign(ctx, cfg)
+	if cfg.Progress != nil && isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	return sum, err
+}
+
+// summarize copies a campaign's counts into the document.
+func summarize(doc *fuzzJSON, sum *fuzz.Summary, interrupted bool) {
+	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
+	doc.FailedRuns, doc.InvalidRuns, doc.Found = sum.FailedRuns, sum.InvalidRuns, sum.Found
+	doc.Interrupted = interrupted
+	if doc.Seconds > 0 {
+		doc.RunsPerSecond = float64(sum.Runs) / doc.Seconds
+	}
+	doc.Coverage = sum.Coverage.Counts()
+}
+
+// reportOutcome writes and prints how the campaign ended, when it found
+// something, and keeps a generated counterexample in the corpus.
+func reportOutcome(cmd *cobra.Command, human io.Writer, doc *fuzzJSON, sum *fuzz.Summary, impl play.Impl, pf *processFlags,
+	o fuzzOptions, corpusDir string) error {
+	outDir := o.out
+	if outDir == "" {
+		outDir = fuzz.DefaultOutDir(impl.Name, o.seed)
+	}
+	var err error
+	switch {
+	case sum.Divergence != nil:
+		doc.Divergence, err = reportDivergence(human, sum.Divergence, outDir)
+	case sum.Invalid != nil:
+		doc.Invalid, err = reportInvalid(human, sum.Invalid, implFlags(impl.Name, pf), o, outDir)
+	case sum.Failure != nil:
+		var kept *scenarios.Bundle
+		doc.Counterexample, kept, err = reportCounterexample(cmd, human, sum.Failure, impl, pf, o, outDir)
+		if err == nil && doc.Corpus != nil && sum.Failure.Source == "generated" {
+			err = keepInCorpus(human, doc.Corpus, corpusDir, kept)
+		}
+	}
+	return err
+}
+
+// keepInCorpus keeps a generated counterexample's bundle in the corpus, so
+// the next campaign replays it first.
+func keepInCorpus(human io.Writer, doc *corpusJSON, dir string, b *scenarios.Bundle) error {
+	path, added, err := fuzz.SaveToCorpus(dir, b)
+	if err != nil {
+		return fmt.Errorf("keeping the counterexample in the corpus: %w", err)
+	}
+	doc.Kept = path
+	if added {
+		fmt.Fprintf(human, "  kept in the corpus: %s\n", path)
 	}
 	return nil
 }
@@ -386,46 +416,6 @@ func fuzzHeader(doc fuzzJSON, o fuzzOptions) string {
 		h += ", " + strings.Join(extra, ", ")
 	}
 	return h
-}
-
-func known(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// parseShard reads "k/n".
-func parseShard(s string) (fuzz.Shard, error) {
-	if s == "" {
-		return fuzz.Shard{Index: 0, Count: 1}, nil
-	}
-	k, n, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(k)
-	c, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || c < 1 || i < 0 || i >= c {
-		return fuzz.Shard{}, usageErr("--shard %q: want k/n with 0 <= k < n", s)
-	}
-	return fuzz.Shard{Index: i, Count: c}, nil
-}
-
-// pathName makes an implementation name (a process's command line, say)
-// usable as one path element.
-func pathName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	if s := strings.Trim(b.String(), "."); s != "" {
-		return s
-	}
-	return "impl"
 }
 
 func isTerminal(w io.Writer) bool {
