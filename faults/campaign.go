@@ -10,7 +10,6 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/internal/rng"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/suite"
@@ -225,7 +224,7 @@ func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Ru
 // PlayEngine is Play with the engine seed given outright, as a replay of a
 // recorded run log has it.
 func PlayEngine(b *scenarios.Bundle, impl suite.Impl, engine uint64, maxSteps int) (*Run, error) {
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
 	}

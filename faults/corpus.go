@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/amr-bench/amr/internal/rng"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -64,11 +63,11 @@ func LoadCorpus(dir string) ([]CorpusEntry, []error) {
 // SaveToCorpus keeps a failing bundle in dir in its single-JSON form, named
 // by its canonical hash. added is false when it was already there.
 func SaveToCorpus(dir string, b *scenarios.Bundle) (path string, added bool, err error) {
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return "", false, err
 	}
-	path = filepath.Join(dir, strings.TrimPrefix(hash, reserve.HashPrefix)+".json")
+	path = filepath.Join(dir, strings.TrimPrefix(hash, scenarios.HashPrefix)+".json")
 	if _, err := os.Stat(path); err == nil {
 		return path, false, nil
 	}

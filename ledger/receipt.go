@@ -21,7 +21,8 @@ import (
 	"fmt"
 
 	"github.com/amr-bench/amr/checker"
-	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/internal/jcs"
+	"github.com/amr-bench/amr/scenarios"
 )
 
 // Format tags a receipt.
@@ -145,14 +146,14 @@ func Fingerprint(name, harnessVersion string) string {
 // Digest is "sha256:" and the hex SHA-256 of data.
 func Digest(data []byte) string {
 	sum := sha256.Sum256(data)
-	return reserve.HashPrefix + hex.EncodeToString(sum[:])
+	return scenarios.HashPrefix + hex.EncodeToString(sum[:])
 }
 
 // Canonical returns the receipt's canonical JSON without its content hash:
 // the bytes the content hash covers.
 func (r Receipt) Canonical() ([]byte, error) {
 	r.ContentHash = ""
-	data, err := reserve.Marshal(r)
+	data, err := jcs.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("receipt %s run %d: %w", r.Scenario, r.Run, err)
 	}
@@ -174,7 +175,7 @@ func (r Receipt) Line() ([]byte, error) {
 	if r.ContentHash == "" {
 		return nil, errors.New("ledger: receipt has no content hash")
 	}
-	data, err := reserve.Marshal(r)
+	data, err := jcs.Marshal(r)
 	if err != nil {
 		return nil, err
 	}

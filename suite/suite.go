@@ -18,7 +18,6 @@ import (
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/ledger"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -139,7 +138,7 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
 	}

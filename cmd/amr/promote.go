@@ -15,7 +15,6 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
 )
@@ -35,7 +34,7 @@ var scenarioName = regexp.MustCompile(`^l([0-6])-[a-z0-9]+(-[a-z0-9]+)*$`)
 func contentHash(b *scenarios.Bundle) (string, error) {
 	c := *b
 	c.Meta = scenarios.Meta{TopLevel: b.Meta.TopLevel, Horizon: b.Meta.Horizon}
-	return reserve.BundleHash(&c)
+	return c.Hash()
 }
 
 // publishedDir is one scenario directory found in the published set.

@@ -10,7 +10,6 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -54,7 +53,7 @@ func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
 	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Seed == nil {
 		return nil, usageErr("--cut-from %s: the run log does not start with a start record carrying the seed", path)
 	}
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, err
 	}

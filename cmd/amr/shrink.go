@@ -13,7 +13,6 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
 	"github.com/amr-bench/amr/suite"
@@ -165,7 +164,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 func withProvenance(s, original *scenarios.Bundle, req shrinkRequest, inv, originalHash string) (string, error) {
 	s.Meta.Description = fmt.Sprintf("Shrunk from %s: %s violates %s.", original.Meta.Name, req.impl.Name, inv)
 	s.Meta.Origin = nil
-	hash, err := reserve.BundleHash(s)
+	hash, err := s.Hash()
 	if err != nil {
 		return "", err
 	}
