@@ -11,6 +11,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/suite"
 )
@@ -32,7 +33,7 @@ func (s Shard) normal() Shard {
 // Config is one campaign.
 type Config struct {
 	Impl suite.Impl
-	// Seed is the campaign seed; run i's seed is rng.Mix(Seed, i).
+	// Seed is the campaign seed; run i's run seed is seeds.Run(Seed, i).
 	Seed uint64
 	// Runs is the size of the whole campaign's run space (all shards
 	// together). 0 means no limit: Time must then be set.
@@ -76,8 +77,8 @@ type Run struct {
 	Index int
 	// Seed is the run seed, from which its profile and bundle derive. It is
 	// also what `amr run --runs 1 --seed` takes to replay the run: the
-	// engine seed is suite.RunSeed(bundle, &Seed, 1). Seeded is false for a
-	// corpus bundle of unknown provenance, which replays without --seed.
+	// engine seed is seeds.Engine(Seed, 1). Seeded is false for a corpus
+	// bundle of unknown provenance, which replays without --seed.
 	Seed       uint64
 	Seeded     bool
 	EngineSeed uint64
@@ -191,13 +192,10 @@ func (s *Summary) Outcome() string {
 	return OutcomeClean
 }
 
-// RunSeed is run i's seed in a campaign.
-func RunSeed(campaign uint64, i int) uint64 { return rng.Mix(campaign, uint64(i)) }
-
 // Generated draws run i of a campaign: its profile and its bundle, named
 // after the run and carrying its provenance.
 func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundle, error) {
-	seed := RunSeed(campaign, i)
+	seed := seeds.Run(campaign, i)
 	p, err := DrawProfile(rng.Stream(seed, "profile"), preset)
 	if err != nil {
 		return Profile{}, nil, err
@@ -214,7 +212,7 @@ func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundl
 // and reads its coverage. So a command printed for a counterexample replays
 // exactly the run that failed.
 func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Run, error) {
-	r, err := PlayEngine(b, impl, suite.RunSeed(b, seed, 1), maxSteps)
+	r, err := PlayEngine(b, impl, seeds.Engine(seeds.RunOr(seed, b.Meta.Name), 1), maxSteps)
 	if err == nil && seed != nil {
 		r.Seed, r.Seeded = *seed, true
 	}
@@ -253,7 +251,7 @@ func PlayGenerated(campaign uint64, i int, preset string, impl suite.Impl, maxSt
 	if errs := scenarios.Validate(b, nil).Errors(); len(errs) > 0 {
 		return nil, fmt.Errorf("run %d (campaign seed %d): the generator made an invalid bundle:\n%s", i, campaign, errs.Error())
 	}
-	seed := RunSeed(campaign, i)
+	seed := seeds.Run(campaign, i)
 	r, err := Play(b, impl, &seed, maxSteps)
 	if err != nil {
 		return nil, fmt.Errorf("run %d (campaign seed %d): %w", i, campaign, err)

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 )
 
 // CorpusEntry is one kept failing bundle.
@@ -94,5 +94,5 @@ func ReplaySeed(b *scenarios.Bundle) (seed uint64, ok bool) {
 	if err1 != nil || err2 != nil || run < 0 {
 		return 0, false
 	}
-	return rng.Mix(campaign, uint64(run)), true
+	return seeds.Run(campaign, run), true
 }

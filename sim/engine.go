@@ -31,8 +31,9 @@ const DefaultMaxSteps = 64
 
 // Options are a run's parameters besides the bundle and implementation.
 type Options struct {
-	// Seed is the run seed: it orders same-tick events and is handed to
-	// the implementation for choices of its own.
+	// Seed is the engine seed (package seeds): it orders same-tick events,
+	// and the implementation is handed seeds.Impl of it for choices of its
+	// own.
 	Seed uint64
 	// MaxSteps bounds the steps per tick; 0 means DefaultMaxSteps. For a
 	// one-shot process it bounds the invocations per tick.
@@ -214,10 +215,6 @@ func newEngine(b *scenarios.Bundle, opts Options) *engine {
 func logSize(b *scenarios.Bundle, timeline []int) int {
 	return len(timeline) + len(b.Inbox) + len(b.Approvals) + len(b.Signals) + 2*len(b.Faults) + 4
 }
-
-// implSeed is the seed handed to the implementation: derived from the run
-// seed, so its choices do not share a stream with the harness's.
-func implSeed(seed uint64) uint64 { return rng.Mix(seed, rng.Hash("impl")) }
 
 func (e *engine) run() (*Result, error) {
 	if err := e.init(); err != nil {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
-	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/ledger"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -45,10 +45,11 @@ type Impl struct {
 type Config struct {
 	// Runs is how many scored runs per bundle (spec §5: five).
 	Runs int
-	// Seed, when set, is the campaign seed every run seed derives from;
-	// otherwise run seeds derive from the bundle's name, so two
-	// invocations agree byte for byte.
-	Seed *uint64
+	// RunSeed, when set, is the run seed of every bundle: scored run i plays
+	// with the engine seed seeds.Engine(RunSeed, i). Otherwise each bundle's
+	// run seed derives from its name (seeds.Named), so two invocations agree
+	// byte for byte.
+	RunSeed *uint64
 	// Out, when set, is where every run's sandbox, run log and verdict are
 	// kept: Out/<scenario>/run-<i>/.
 	Out string
@@ -123,16 +124,6 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// RunSeed derives run i's seed: from the campaign seed when one is given,
-// otherwise from the bundle's name.
-func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
-	base := rng.Hash("bundle:" + b.Meta.Name)
-	if campaign != nil {
-		base = *campaign
-	}
-	return rng.Mix(base, uint64(i))
-}
-
 // Run plays a bundle cfg.Runs times against impl and judges each run.
 func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
@@ -156,7 +147,7 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 }
 
 func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
-	seed := RunSeed(b, cfg.Seed, i)
+	seed := seeds.Engine(seeds.RunOr(cfg.RunSeed, b.Meta.Name), i)
 	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, seed, i); err != nil || ok {
 		return rr, err
 	}

@@ -548,7 +548,7 @@ func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags 
 	req := shrinkRequest{impl: impl, invariant: cx.Verdict.Violations[0].Invariant, budget: o.shrinkTime, maxSteps: o.maxSteps}
 	if cx.Seeded {
 		seed := cx.Seed
-		req.campaign = &seed
+		req.runSeed = &seed
 	}
 	if impl.Name != examples.ReferenceName {
 		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
@@ -564,7 +564,7 @@ func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags 
 	if err != nil {
 		return &shrunkJSON{Error: err.Error() + why}
 	}
-	r, ok := failingPlay(out.bundle, impl, out.invariant, req.campaign, o.maxSteps)
+	r, ok := failingPlay(out.bundle, impl, out.invariant, req.runSeed, o.maxSteps)
 	if !ok {
 		if why == "" {
 			why = ": the implementation is not deterministic"
@@ -583,7 +583,7 @@ func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags 
 	bundlePath := filepath.Join(dir, faults.BundleJSON)
 	return &shrunkJSON{Invariant: out.invariant, BundleHash: out.shrunkHash, Stats: &stats, Violations: r.Verdict.Violations,
 		Dir: dir, Replay: faults.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
-		Timeline: replayCommand(bundlePath, shell.Join(implFlags...), req.campaign)}
+		Timeline: replayCommand(bundlePath, shell.Join(implFlags...), req.runSeed)}
 }
 
 func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {

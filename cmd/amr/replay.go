@@ -11,6 +11,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
@@ -135,28 +136,28 @@ two oracles disagree on the run.`,
 			if err != nil {
 				return err
 			}
-			var campaign *uint64
+			var runSeed *uint64
 			if cmd.Flags().Changed("seed") {
-				campaign = &seed
+				runSeed = &seed
 			}
-			runSeed := suite.RunSeed(b, campaign, 1)
+			engine := seeds.Engine(seeds.RunOr(runSeed, b.Meta.Name), 1)
 			if cutFrom != "" {
 				if impl.Process == nil {
 					return usageErr("--cut-from replays where a process run's crashes landed; it needs --impl-cmd (in process a crash lands exactly at its write)")
 				}
-				if campaign != nil {
+				if runSeed != nil {
 					return usageErr("--cut-from replays the run seed of its run log; --seed does not apply")
 				}
 				src, err := readCuts(cutFrom, b)
 				if err != nil {
 					return err
 				}
-				runSeed = src.seed
+				engine = src.seed
 				spec := *impl.Process
 				spec.Cuts = src.cuts
 				impl.Process = &spec
 			}
-			p, err := faults.PlayEngine(b, impl, runSeed, 0)
+			p, err := faults.PlayEngine(b, impl, engine, 0)
 			if err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
@@ -186,7 +187,7 @@ two oracles disagree on the run.`,
 	proc = addProcessFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&implName, "impl", examples.ReferenceName, "implementation to run (default: meta.origin.impl when built in, else the reference)")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed, as for 'amr run --runs 1 --seed N' (default: derived from the bundle)")
+	f.Uint64Var(&seed, "seed", 0, "run seed, as 'amr fuzz' prints it and 'amr run --seed' takes it (default: derived from the bundle's name)")
 	f.StringVar(&out, "out", "", "keep the run's sandbox, run log, verdict and timeline under this directory")
 	f.BoolVar(&asJSON, "json", false, "print the timeline as JSON records")
 	f.BoolVar(&refs, "refs", false, "show each entry's file:line")

@@ -91,7 +91,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 			}
 			cfg := suite.Config{Runs: runs, Out: out, MaxSteps: maxSteps, Context: ctx}
 			if cmd.Flags().Changed("seed") {
-				cfg.Seed = &seed
+				cfg.RunSeed = &seed
 			}
 			cfg.Force, cfg.HarnessVersion = force, version
 			if ledgerAt != "" {
@@ -100,7 +100,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 				}
 			}
 			receipted := len(cfg.Ledger.Receipts())
-			doc := runJSON{Impl: impl.Name, Runs: runs, Seed: cfg.Seed, Passed: true}
+			doc := runJSON{Impl: impl.Name, Runs: runs, Seed: cfg.RunSeed, Passed: true}
 			if impl.Process != nil {
 				doc.Process = impl.Process.Params()
 			}
@@ -153,7 +153,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 	f := cmd.Flags()
 	f.StringVar(&implName, "impl", "reference", "implementation to run (see 'amr impls')")
 	f.IntVar(&runs, "runs", 5, "scored runs per bundle")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed for the run seeds (default: derived from each bundle)")
+	f.Uint64Var(&seed, "seed", 0, "run seed of every bundle: scored run k plays with an engine seed derived from it and k (default: derived from each bundle's name)")
 	f.StringVar(&out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.IntVar(&maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")

@@ -49,15 +49,15 @@ type shrinkJSON struct {
 // A process implementation may get further than a crash meant to cut it
 // (docs/processes.md), so one play of a candidate is not the whole answer:
 // it gets up to processTries plays and fails when any of them does.
-func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *suite.Impl, maxSteps int) shrink.Oracle {
+func failsWith(impl suite.Impl, invariant string, runSeed *uint64, control *suite.Impl, maxSteps int) shrink.Oracle {
 	return func(b *scenarios.Bundle) bool {
-		if _, ok := failingPlay(b, impl, invariant, campaign, maxSteps); !ok {
+		if _, ok := failingPlay(b, impl, invariant, runSeed, maxSteps); !ok {
 			return false
 		}
 		if control == nil {
 			return true
 		}
-		c, err := faults.Play(b, *control, campaign, maxSteps)
+		c, err := faults.Play(b, *control, runSeed, maxSteps)
 		return err == nil && !c.Invalid() && !c.Verdict.Failed()
 	}
 }
@@ -68,14 +68,14 @@ const processTries = 3
 
 // failingPlay plays b until a play, judged valid by both oracles, violates
 // the invariant: once in process, up to processTries times for a process.
-func failingPlay(b *scenarios.Bundle, impl suite.Impl, invariant string, campaign *uint64, maxSteps int) (*faults.Run, bool) {
-	p, err := playUntil(b, impl, campaign, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict, invariant) })
+func failingPlay(b *scenarios.Bundle, impl suite.Impl, invariant string, runSeed *uint64, maxSteps int) (*faults.Run, bool) {
+	p, err := playUntil(b, impl, runSeed, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict, invariant) })
 	return p, err == nil && !p.Invalid() && violates(p.Verdict, invariant)
 }
 
 // playUntil plays b until a valid play satisfies want, at most once in
 // process and processTries times for a process, and returns the last play.
-func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
+func playUntil(b *scenarios.Bundle, impl suite.Impl, runSeed *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
 	tries := 1
 	if impl.Process != nil {
 		tries = processTries
@@ -83,7 +83,7 @@ func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps 
 	var p *faults.Run
 	var err error
 	for range tries {
-		p, err = faults.Play(b, impl, campaign, maxSteps)
+		p, err = faults.Play(b, impl, runSeed, maxSteps)
 		if err != nil || (!p.Invalid() && want(p)) {
 			break
 		}
@@ -95,7 +95,7 @@ func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps 
 type shrinkRequest struct {
 	impl      suite.Impl
 	invariant string // empty: the first violation of the original run
-	campaign  *uint64
+	runSeed   *uint64
 	control   *suite.Impl
 	budget    time.Duration
 	maxSteps  int // steps per tick, as the failing run had them (0: the default)
@@ -114,7 +114,7 @@ type shrinkOutcome struct {
 // it, and records the provenance in the result's meta. Errors are bad input:
 // the bundle does not fail, or fails another way, or the control fails it.
 func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error) {
-	first, err := playUntil(b, req.impl, req.campaign, req.maxSteps, func(r *faults.Run) bool {
+	first, err := playUntil(b, req.impl, req.runSeed, req.maxSteps, func(r *faults.Run) bool {
 		if req.invariant == "" {
 			return r.Failed()
 		}
@@ -137,7 +137,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 			invariantList(first.Verdict))
 	}
 	if req.control != nil {
-		c, err := faults.Play(b, *req.control, req.campaign, req.maxSteps)
+		c, err := faults.Play(b, *req.control, req.runSeed, req.maxSteps)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +146,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 				req.control.Name, b.Meta.Name, invariantList(c.Verdict))
 		}
 	}
-	res, err := shrink.Shrink(b, failsWith(req.impl, inv, req.campaign, req.control, req.maxSteps), shrink.Options{Budget: req.budget})
+	res, err := shrink.Shrink(b, failsWith(req.impl, inv, req.runSeed, req.control, req.maxSteps), shrink.Options{Budget: req.budget})
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +196,10 @@ func invariantList(v checker.Verdict) string {
 }
 
 // replayCommand is the command that replays a bundle's run.
-func replayCommand(path, implFlags string, campaign *uint64) string {
+func replayCommand(path, implFlags string, runSeed *uint64) string {
 	cmd := "amr replay " + shell.Quote(path) + " " + implFlags
-	if campaign != nil {
-		cmd += " --seed " + strconv.FormatUint(*campaign, 10)
+	if runSeed != nil {
+		cmd += " --seed " + strconv.FormatUint(*runSeed, 10)
 	}
 	return cmd
 }
@@ -252,7 +252,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 			}
 			req := shrinkRequest{impl: impl, invariant: invariant, budget: budget}
 			if cmd.Flags().Changed("seed") {
-				req.campaign = &seed
+				req.runSeed = &seed
 			}
 			if controlName != "" && controlName != impl.Name {
 				c, err := lookupImpl(controlName)
@@ -279,9 +279,9 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 			if target == "" {
 				target = "BUNDLE"
 			}
-			doc := shrinkJSON{Scenario: b.Meta.Name, Impl: impl.Name, Invariant: res.invariant, Seed: req.campaign,
+			doc := shrinkJSON{Scenario: b.Meta.Name, Impl: impl.Name, Invariant: res.invariant, Seed: req.runSeed,
 				OriginalHash: res.originalHash, ShrunkHash: res.shrunkHash, Stats: res.stats, Out: out,
-				Replay: replayCommand(target, implArgs(impl.Name, proc), req.campaign), Bundle: res.bundle}
+				Replay: replayCommand(target, implArgs(impl.Name, proc), req.runSeed), Bundle: res.bundle}
 			if req.control != nil {
 				doc.Control = req.control.Name
 			}
@@ -305,7 +305,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 	f := cmd.Flags()
 	f.StringVar(&implName, "impl", "", "implementation that fails the bundle (see 'amr impls')")
 	f.StringVar(&invariant, "invariant", "", "invariant id the shrunk bundle must still violate (default: the first violation)")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed of the run, as for 'amr run --runs 1 --seed N' (default: derived from the bundle)")
+	f.Uint64Var(&seed, "seed", 0, "run seed of the failing run, as 'amr fuzz' prints it and 'amr run --seed' takes it (default: derived from the bundle's name)")
 	f.DurationVar(&budget, "time", shrink.DefaultBudget, "time budget of the shrink")
 	f.StringVar(&out, "out", "", "write the shrunk bundle to this directory (directory form)")
 	f.StringVar(&controlName, "control", examples.ReferenceName, "implementation that must pass every candidate ('' for none)")

@@ -204,7 +204,7 @@ func TestShrinkGeneratedCounterexamples(t *testing.T) {
 			require.NoError(t, err)
 			found := firstFailingRun(t, impl, 99, 200)
 			seed := found.Seed
-			res, err := shrinkBundle(found.Bundle, shrinkRequest{impl: impl, campaign: &seed, control: &ref})
+			res, err := shrinkBundle(found.Bundle, shrinkRequest{impl: impl, runSeed: &seed, control: &ref})
 			require.NoError(t, err)
 			assert.False(t, res.stats.BudgetHit)
 			assert.LessOrEqual(t, res.stats.EventsAfter, 6)
