@@ -459,7 +459,7 @@ func (w *world) prompt(wk *work, stuffed bool) string {
 	return b.String()
 }
 
-// pick chooses an index below n from the run seed, the work item and a
+// pick chooses an index below n from the implementation's seed, the work item and a
 // purpose, so the same run makes the same choices.
 func pick(seed uint64, workID, purpose string, n int) int {
 	if n <= 1 {

@@ -75,13 +75,12 @@ type Progress struct {
 type Run struct {
 	// Index is the run's place in the campaign; -1 for a corpus replay.
 	Index int
-	// Seed is the run seed, from which its profile and bundle derive. It is
-	// also what `amr run --runs 1 --seed` takes to replay the run: the
-	// engine seed is seeds.Engine(Seed, 1). Seeded is false for a corpus
-	// bundle of unknown provenance, which replays without --seed.
-	Seed       uint64
-	Seeded     bool
-	EngineSeed uint64
+	// Seeds are the run's: the campaign seed for a generated run, the run
+	// seed its profile and bundle derive from (what `amr run --runs 1
+	// --seed` takes to replay it), and the engine seed it was played with,
+	// seeds.Engine(run, 1). A corpus bundle of unknown provenance has the
+	// run seed of its name, and replays without --seed.
+	Seeds      seeds.Seeds
 	Profile    Profile
 	Bundle     *scenarios.Bundle
 	BundleHash string
@@ -123,7 +122,7 @@ type Counterexample struct {
 // Divergence is a run whose two plays differed.
 type Divergence struct {
 	Index        int
-	Seed         uint64
+	Seeds        seeds.Seeds
 	Profile      Profile
 	Bundle       *scenarios.Bundle
 	HashA, HashB string
@@ -212,9 +211,10 @@ func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundl
 // and reads its coverage. So a command printed for a counterexample replays
 // exactly the run that failed.
 func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Run, error) {
-	r, err := PlayEngine(b, impl, seeds.Engine(seeds.RunOr(seed, b.Meta.Name), 1), maxSteps)
-	if err == nil && seed != nil {
-		r.Seed, r.Seeded = *seed, true
+	s := seeds.OfScored(seeds.RunOr(seed, b.Meta.Name), 1)
+	r, err := PlayEngine(b, impl, uint64(*s.Engine), maxSteps)
+	if err == nil {
+		r.Seeds = s
 	}
 	return r, err
 }
@@ -233,7 +233,7 @@ func PlayEngine(b *scenarios.Bundle, impl suite.Impl, engine uint64, maxSteps in
 	}
 	files := res.Files.Files()
 	j := suite.Judge(b, files, res.Log)
-	r := &Run{Index: -1, EngineSeed: engine, Bundle: b, BundleHash: hash, Result: res,
+	r := &Run{Index: -1, Seeds: seeds.OfEngine(engine), Bundle: b, BundleHash: hash, Result: res,
 		Judgement: j, Verdict: j.Level, Seen: Observe(b, files, res.Log)}
 	// A process run leaves its directory on disk; everything judged, and
 	// the process's own output, is in memory already.
@@ -256,7 +256,7 @@ func PlayGenerated(campaign uint64, i int, preset string, impl suite.Impl, maxSt
 	if err != nil {
 		return nil, fmt.Errorf("run %d (campaign seed %d): %w", i, campaign, err)
 	}
-	r.Index, r.Profile = i, p
+	r.Index, r.Profile, r.Seeds = i, p, seeds.OfGenerated(campaign, i)
 	return r, nil
 }
 
@@ -311,7 +311,7 @@ type campaign struct {
 func (c *campaign) replayCorpus() error {
 	for _, e := range c.cfg.Corpus {
 		var seed *uint64
-		if s, ok := ReplaySeed(e.Bundle); ok {
+		if s, ok := OriginRunSeed(e.Bundle); ok {
 			seed = &s
 		}
 		r, err := Play(e.Bundle, c.cfg.Impl, seed, c.cfg.MaxSteps)

@@ -80,11 +80,11 @@ func SaveToCorpus(dir string, b *scenarios.Bundle) (path string, added bool, err
 	return path, true, nil
 }
 
-// ReplaySeed recovers the run seed of a bundle a campaign generated (or one
+// OriginRunSeed recovers the run seed of a bundle a campaign generated (or one
 // shrunk or promoted from it, which keeps the provenance), so a replay meets
 // the engine seed the failure was found with. ok is false for other
 // bundles; they replay with the seed `amr run` derives from their name.
-func ReplaySeed(b *scenarios.Bundle) (seed uint64, ok bool) {
+func OriginRunSeed(b *scenarios.Bundle) (seed uint64, ok bool) {
 	o := b.Meta.Origin
 	if o == nil || o.CampaignSeed == "" || o.Run == "" {
 		return 0, false

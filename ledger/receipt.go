@@ -2,7 +2,7 @@
 //
 // A receipt says what one scenario run was and what it found: the bundle's
 // canonical hash, the implementation's fingerprint, the harness version, the
-// run seed, the status (ran, skipped, failed-to-run), the verdict, the hash
+// engine seed, the status (ran, skipped, failed-to-run), the verdict, the hash
 // of every artifact the run wrote, and the content hash of the previous
 // receipt. Its own content_hash covers its canonical JSON (RFC 8785) without
 // that field, so a receipt is content-addressed and the ledger is a chain:
@@ -53,8 +53,8 @@ type Receipt struct {
 	BundleHash     string `json:"bundle_hash"`
 	Impl           Impl   `json:"impl"`
 	HarnessVersion string `json:"harness_version"`
-	// Seed is the run seed in decimal: canonical JSON numbers cannot hold
-	// every 64-bit seed exactly.
+	// Seed is the engine seed the run was played with, in decimal:
+	// canonical JSON numbers cannot hold every 64-bit seed exactly.
 	Seed   string `json:"seed"`
 	Run    int    `json:"run"`
 	Status string `json:"status"`

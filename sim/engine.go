@@ -23,6 +23,7 @@ import (
 
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -248,7 +249,7 @@ func (e *engine) log(r sandbox.LogRecord) {
 }
 
 func (e *engine) init() error {
-	seed := e.opts.Seed
+	s := seeds.OfEngine(e.opts.Seed)
 	params := map[string]string{
 		"horizon":   strconv.Itoa(e.b.Meta.Horizon),
 		"max_steps": strconv.Itoa(e.opts.MaxSteps),
@@ -262,7 +263,7 @@ func (e *engine) init() error {
 	// what was written.
 	rules := e.b.RulesFile()
 	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
-		Impl: e.opts.Impl, Seed: &seed, Params: params, RulesHash: scenarios.RulesHash(rules)})
+		Impl: e.opts.Impl, Seeds: &s, Params: params, RulesHash: scenarios.RulesHash(rules)})
 	fleet, err := json.Marshal(struct {
 		Agents []string `json:"agents"`
 	}{e.b.Fleet})

@@ -68,8 +68,10 @@ type Config struct {
 
 // RunReport is one scored run.
 type RunReport struct {
-	Run        int                 `json:"run"`
-	Seed       uint64              `json:"seed"`
+	Run int `json:"run"`
+	// Seeds are the run seed the run was played from and its engine seed
+	// (and the campaign seed, for a run a campaign generated).
+	seeds.Seeds
 	Levels     map[string]string   `json:"levels"`
 	Origin     string              `json:"origin"`
 	Violations []checker.Violation `json:"violations"`
@@ -147,8 +149,9 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 }
 
 func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
-	seed := seeds.Engine(seeds.RunOr(cfg.RunSeed, b.Meta.Name), i)
-	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, seed, i); err != nil || ok {
+	s := seeds.OfScored(seeds.RunOr(cfg.RunSeed, b.Meta.Name), i)
+	seed := uint64(*s.Engine)
+	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, s, i); err != nil || ok {
 		return rr, err
 	}
 	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash,
@@ -162,7 +165,7 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 	}
 	j := Judge(b, res.Files.Files(), res.Log)
 	v := j.Level
-	rr := NewRunReport(i, seed, res, j)
+	rr := NewRunReport(i, s, res, j)
 	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
@@ -197,9 +200,9 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 
 // NewRunReport is run i's report: what the run did and how both oracles
 // judged it.
-func NewRunReport(i int, seed uint64, res *sim.Result, j Judgement) RunReport {
+func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j Judgement) RunReport {
 	v := j.Level
-	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
+	rr := RunReport{Run: i, Seeds: s, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
 		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
 		Status: StatusRan, Invalid: j.Invalid(), Guard: j.Guard, History: j.History, Surprise: j.Surprise}
 	if rr.Violations == nil {

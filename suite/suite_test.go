@@ -183,8 +183,8 @@ func TestRunsPlayWithTheEngineSeedsOfTheRunSeed(t *testing.T) {
 		rep, err := suite.Run(b, ref, suite.Config{Runs: 2, RunSeed: run})
 		require.NoError(t, err)
 		for i, rr := range rep.Runs {
-			assert.Equal(t, seeds.Engine(seeds.RunOr(run, b.Meta.Name), i+1), rr.Seed)
+			assert.Equal(t, seeds.OfScored(seeds.RunOr(run, b.Meta.Name), i+1), rr.Seeds)
 		}
-		assert.NotEqual(t, rep.Runs[0].Seed, rep.Runs[1].Seed)
+		assert.NotEqual(t, rep.Runs[0].Engine, rep.Runs[1].Engine)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -274,6 +275,7 @@ Exit 0 when promoted, 1 when the reference fails it, 2 when refused.`,
 
 func printPromotion(w io.Writer, p *promotion, checks []promotionCheck) {
 	b := p.bundle
+	fmt.Fprintln(w, seeds.OfRun(seeds.Named(b.Meta.Name)).Line())
 	fmt.Fprintf(w, "promoted %s into %s\n", b.Meta.Name, p.path)
 	fmt.Fprintf(w, "  content hash  %s\n", p.hash)
 	if o := b.Meta.Origin; o != nil {
@@ -282,7 +284,7 @@ func printPromotion(w io.Writer, p *promotion, checks []promotionCheck) {
 			fmt.Fprintf(w, ", %s violates %s", o.Impl, o.Invariant)
 		}
 		if o.CampaignSeed != "" {
-			fmt.Fprintf(w, ", campaign seed %s run %s", o.CampaignSeed, o.Run)
+			fmt.Fprintf(w, ", found by run %s of campaign %s", o.Run, o.CampaignSeed)
 		}
 		fmt.Fprintln(w)
 		if o.OriginalHash != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 	"github.com/amr-bench/amr/suite"
 )
@@ -25,10 +26,10 @@ const originShrunk = "shrunk"
 
 // shrinkJSON is the --json document of amr shrink.
 type shrinkJSON struct {
-	Scenario     string            `json:"scenario"`
-	Impl         string            `json:"impl"`
-	Invariant    string            `json:"invariant"`
-	Seed         *uint64           `json:"seed,omitempty"`
+	Scenario  string `json:"scenario"`
+	Impl      string `json:"impl"`
+	Invariant string `json:"invariant"`
+	seeds.Seeds
 	Control      string            `json:"control,omitempty"`
 	OriginalHash string            `json:"original_hash"`
 	ShrunkHash   string            `json:"shrunk_hash"`
@@ -103,6 +104,7 @@ type shrinkRequest struct {
 
 // shrinkOutcome is a finished shrink with the provenance written into it.
 type shrinkOutcome struct {
+	seeds        seeds.Seeds // of the original's failing play
 	bundle       *scenarios.Bundle
 	invariant    string
 	stats        shrink.Stats
@@ -150,7 +152,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 	if err != nil {
 		return nil, err
 	}
-	out := &shrinkOutcome{bundle: res.Bundle, invariant: inv, stats: res.Stats, originalHash: first.BundleHash}
+	out := &shrinkOutcome{seeds: first.Seeds, bundle: res.Bundle, invariant: inv, stats: res.Stats, originalHash: first.BundleHash}
 	out.shrunkHash, err = withProvenance(out.bundle, b, req, inv, first.BundleHash)
 	if err != nil {
 		return nil, err
@@ -222,8 +224,10 @@ keeping only candidates that validate and on which the implementation still
 violates the same invariant id. Without --invariant, the first violation of the
 original run is the target. The result is 1-minimal over events.
 
-Each candidate is run once, with the run seed 'amr run --runs 1 [--seed N]'
-uses, so the printed replay command shows the same run. With a control (the
+Each candidate is run once, as 'amr run --runs 1 [--seed N]' plays it
+(--seed is the run seed; without it the bundle's name gives it), so the
+printed replay command shows the same run. The first line printed is the
+seeds of the original's failing run. With a control (the
 reference by default) a candidate counts only when the control passes every
 level of it: the failure stays the implementation's, not the scenario's.
 
@@ -279,7 +283,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 			if target == "" {
 				target = "BUNDLE"
 			}
-			doc := shrinkJSON{Scenario: b.Meta.Name, Impl: impl.Name, Invariant: res.invariant, Seed: req.runSeed,
+			doc := shrinkJSON{Scenario: b.Meta.Name, Impl: impl.Name, Invariant: res.invariant, Seeds: res.seeds,
 				OriginalHash: res.originalHash, ShrunkHash: res.shrunkHash, Stats: res.stats, Out: out,
 				Replay: replayCommand(target, implArgs(impl.Name, proc), req.runSeed), Bundle: res.bundle}
 			if req.control != nil {
@@ -316,6 +320,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 // printShrink writes the human report of a shrink.
 func printShrink(w io.Writer, d shrinkJSON) {
 	st := d.Stats
+	fmt.Fprintln(w, d.Line())
 	fmt.Fprintf(w, "shrunk %s: %s violates %s\n", d.Scenario, d.Impl, d.Invariant)
 	fmt.Fprintf(w, "  events  %4d -> %d\n", st.EventsBefore, st.EventsAfter)
 	fmt.Fprintf(w, "  horizon %4d -> %d\n", st.TicksBefore, st.TicksAfter)

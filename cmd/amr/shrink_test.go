@@ -203,7 +203,7 @@ func TestShrinkGeneratedCounterexamples(t *testing.T) {
 			impl, err := lookupImpl(name)
 			require.NoError(t, err)
 			found := firstFailingRun(t, impl, 99, 200)
-			seed := found.Seed
+			seed := uint64(*found.Seeds.Run)
 			res, err := shrinkBundle(found.Bundle, shrinkRequest{impl: impl, runSeed: &seed, control: &ref})
 			require.NoError(t, err)
 			assert.False(t, res.stats.BudgetHit)
