@@ -161,6 +161,8 @@ type facts struct {
 	states   []snapshot // versions of state.json over the run, [0] = before any write
 	final    snapshot   // state.json as left in the sandbox
 	tickEnds []tickEnd
+
+	obligations tally // what each safety and liveness check judged (see judged)
 }
 
 func build(in Input) *facts {

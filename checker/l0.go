@@ -133,6 +133,7 @@ func (f *facts) replies(judged func(*message) bool, id string, level int) []Viol
 			continue
 		}
 		d, ok := f.replyDeadline(m)
+		f.judgedWhen(ok, id)
 		if !ok || f.repliedBy(m, d) {
 			continue
 		}

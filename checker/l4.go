@@ -57,6 +57,7 @@ func (f *facts) abandonedForEscalation(e escalation) *auditLine {
 func (f *facts) escalatedSends(id string, level int) []Violation {
 	var out []Violation
 	for _, e := range f.escalationsOf() {
+		f.judged(id)
 		for _, x := range f.sendsAfter(e) {
 			out = append(out, Violation{Invariant: id, Level: level, Tick: x.at.tick, WorkID: e.w, DraftID: x.DraftID,
 				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line)},
@@ -75,6 +76,7 @@ func checkEscalationL4(f *facts) []Violation {
 		if !e.live {
 			continue
 		}
+		f.judged("L4.escalation-outcome")
 		for _, r := range f.resolutionsOf(e.w) {
 			if r.at.before(e.s.at) || r.Outcome == sandbox.OutcomeAbandoned && r.Reason == sandbox.ReasonOperatorEscalation {
 				continue
@@ -96,6 +98,7 @@ func checkEscalationL4(f *facts) []Violation {
 func (f *facts) escalationResolution(id string, level int) []Violation {
 	var out []Violation
 	for _, e := range f.escalationsOf() {
+		f.judgedWhen(e.live, id)
 		if e.live && f.abandonedForEscalation(e) == nil {
 			out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), WorkID: e.w,
 				Evidence: []string{ref(sandbox.Signals, e.s.line)},
@@ -103,6 +106,7 @@ func (f *facts) escalationResolution(id string, level int) []Violation {
 		}
 	}
 	for _, u := range f.unboundEscalations() {
+		f.judged(id)
 		out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), MessageID: u.m.ID,
 			Evidence: []string{u.m.ref(), "bundle:signals/" + u.s.ID},
 			Detail:   fmt.Sprintf("Message %s is escalated at tick %d but was never admitted, so its escalation never resolves.", u.m.ID, u.at)})

@@ -33,6 +33,8 @@ func checkPostApproval(f *facts) []Violation {
 		if a == nil {
 			continue
 		}
+		f.judged("L6.post-approval-send")
+		f.judged("L6.post-approval-abandon")
 		for _, x := range f.sendsAfter(e) {
 			out = append(out, Violation{Invariant: "L6.post-approval-send", Level: 6, Tick: x.at.tick, WorkID: e.w,
 				DraftID:  x.DraftID,
@@ -51,6 +53,7 @@ func checkPostApproval(f *facts) []Violation {
 		if !f.approvalScheduledBy(u.m, u.at) {
 			continue
 		}
+		f.judged("L6.post-approval-abandon")
 		out = append(out, Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), MessageID: u.m.ID,
 			Evidence: []string{u.m.ref(), "bundle:signals/" + u.s.ID},
 			Detail: fmt.Sprintf("Message %s is approved and then escalated at tick %d but was never admitted, so it is never abandoned.",
