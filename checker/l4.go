@@ -60,7 +60,7 @@ func (f *facts) escalatedSends(id string, level int) []Violation {
 		f.judged(id)
 		for _, x := range f.sendsAfter(e) {
 			out = append(out, Violation{Invariant: id, Level: level, Tick: x.at.tick, WorkID: e.w, DraftID: x.DraftID,
-				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{ref(sandbox.Outbox, x.line), e.s.ref()},
 				Detail: fmt.Sprintf("Effect %s is sent for work item %s after its escalation at tick %d.",
 					x.EffectID, e.w, e.s.at.tick)})
 		}
@@ -82,7 +82,7 @@ func checkEscalationL4(f *facts) []Violation {
 				continue
 			}
 			out = append(out, Violation{Invariant: "L4.escalation-outcome", Level: 4, Tick: r.at.tick, WorkID: e.w,
-				Evidence: []string{ref(sandbox.Audit, r.line), ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{ref(sandbox.Audit, r.line), e.s.ref()},
 				Detail: fmt.Sprintf("Escalated work item %s is resolved %s (reason %q) instead of abandoned for operator_escalation.",
 					e.w, r.Outcome, r.Reason)})
 			break
@@ -101,7 +101,7 @@ func (f *facts) escalationResolution(id string, level int) []Violation {
 		f.judgedWhen(e.live, id)
 		if e.live && f.abandonedForEscalation(e) == nil {
 			out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), WorkID: e.w,
-				Evidence: []string{ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{e.s.ref()},
 				Detail:   fmt.Sprintf("Escalated work item %s has no abandoned resolution with reason operator_escalation by the horizon.", e.w)})
 		}
 	}

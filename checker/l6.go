@@ -38,13 +38,13 @@ func checkPostApproval(f *facts) []Violation {
 		for _, x := range f.sendsAfter(e) {
 			out = append(out, Violation{Invariant: "L6.post-approval-send", Level: 6, Tick: x.at.tick, WorkID: e.w,
 				DraftID:  x.DraftID,
-				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line), ref(sandbox.Approvals, a.line)},
+				Evidence: []string{ref(sandbox.Outbox, x.line), e.s.ref(), ref(sandbox.Approvals, a.line)},
 				Detail: fmt.Sprintf("Effect %s is sent for work item %s after the escalation at tick %d that followed approval %s.",
 					x.EffectID, e.w, e.s.at.tick, a.ApprovalID)})
 		}
 		if f.abandonedForEscalation(e) == nil {
 			out = append(out, Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), WorkID: e.w,
-				Evidence: []string{ref(sandbox.Signals, e.s.line), ref(sandbox.Approvals, a.line)},
+				Evidence: []string{e.s.ref(), ref(sandbox.Approvals, a.line)},
 				Detail: fmt.Sprintf("Work item %s, escalated after approval %s, is not abandoned for operator_escalation by the horizon.",
 					e.w, a.ApprovalID)})
 		}

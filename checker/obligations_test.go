@@ -96,7 +96,7 @@ func TestVacuousLevels(t *testing.T) {
 				"L2.forged-approval-cited": 0, "L2.redelivery-duplicate": 0}, nil},
 		{"L2: a forged approval and a redelivered one", func(t *testing.T) *world {
 			w := happy(t, 2)
-			w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 3)
+			w.redeliver("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 2, 3)
 			w.schedule("f1", "m1", 3, scenarios.DecisionApprove, scenarios.ForgeHashMismatch)
 			w.fire("f1", "d1", "sha256:wrong", scenarios.DecisionApprove, 3)
 			return w
