@@ -35,6 +35,7 @@ func Compile(in Input) *History {
 	}
 	c.finalState()
 	c.finish()
+	c.h.Admission = admissionOf(in)
 	return c.h
 }
 
@@ -333,6 +334,7 @@ func (c *compiler) fromLog() {
 	consumed := map[string]int{}
 	var ts tickState
 	lastMid := false
+	end := 0 // the last tick a tick_end closed
 	for i, r := range c.in.Log {
 		src := ""
 		if r.Kind != sandbox.LogTickEnd || r.Forced {
@@ -379,7 +381,7 @@ func (c *compiler) fromLog() {
 			}
 		case sandbox.LogTickEnd:
 			c.closeTick(r, ts, consumed, src)
-			ts, lastMid = tickState{}, false
+			ts, lastMid, end = tickState{}, false, t
 		}
 	}
 	// Whatever no tick_end accounted for (a log cut short) goes last.
@@ -387,7 +389,7 @@ func (c *compiler) fromLog() {
 		op.Approximate = true
 		c.emit(op)
 	}
-	c.leftovers(consumed)
+	c.leftovers(consumed, end)
 }
 
 // slot is one position in a tick's implementation segment: a line's
@@ -522,9 +524,13 @@ func (c *compiler) placeCall(call Op, approx bool) {
 	c.emit(call)
 }
 
-// leftovers appends the lines no tick_end accounted for, by their own
-// ticks, marked approximate.
-func (c *compiler) leftovers(consumed map[string]int) {
+// leftovers appends the lines no tick_end accounted for, ordered by their
+// own ticks and marked approximate. The harness saw an implementation line
+// no tick_end counts only when the run ended, so it is stamped with the
+// last tick a tick_end closed: with a run log, an implementation's own
+// timestamps are never its time (decision D2). A model call keeps its tick,
+// which the stub wrote.
+func (c *compiler) leftovers(consumed map[string]int, end int) {
 	type rest struct {
 		op   Op
 		rank int
@@ -554,6 +560,9 @@ func (c *compiler) leftovers(consumed map[string]int) {
 	})
 	for _, r := range rs {
 		r.op.Approximate = true
+		if r.rank > 0 {
+			r.op.Tick = end
+		}
 		c.emit(r.op)
 	}
 }
