@@ -155,6 +155,7 @@ type facts struct {
 	tamperRefs  []string
 	unfired     map[string]int // scheduled item id -> index of its unfired run log record
 	fleetEnd    *fleetEnd      // when the implementation's whole fleet was dead, computed once
+	answers     *answers       // the messages unadmitted work items answer (D32), computed once
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
