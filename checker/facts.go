@@ -160,6 +160,7 @@ type facts struct {
 	fleetEnd    *fleetEnd      // when the implementation's whole fleet was dead, computed once
 	diffs       []harnessDiff  // harness files that disagree with what the harness wrote
 	repeatCount map[string]int
+	answers     *answers // the messages unadmitted work items answer (D32), computed once
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
