@@ -31,6 +31,11 @@ type checkJSON struct {
 	// FixtureDefects are faults of the harness's own files (spec §5
 	// fixture-defect): never the implementation's failure.
 	FixtureDefects []checker.FixtureDefect `json:"fixture_defects,omitempty"`
+	// Obligations, Judged and Vacuous: what the checks judged, and the
+	// levels that passed with nothing judged (docs/invariants.md).
+	Obligations map[string]int `json:"obligations"`
+	Judged      map[string]int `json:"judged"`
+	Vacuous     []string       `json:"vacuous"`
 	// Invalid is set when the level checker and the history oracle
 	// disagree (docs/history.md): a harness bug, not a verdict.
 	Invalid  bool                `json:"invalid"`
@@ -119,8 +124,10 @@ bad input, 3 when the oracles disagree.`,
 			if doc.Violations == nil {
 				doc.Violations = []checker.Violation{}
 			}
-			rep := &suite.Report{Scenario: doc.Scenario, Impl: doc.Impl, TopLevel: b.Meta.TopLevel, Levels: doc.Levels,
-				Origin: doc.Origin, Violations: doc.Violations, Runs: []suite.RunReport{{}}}
+			run := suite.VerdictRun(j)
+			doc.Obligations, doc.Judged, doc.Vacuous = run.Obligations, run.Judged, run.Vacuous
+			rep := suite.NewReport(doc.Scenario, doc.Impl, b.Meta.TopLevel, []suite.RunReport{run})
+			rep.Origin, rep.Violations = doc.Origin, doc.Violations
 			w := cmd.OutOrStdout()
 			if asJSON {
 				if err := printJSON(w, doc); err != nil {
