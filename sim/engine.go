@@ -263,7 +263,7 @@ func (e *engine) init() error {
 	// what was written.
 	rules := e.b.RulesFile()
 	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
-		Impl: e.opts.Impl, Seeds: &s, Params: params, RulesHash: scenarios.RulesHash(rules)})
+		Impl: e.opts.Impl, Seeds: s, Params: params, RulesHash: scenarios.RulesHash(rules)})
 	fleet, err := json.Marshal(struct {
 		Agents []string `json:"agents"`
 	}{e.b.Fleet})

@@ -57,7 +57,7 @@ func (t *Timeline) WriteText(w io.Writer, opts TextOptions) error {
 }
 
 func (t *Timeline) header(b *strings.Builder) {
-	if t.Seeds != nil {
+	if t.Seeds.Text() != "" {
 		fmt.Fprintln(b, t.Seeds.Line())
 	}
 	fmt.Fprintf(b, "%s", t.Scenario)

@@ -52,7 +52,7 @@ type Timeline struct {
 	Impl     string `json:"impl,omitempty"`
 	// Seeds are the run's seeds, as far as they are known: the ones the
 	// caller played with, else the run log's.
-	*seeds.Seeds
+	seeds.Seeds
 	BundleHash string            `json:"bundle_hash,omitempty"`
 	Horizon    int               `json:"horizon"`
 	TopLevel   int               `json:"top_level"`
@@ -111,7 +111,7 @@ func Build(in Input) *Timeline {
 		}
 	}
 	if in.Seeds != nil {
-		t.Seeds = in.Seeds
+		t.Seeds = *in.Seeds
 	}
 	file := func(name string) []byte { return in.Files[name] }
 	impl := implLines(file)

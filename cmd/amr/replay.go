@@ -51,7 +51,7 @@ func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
 	if err != nil {
 		return nil, usageErr("--cut-from %s: %v", path, err)
 	}
-	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Seeds == nil || log[0].Engine == nil {
+	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Engine == nil {
 		return nil, usageErr("--cut-from %s: the run log does not start with a start record carrying the engine seed", path)
 	}
 	hash, err := b.Hash()
@@ -61,7 +61,7 @@ func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
 	if h := log[0].BundleHash; h != "" && h != hash {
 		return nil, usageErr("--cut-from %s: the run log is of another bundle (%s, this one is %s)", path, h, hash)
 	}
-	return &cutSource{seeds: *log[0].Seeds, cuts: sim.CutsOf(log)}, nil
+	return &cutSource{seeds: log[0].Seeds, cuts: sim.CutsOf(log)}, nil
 }
 
 // replayImpl picks the implementation to replay: --impl when given, else the

@@ -44,8 +44,8 @@ func TestReplayUsesTheSeedsOfRun(t *testing.T) {
 		stdout, _, _ = execAMR(t, rargs...)
 		var tl timeline.Timeline
 		require.NoError(t, json.Unmarshal([]byte(stdout), &tl))
-		require.NotNil(t, tl.Seeds)
-		assert.Equal(t, run.Results[0].Runs[0].Seeds, *tl.Seeds)
+		require.NotNil(t, tl.Engine)
+		assert.Equal(t, run.Results[0].Runs[0].Seeds, tl.Seeds)
 		assert.Equal(t, run.Results[0].Runs[0].Violations, tl.Violations)
 	}
 }

@@ -47,7 +47,7 @@ type LogRecord struct {
 	BundleHash string `json:"bundle_hash,omitempty"`
 	Impl       string `json:"impl,omitempty"`
 	// Seeds are the seeds the engine was given: its engine seed.
-	*seeds.Seeds
+	seeds.Seeds
 	Params map[string]string `json:"params,omitempty"`
 
 	// deliveries, approvals, signals, faults
