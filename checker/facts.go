@@ -153,6 +153,7 @@ type facts struct {
 	crashes     []crash
 	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed
 	tamperRefs  []string
+	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
 
 	states   []snapshot // versions of state.json over the run, [0] = before any write
 	final    snapshot   // state.json as left in the sandbox
@@ -258,7 +259,14 @@ func (f *facts) implStamp(log []sandbox.LogRecord, name string, data []byte) fun
 	return func(n, _ int) stamp { return o.at(n) }
 }
 
+// parseImplLogs reads drafts, outbox and audit as they were appended: a
+// line taken back since still counts (appendonly.go).
 func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord) {
+	f.appendLogs = map[string]*appendLog{}
+	for _, name := range sandbox.ImplLogs {
+		f.appendLogs[name] = appendOnly(name, file(name), log)
+	}
+	file = func(name string) []byte { return f.appendLogs[name].data }
 	data := file(sandbox.Drafts)
 	dst, derrs := sandbox.ParseDrafts(data)
 	at := f.implStamp(log, sandbox.Drafts, data)
