@@ -105,6 +105,9 @@ var zoo = []weakSpec{
 	{"weak-jump-blind", jumpBlind,
 		"polls only for messages stamped with the current or previous tick, missing those inside a tick jump",
 		"l2-tick-jump-intake", []string{"L2.admission-missing", "L0.reply"}},
+	{"weak-unsend", unsend,
+		"sends each draft before it is approved and takes the outbox line back at once, leaving only approved sends",
+		"l2-govern", []string{"L0.append-only", "L2.approval-binding"}},
 	// A cost defect, not a correctness one: its target is the surprise
 	// diagnostic, which no level verdict includes.
 	{"weak-redraft-every-tick", redraftEveryTick,

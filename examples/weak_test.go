@@ -175,6 +175,10 @@ var weakCases = map[string]weakCase{
 		},
 		shows: func(h *harness) bool { return h.workFor("m1") == "" },
 	},
+	"weak-unsend": {
+		run:   withOrder(approvedLater),
+		shows: func(h *harness) bool { return len(h.taken) > 0 && len(h.outbox()) == 1 },
+	},
 	"weak-redraft-every-tick": {
 		// A quiet tick passes between the draft and the approval.
 		run:   withOrder(func(h *harness) { h.at(2); approvedLater(h) }),
@@ -252,7 +256,7 @@ func TestRegistry(t *testing.T) {
 			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
 		}
 	}
-	assert.Len(t, defects, int(redraftEveryTick)+1, "every defect has an entry")
+	assert.Len(t, defects, int(unsend)+1, "every defect has an entry")
 
 	for _, im := range all {
 		got, ok := Lookup(im.Name)

@@ -2,14 +2,50 @@ package history_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
+
+// weak-unsend sends drafts before their approval and takes the lines back
+// at once: the history still holds each of those sends, at the tick the
+// harness saw it, sourced to the run log's rewrite record.
+func TestCompileKeepsLinesTakenBack(t *testing.T) {
+	b := published(t)["l2-govern"]
+	res := play(t, b, "weak-unsend", 1)
+	h := compile(res, b, true)
+	bySrc := map[string][]history.Op{}
+	for _, op := range h.Ops {
+		bySrc[op.Src] = append(bySrc[op.Src], op)
+	}
+	rewrites := 0
+	for i, r := range res.Log {
+		if r.Kind != sandbox.LogRewrite {
+			continue
+		}
+		rewrites++
+		require.Len(t, r.Lost, 1)
+		ops := bySrc[fmt.Sprintf("run.jsonl:%d", i+1)]
+		require.Len(t, ops, 1, "the send taken back at run.jsonl:%d", i+1)
+		assert.Equal(t, history.OpSend, ops[0].Type)
+		assert.Equal(t, r.Tick, ops[0].Tick, "sent and taken back in one step")
+		assert.Contains(t, r.Lost[0], ops[0].EffectID)
+	}
+	require.Positive(t, rewrites)
+	outbox, _ := sandbox.ParseOutbox(res.Files.View(sandbox.Outbox))
+	for _, l := range outbox {
+		assert.Len(t, bySrc[fmt.Sprintf("outbox.jsonl:%d", l.N)], 1, "line %d", l.N)
+	}
+	for _, op := range compile(res, b, false).Ops {
+		assert.False(t, strings.HasPrefix(op.Src, sandbox.RunLogFile), "without the log only the files count")
+	}
+}
 
 // A line put before lines already written is numbered after them, and
 // every operation names where its line is now.
