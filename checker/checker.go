@@ -30,6 +30,9 @@ const (
 	Pass     = "pass"
 	Fail     = "fail"
 	Untested = "untested"
+	// Vacuous is never a value of Verdict.Levels: it is how a level that
+	// passed with no obligation judged is shown (see Verdict.Status).
+	Vacuous = "vacuous"
 )
 
 // Drafting origin tags (spec §5).
@@ -70,10 +73,32 @@ type Violation struct {
 type Verdict struct {
 	// Levels holds "pass", "fail" or "untested", indexed by level.
 	Levels [7]string `json:"levels"`
+	// Obligations counts, per level, the items its safety and liveness
+	// checks judged (0 for an untested level); Judged counts them per
+	// invariant of the judged levels. Contract invariants are not counted.
+	Obligations [7]int         `json:"obligations"`
+	Judged      map[string]int `json:"judged"`
+	// Vacuous lists, ascending, the levels that passed with no obligation
+	// judged: a pass that is no evidence. Such a level is still "pass" in
+	// Levels.
+	Vacuous []int `json:"vacuous"`
 	// Origin is the drafting origin tag: model-based, model-free, mixed or none.
 	Origin string `json:"origin"`
 	// Violations are sorted by (tick, level, invariant, evidence).
 	Violations []Violation `json:"violations"`
+	// FixtureDefects are faults in files the harness writes, in file and
+	// line order: the harness's failure, never the implementation's (spec §5
+	// "fixture-defect"). What they make unjudgeable is not judged (D26).
+	FixtureDefects []FixtureDefect `json:"fixture_defects,omitempty"`
+}
+
+// FixtureDefect is one line of a harness-written file that the checker
+// cannot read.
+type FixtureDefect struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Detail says what is wrong and what was not judged for it.
+	Detail string `json:"detail"`
 }
 
 // Failed reports whether any tested level failed.
@@ -91,7 +116,7 @@ var levelChecks = [7][]func(*facts) []Violation{
 	{checkRecordFormat, checkHarnessFiles, checkAppendOnly, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
 	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
 	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},
-	{checkClaims, checkAgentDeath, checkResolutionMissing, checkStateConsistency},
+	{checkClaims, checkAgentDeath, checkAgentDeathUnbound, checkResolutionMissing, checkStateConsistency},
 	{checkEscalationL4},
 	{checkDistinctWork, checkConversationIdentity, checkEscalatedSend, checkIdentityLiveness},
 	{checkPostApproval},
@@ -102,7 +127,7 @@ var levelChecks = [7][]func(*facts) []Violation{
 // "untested". Check never panics on bad artifacts: a line that does not
 // parse is itself a scored violation.
 func Check(in Input) Verdict {
-	v := Verdict{Origin: OriginNone, Violations: []Violation{}}
+	v := Verdict{Origin: OriginNone, Violations: []Violation{}, Judged: map[string]int{}, Vacuous: []int{}}
 	for i := range v.Levels {
 		v.Levels[i] = Untested
 	}
@@ -111,6 +136,7 @@ func Check(in Input) Verdict {
 	}
 	f := build(in)
 	v.Origin = f.origin()
+	v.FixtureDefects = f.fixtureDefects
 	for level := MinLevel; level <= f.top; level++ {
 		v.Levels[level] = Pass
 		for _, check := range levelChecks[level] {
@@ -123,6 +149,7 @@ func Check(in Input) Verdict {
 		}
 	}
 	f.relocate(v.Violations)
+	v.tally(f)
 	sortViolations(v.Violations)
 	return v
 }

@@ -82,6 +82,9 @@ type approval struct {
 	valid  bool   // names a draft declared before it, with the same hash
 	copies int    // lines carrying this approval id (redeliveries)
 	first  bool   // first line of its approval id
+	// tampered is set on a line the bundle does not explain (D30): it is
+	// not what the harness wrote, so it authorizes nothing.
+	tampered bool
 }
 
 type signal struct {
@@ -153,17 +156,25 @@ type facts struct {
 	crashes     []crash
 	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed
 	tamperRefs  []string
+	unfired     map[string]int // scheduled item id -> index of its unfired run log record
+	fleetEnd    *fleetEnd      // when the implementation's whole fleet was dead, computed once
+	diffs       []harnessDiff  // harness files that disagree with what the harness wrote
+	repeatCount map[string]int
 	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
+
+	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
 	states   []snapshot // versions of state.json over the run, [0] = before any write
 	final    snapshot   // state.json as left in the sandbox
 	tickEnds []tickEnd
+
+	obligations tally // what each safety and liveness check judged (see judged)
 }
 
 func build(in Input) *facts {
 	b := in.Bundle
 	f := &facts{b: b, top: clampLevel(b.Meta.TopLevel), tl: newTimeline(b)}
-	f.regimes = newRegimes(b, f.tl)
+	f.regimes = newRegimes(b, f.tl, in.Log)
 	f.ordered = hasTickEnds(in.Log)
 	file := func(name string) []byte { return in.Files[name] }
 
@@ -171,10 +182,14 @@ func build(in Input) *facts {
 	f.parseHarnessLogs(file, in.Log)
 	f.parseState(file(sandbox.State), in.Log)
 	f.parseCrashes(in.Log)
+	f.unfired = map[string]int{}
 	for i, r := range in.Log {
 		if r.Kind == sandbox.LogTamper {
 			f.tampers = append(f.tampers, r)
 			f.tamperRefs = append(f.tamperRefs, runLogRef(i))
+		}
+		if r.Kind == sandbox.LogUnfired && r.Ref == "" {
+			f.unfired[r.ID] = i
 		}
 	}
 	f.parseModelCalls(file(sandbox.ModelCalls))
@@ -322,71 +337,31 @@ func looseTick(line []byte, field string) int {
 	return n
 }
 
-// harnessLines maps harness file lines to the tick the run log says they
-// were written.
-func harnessLines(log []sandbox.LogRecord) map[string]map[int]int {
-	out := map[string]map[int]int{sandbox.Inbox: {}, sandbox.Approvals: {}, sandbox.Signals: {}}
-	for _, r := range log {
-		var name string
-		switch r.Kind {
-		case sandbox.LogDeliver, sandbox.LogDuplicate:
-			name = sandbox.Inbox
-		case sandbox.LogApprove, sandbox.LogRedeliver:
-			name = sandbox.Approvals
-		case sandbox.LogSignal:
-			name = sandbox.Signals
-		default:
-			continue
-		}
-		if r.Line > 0 {
-			out[name][r.Line] = r.Tick
-		}
-	}
-	return out
-}
-
+// parseHarnessLogs builds the harness's inputs from what the harness wrote
+// (D30): the run log's records when there is a log, else the sandbox lines
+// the bundle explains and the escalations it proves were written. Every
+// disagreement of a harness file with them is kept for L0.harness-files.
 func (f *facts) parseHarnessLogs(file func(string) []byte, log []sandbox.LogRecord) {
-	written := harnessLines(log)
-	hs := func(name string, n, own int) stamp {
-		if t, ok := written[name][n]; ok {
-			return stamp{t, seqHarness}
-		}
-		return stamp{own, seqHarness}
+	if len(log) > 0 {
+		f.harnessFromLog(file, log)
+	} else {
+		f.harnessFromBundle(file)
 	}
-	f.parseInbox(file(sandbox.Inbox), hs)
-
-	apps, _ := sandbox.ParseApprovals(file(sandbox.Approvals))
-	for _, l := range apps {
-		f.approvals = append(f.approvals, &approval{ApprovalRecord: l.Rec, line: l.N,
-			at: hs(sandbox.Approvals, l.N, l.Rec.DecidedAt)})
-	}
-	sigs, _ := sandbox.ParseSignals(file(sandbox.Signals))
-	for _, l := range sigs {
-		s := &signal{SignalRecord: l.Rec, line: l.N, at: hs(sandbox.Signals, l.N, l.Rec.At)}
-		switch s.SignalType {
-		case scenarios.OperatorEscalation:
-			f.escalations = append(f.escalations, s)
-		case scenarios.AgentDeath:
-			f.deaths = append(f.deaths, s)
-		}
-	}
+	// The first escalation of a work item is the earliest one, wherever
+	// its line is.
+	sortByStamp(f.escalations, func(s *signal) (stamp, int) { return s.at, s.line })
+	f.judgeFixtureFiles(file, log)
 }
 
-// parseInbox builds the distinct messages in delivery order. Messages of the
-// bundle missing from inbox.jsonl (artifacts from a harness that did not
-// keep it) are placed at their visible tick.
-func (f *facts) parseInbox(data []byte, hs func(string, int, int) stamp) {
+// setMessages takes the distinct messages as delivered, in delivery order,
+// adds the bundle's messages missing from them at their visible tick, and
+// works out the thread facts.
+func (f *facts) setMessages(delivered []*message) {
 	f.msgByID = map[string]*message{}
-	lines, _ := sandbox.ParseInbox(data)
-	for _, l := range lines {
-		if _, dup := f.msgByID[l.Rec.ID]; dup {
+	for _, m := range delivered {
+		if _, dup := f.msgByID[m.ID]; dup {
 			continue
 		}
-		own := l.Rec.At
-		if v, ok := f.tl.visible(own); ok {
-			own = v
-		}
-		m := &message{Message: l.Rec, line: l.N, at: hs(sandbox.Inbox, l.N, own)}
 		f.msgByID[m.ID] = m
 		f.messages = append(f.messages, m)
 	}
@@ -412,14 +387,6 @@ func (f *facts) parseInbox(data []byte, hs func(string, int, int) stamp) {
 		m.threadLen = conv[m.ConversationID]
 		m.senderHis = sender[m.From]
 		sender[m.From]++
-	}
-}
-
-func (f *facts) parseModelCalls(data []byte) {
-	f.modelCalls = map[string]bool{}
-	calls, _ := sandbox.ParseModelCalls(data)
-	for _, c := range calls {
-		f.modelCalls[c.Rec.CallID] = true
 	}
 }
 
@@ -511,7 +478,7 @@ func (f *facts) index() {
 		copies[a.ApprovalID]++
 		a.first = copies[a.ApprovalID] == 1
 		a.draft = f.draftByID[a.DraftID]
-		a.valid = a.draft != nil && f.declaredBefore(a.draft, a.at) && a.draft.ContentHash == a.ContentHash
+		a.valid = !a.tampered && a.draft != nil && f.declaredBefore(a.draft, a.at) && a.draft.ContentHash == a.ContentHash
 	}
 	for _, a := range f.approvals {
 		a.copies = copies[a.ApprovalID]
@@ -626,23 +593,90 @@ func (f *facts) latestDraft(work string, at stamp) *draft {
 	return last
 }
 
-// fleetGone returns the stamp at which every agent of the fleet had been
-// named by an AGENT_DEATH signal; ok is false while one is left.
+// fleetEnd is the moment the implementation's whole fleet was dead.
+type fleetEnd struct {
+	at stamp
+	ok bool
+}
+
+// fleetGone returns the first stamp at which every agent of the
+// implementation's fleet (D28) had been named by an AGENT_DEATH signal; ok is
+// false while one is left. Only a signal makes an agent dead: an
+// implementation marking its own agents alive:false does not.
 func (f *facts) fleetGone() (stamp, bool) {
-	if len(f.b.Fleet) == 0 {
-		return stamp{}, false
+	if f.fleetEnd == nil {
+		f.fleetEnd = &fleetEnd{}
+		f.fleetEnd.at, f.fleetEnd.ok = f.findFleetEnd()
 	}
-	left := map[string]bool{}
-	for _, a := range f.b.Fleet {
-		left[a] = true
-	}
+	return f.fleetEnd.at, f.fleetEnd.ok
+}
+
+func (f *facts) findFleetEnd() (stamp, bool) {
+	named := map[string]bool{}
+	reported := newFleetReader(f)
 	for _, s := range f.deaths {
-		delete(left, s.Target)
-		if len(left) == 0 {
+		named[s.Target] = true
+		fleet := reported.at(s.at)
+		if len(fleet) == 0 {
+			continue
+		}
+		all := true
+		for _, a := range fleet {
+			all = all && named[a]
+		}
+		if all {
 			return s.at, true
 		}
 	}
 	return stamp{}, false
+}
+
+// fleetReader reads the fleet the implementation reports (D28): the agents
+// its state snapshots listed up to a moment, with a run log; the agents of
+// the final state.json without one. A report that names no agent at all
+// stands for nothing, and the bundle's fleet is used instead: otherwise an
+// implementation could make "every agent is dead" true of an empty list and
+// be excused from every reply.
+type fleetReader struct {
+	f      *facts
+	next   int // index of the next tick end to read
+	seen   map[string]bool
+	agents []string
+}
+
+func newFleetReader(f *facts) *fleetReader {
+	r := &fleetReader{f: f, seen: map[string]bool{}}
+	if !f.ordered {
+		r.add(f.final)
+	}
+	return r
+}
+
+func (r *fleetReader) add(st snapshot) {
+	if st.missing || st.err != nil {
+		return
+	}
+	for _, a := range st.snap.Agents {
+		if !r.seen[a.ID] {
+			r.seen[a.ID] = true
+			r.agents = append(r.agents, a.ID)
+		}
+	}
+}
+
+// at returns the fleet as reported before the harness fired at a moment:
+// the snapshots at the ends of the ticks before it. Moments must not go
+// back in time between calls.
+func (r *fleetReader) at(m stamp) []string {
+	if r.f.ordered {
+		for ; r.next < len(r.f.tickEnds) && r.f.tickEnds[r.next].tick < m.tick; r.next++ {
+			r.add(r.f.states[r.f.tickEnds[r.next].state])
+		}
+	}
+	if len(r.agents) == 0 {
+		return r.f.b.Fleet
+	}
+	return r.agents
 }
 
 // rawString reads a string field of a free-form audit record.

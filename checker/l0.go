@@ -30,15 +30,21 @@ func checkRecordFormat(f *facts) []Violation {
 	return out
 }
 
-// checkHarnessFiles: the implementation never writes the harness's files
-// (inbox, approvals, signals, mode, clock, rules). The engine judges its own
-// copy of them and records the tampering in the run log.
+// checkHarnessFiles: the harness's files (inbox, approvals, signals, mode,
+// clock, rules) hold what the harness wrote. The engine records in the run
+// log when an implementation changed them during the run; every other
+// disagreement with the run log, or without one with the bundle, is found
+// when the inputs are built (D24, D30).
 func checkHarnessFiles(f *facts) []Violation {
 	var out []Violation
 	for i, r := range f.tampers {
 		out = append(out, Violation{Invariant: "L0.harness-files", Level: 0, Tick: r.Tick,
 			Evidence: []string{f.tamperRefs[i]},
 			Detail:   fmt.Sprintf("The implementation changed files only the harness writes (%s).", r.Detail)})
+	}
+	for _, d := range f.diffs {
+		out = append(out, Violation{Invariant: "L0.harness-files", Level: 0, Tick: d.tick,
+			Evidence: append([]string(nil), d.evidence...), Detail: d.detail})
 	}
 	return out
 }
@@ -85,8 +91,14 @@ func checkOutboxDeclared(f *facts) []Violation {
 	return out
 }
 
-// checkDraftOrigin: a draft's origin is "model-free" or stub call ids.
+// checkDraftOrigin: a draft's origin is "model-free" or stub call ids. When
+// the stub's log has lines that cannot be read, a call id not found may be
+// on one of them: that is a fixture defect, listed in the verdict, and the
+// origin is not judged (D26).
 func checkDraftOrigin(f *facts) []Violation {
+	if f.callsUnreadable() {
+		return nil
+	}
 	var out []Violation
 	for _, d := range f.drafts {
 		if d.Origin.ModelFree {
@@ -127,6 +139,7 @@ func (f *facts) replies(judged func(*message) bool, id string, level int) []Viol
 			continue
 		}
 		d, ok := f.replyDeadline(m)
+		f.judgedWhen(ok, id)
 		if !ok || f.repliedBy(m, d) {
 			continue
 		}

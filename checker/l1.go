@@ -18,6 +18,7 @@ func checkDuplicateEffect(f *facts) []Violation {
 	var out []Violation
 	byWork, byDraft, byID := map[string]*effect{}, map[string]*effect{}, map[string]*effect{}
 	for _, e := range f.effects {
+		f.judged("L1.duplicate-effect")
 		var first *effect
 		var what string
 		switch w := e.work(); {
@@ -56,6 +57,7 @@ func checkDuplicateWork(f *facts) []Violation {
 	for _, a := range f.admissions {
 		p, ok := first[a.MessageID]
 		if !ok {
+			f.judged("L1.duplicate-work")
 			first[a.MessageID] = a
 			continue
 		}
@@ -83,6 +85,7 @@ func checkOwnAnchor(f *facts) []Violation {
 			continue
 		}
 		seen[e.DraftID] = true
+		f.judged("L1.own-anchor")
 		d := e.draft
 		conv, answered := d.ConversationID, f.messageOf(d.WorkID)
 		if answered != nil {
@@ -174,7 +177,11 @@ func checkCrashResolution(f *facts) []Violation {
 				continue
 			}
 			pending, a := f.pendingAt(w, c.at)
-			if pending == nil || f.settledBy(w, d) {
+			if pending == nil {
+				continue
+			}
+			f.judgedAs("L1.crash-resolution", c.evidence)
+			if f.settledBy(w, d) {
 				continue
 			}
 			reported[w] = true
@@ -188,7 +195,11 @@ func checkCrashResolution(f *facts) []Violation {
 					w, c.at.tick, d)})
 		}
 		for _, m := range f.messages {
-			if reported[m.ID] || !f.dueAt(m, c) || f.messageSettledBy(m, d) {
+			if reported[m.ID] || !f.dueAt(m, c) {
+				continue
+			}
+			f.judgedAs("L1.crash-resolution", c.evidence)
+			if f.messageSettledBy(m, d) {
 				continue
 			}
 			reported[m.ID] = true
@@ -296,6 +307,7 @@ func (f *facts) settledBy(w string, t int) bool {
 func checkResolutionConflict(f *facts) []Violation {
 	var out []Violation
 	for _, w := range f.resolvedWork() {
+		f.judged("L1.resolution-conflict")
 		effects := f.effectsOf(w)
 		var completed, abandoned *auditLine
 		for _, r := range f.resolutionsOf(w) {

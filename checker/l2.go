@@ -52,6 +52,7 @@ func checkAdmission(f *facts) []Violation {
 		}
 	}
 	for _, m := range f.messages {
+		f.judged("L2.admission-unwarranted")
 		may, must := f.judge(m)
 		if a := first[m.ID]; a != nil && !may {
 			out = append(out, Violation{Invariant: "L2.admission-unwarranted", Level: 2, Tick: a.at.tick,
@@ -62,6 +63,7 @@ func checkAdmission(f *facts) []Violation {
 			continue
 		}
 		d, ok := f.tl.deadline(m.vis, admissionBudget)
+		f.judgedWhen(ok, "L2.admission-missing")
 		if !ok || (first[m.ID] != nil && f.admittedBy(m.ID, d)) {
 			continue
 		}
@@ -86,6 +88,7 @@ func (f *facts) admittedBy(msg string, t int) bool {
 func checkAdmissionRecord(f *facts) []Violation {
 	out := f.unadmittedWork()
 	for _, a := range f.admissions {
+		f.judgedAs("L2.admission-record", a.WorkID)
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: a.at.tick, MessageID: a.MessageID,
 			WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line)}}
 		m := f.msgByID[a.MessageID]
@@ -138,6 +141,7 @@ func (f *facts) unadmittedWork() []Violation {
 			continue
 		}
 		seen[u.work] = true
+		f.judgedAs("L2.admission-record", u.work)
 		adm, ok := f.admitted[u.work]
 		if ok && !u.at.before(adm.at) {
 			continue
@@ -160,6 +164,8 @@ func (f *facts) unadmittedWork() []Violation {
 func checkApprovalBinding(f *facts) []Violation {
 	var out []Violation
 	for _, e := range f.effects {
+		f.judged("L2.approval-binding")
+		f.judged("L2.forged-approval-acted")
 		if f.authorized(e) != nil {
 			continue
 		}
@@ -231,9 +237,8 @@ func (f *facts) forgedIDs() map[string]bool {
 	return out
 }
 
-// checkForgedCited: no audit record cites a forged approval as authority. A
-// record whose event says it ignored, rejected or recognized a forgery may
-// name it.
+// checkForgedCited: no audit record cites a forged approval as authority
+// (decision D9; the reading is citeForged's).
 func checkForgedCited(f *facts) []Violation {
 	forged := f.forgedIDs()
 	if len(forged) == 0 {
@@ -241,39 +246,14 @@ func checkForgedCited(f *facts) []Violation {
 	}
 	var out []Violation
 	for _, a := range f.audit {
-		if disowns(a.Event) {
+		f.judged("L2.forged-approval-cited")
+		c, ok := citeForged(a.Fields, forged)
+		if !ok {
 			continue
 		}
-		for _, id := range citedApprovals(a.AuditRecord) {
-			if !forged[id] {
-				continue
-			}
-			out = append(out, Violation{Invariant: "L2.forged-approval-cited", Level: 2, Tick: a.at.tick,
-				WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line)},
-				Detail: fmt.Sprintf("Audit record %q cites forged approval %s.", a.Event, id)})
-			break
-		}
-	}
-	return out
-}
-
-// disowns reports whether an audit event's name says the record reports a
-// forgery rather than relies on it.
-func disowns(event string) bool {
-	e := strings.ToLower(event)
-	return strings.Contains(e, "ignor") || strings.Contains(e, "reject") || strings.Contains(e, "forg")
-}
-
-// citedApprovals reads the approval_id and approval_ids fields of a record.
-func citedApprovals(r sandbox.AuditRecord) []string {
-	var out []string
-	if raw, ok := r.Fields["approval_id"]; ok {
-		if s, ok := rawString(raw); ok {
-			out = append(out, s)
-		}
-	}
-	if raw, ok := r.Fields["approval_ids"]; ok {
-		out = append(out, rawStrings(raw)...)
+		out = append(out, Violation{Invariant: "L2.forged-approval-cited", Level: 2, Tick: a.at.tick,
+			WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line)},
+			Detail: fmt.Sprintf("Audit record %q cites forged approval %s (at %s) without saying it is not valid.", a.Event, c.id, c.path)})
 	}
 	return out
 }
@@ -292,7 +272,11 @@ func checkApprovalLatency(f *facts) []Violation {
 			continue
 		}
 		d, ok := f.tl.deadline(a.at.tick, approvalBudget)
-		if !ok || f.sentBy(w, d) || f.stoppedBy(w, a.at, d) {
+		if !ok || f.stoppedBy(w, a.at, d) {
+			continue
+		}
+		f.judged("L2.approval-latency")
+		if f.sentBy(w, d) {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L2.approval-latency", Level: 2, Tick: d, WorkID: w,
@@ -343,9 +327,6 @@ func checkRedeliveryDuplicate(f *facts) []Violation {
 	var out []Violation
 	for _, w := range f.resolvedWork() {
 		effects := f.effectsOf(w)
-		if len(effects) < 2 {
-			continue
-		}
 		var redelivered *approval
 		for _, a := range f.approvals {
 			if a.copies > 1 && !a.first && a.draft != nil && a.draft.WorkID == w {
@@ -354,6 +335,10 @@ func checkRedeliveryDuplicate(f *facts) []Violation {
 			}
 		}
 		if redelivered == nil {
+			continue
+		}
+		f.judged("L2.redelivery-duplicate")
+		if len(effects) < 2 {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L2.redelivery-duplicate", Level: 2, Tick: effects[1].at.tick,

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // maxHorizon bounds the timeline so a hostile bundle cannot exhaust memory;
@@ -90,9 +91,15 @@ type regimes struct {
 	since []int // since[i] is the tick list[i] came into force
 }
 
-func newRegimes(b *scenarios.Bundle, tl timeline) regimes {
-	cur := regime{rules: b.Rules, posture: b.Mode.Posture}
-	cur.hash = scenarios.RulesHash(scenarios.RulesBytes(cur.rules))
+// newRegimes builds the admission contexts from the bundle. Each rule set's
+// hash is that of the rules.json bytes the implementation was given (spec
+// §2): the ones the run log says were written, else the bundle's own bytes.
+func newRegimes(b *scenarios.Bundle, tl timeline, log []sandbox.LogRecord) regimes {
+	written := writtenRules(log)
+	cur := regime{rules: b.Rules, posture: b.Mode.Posture, hash: written.initial}
+	if cur.hash == "" {
+		cur.hash = scenarios.RulesHash(b.RulesFile())
+	}
 	rs := regimes{list: []regime{cur}, since: []int{0}}
 	type change struct {
 		tick, order int
@@ -111,7 +118,9 @@ func newRegimes(b *scenarios.Bundle, tl timeline) regimes {
 	for _, c := range changes {
 		if c.f.Kind == scenarios.FaultRules {
 			cur.rules = c.f.Rules
-			cur.hash = scenarios.RulesHash(scenarios.RulesBytes(cur.rules))
+			if cur.hash = written.take(c.tick, c.f.At); cur.hash == "" {
+				cur.hash = scenarios.RulesHash(c.f.RulesFile())
+			}
 		} else {
 			cur.posture = c.f.Posture
 		}
@@ -119,6 +128,41 @@ func newRegimes(b *scenarios.Bundle, tl timeline) regimes {
 		rs.since = append(rs.since, c.tick)
 	}
 	return rs
+}
+
+// rulesWrites are the rules.json hashes a run log records: the initial one
+// (on the start record) and each rewrite's, by the tick it landed and the
+// tick it was scheduled for, in log order.
+type rulesWrites struct {
+	initial string
+	changes map[[2]int][]string
+}
+
+func writtenRules(log []sandbox.LogRecord) rulesWrites {
+	w := rulesWrites{changes: map[[2]int][]string{}}
+	for _, r := range log {
+		switch {
+		case r.RulesHash == "":
+		case r.Kind == sandbox.LogStart && w.initial == "":
+			w.initial = r.RulesHash
+		case r.Kind == sandbox.LogRules && r.Scheduled != nil:
+			key := [2]int{r.Tick, *r.Scheduled}
+			w.changes[key] = append(w.changes[key], r.RulesHash)
+		}
+	}
+	return w
+}
+
+// take returns the next recorded hash of a rules change that landed at tick
+// and was scheduled for at, or "" when the log records none.
+func (w rulesWrites) take(tick, at int) string {
+	key := [2]int{tick, at}
+	hs := w.changes[key]
+	if len(hs) == 0 {
+		return ""
+	}
+	w.changes[key] = hs[1:]
+	return hs[0]
 }
 
 // at returns the index of the regime in force at tick t (changes at t

@@ -37,6 +37,7 @@ const (
 	sendBeforeRecord
 	jumpBlind
 	redraftEveryTick
+	noAgents
 	unsend
 )
 
@@ -214,6 +215,9 @@ func encodeState(s sandbox.Snapshot) ([]byte, error) {
 
 // snapshot is state.json as the files describe it.
 func snapshot(w *world) sandbox.Snapshot {
+	if w.defect == noAgents {
+		return agentlessSnapshot(w)
+	}
 	s := sandbox.Snapshot{
 		WorkItems:   []sandbox.WorkItemState{},
 		Agents:      []sandbox.AgentState{},

@@ -179,6 +179,18 @@ var weakCases = map[string]weakCase{
 		run:   withOrder(approvedLater),
 		shows: func(h *harness) bool { return len(h.taken) > 0 && len(h.outbox()) == 1 },
 	},
+	"weak-no-agents": {
+		fleet: []string{"agent-1", "agent-2"},
+		run:   withOrder(approvedLater),
+		shows: func(h *harness) bool {
+			st := h.state()
+			named := len(st.Agents) > 0 || len(st.Assignments) > 0
+			for _, w := range st.WorkItems {
+				named = named || w.AssignedAgent != nil
+			}
+			return !named && len(h.events(sandbox.EventClaim, "w-m1")) == 0 && h.sends("w-m1") == 1
+		},
+	},
 	"weak-redraft-every-tick": {
 		// A quiet tick passes between the draft and the approval.
 		run:   withOrder(func(h *harness) { h.at(2); approvedLater(h) }),

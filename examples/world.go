@@ -101,6 +101,9 @@ func (w *world) derive(v *view, d defect, seed uint64) *world {
 	for _, wk := range w.works {
 		wk.settleClaims()
 	}
+	if d == noAgents {
+		w.ownEverything()
+	}
 	return w
 }
 

@@ -299,11 +299,13 @@ func (c *compiler) message(typ string, line int, id string, tick int, src string
 	return op
 }
 
+// approval is the op of an approve or redeliver record: what the run log
+// says the harness wrote (a redelivery repeats the line first fired for its
+// id), whatever the sandbox's line now says.
 func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, ApprovalID: rec.ID, DraftID: rec.DraftID,
 		ContentHash: rec.ContentHash, Decision: rec.Decision, Repeat: repeat, Src: src}
-	if a, ok := c.approvals[line]; ok {
-		op.ApprovalID, op.DraftID, op.ContentHash, op.Decision = a.ApprovalID, a.DraftID, a.ContentHash, a.Decision
+	if _, ok := c.approvals[line]; ok {
 		op.Src = ref(sandbox.Approvals, line)
 	}
 	return op
@@ -338,6 +340,7 @@ type midCrash struct {
 
 func (c *compiler) fromLog() {
 	consumed := map[string]int{}
+	fired := map[string]sandbox.LogRecord{}
 	var ts tickState
 	lastMid := false
 	for i, r := range c.in.Log {
@@ -352,14 +355,19 @@ func (c *compiler) fromLog() {
 		case sandbox.LogDuplicate:
 			ts.harness = append(ts.harness, c.message(OpDuplicate, r.Line, r.ID, t, src))
 		case sandbox.LogApprove:
+			if _, ok := fired[r.ID]; !ok {
+				fired[r.ID] = r
+			}
 			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, false))
 		case sandbox.LogRedeliver:
-			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, true))
+			rec := r
+			if f, ok := fired[r.ID]; ok {
+				rec.DraftID, rec.ContentHash, rec.Decision = f.DraftID, f.ContentHash, f.Decision
+			}
+			ts.harness = append(ts.harness, c.approval(r.Line, rec, t, src, true))
 		case sandbox.LogSignal:
-			s, ok := c.signals[r.Line]
-			if !ok {
-				s = sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
-			} else {
+			s := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
+			if _, ok := c.signals[r.Line]; ok {
 				src = ref(sandbox.Signals, r.Line)
 			}
 			ts.harness = append(ts.harness, signalOp(s, t, src))
@@ -608,7 +616,7 @@ func (c *compiler) fromFiles() {
 			case scenarios.FaultPosture:
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: f.Posture, Src: src}, classHarness, 1)
 			case scenarios.FaultRules:
-				hash := scenarios.RulesHash(scenarios.RulesBytes(f.Rules))
+				hash := scenarios.RulesHash(f.RulesFile()) // the bytes the bundle gives, unchanged
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: hash, Src: src}, classHarness, 2)
 			case scenarios.FaultCrash:
 				// Where a crash inside a tick landed is unknown without the
@@ -632,8 +640,24 @@ func (c *compiler) fromFiles() {
 		seen[m.ID]++
 		add(op, classHarness, 3)
 	}
+	var skipApproval, skipSignal map[int]bool
+	var restored []Op
+	if c.in.Bundle != nil {
+		bb := c.bounds()
+		skipApproval, skipSignal = c.unexplained(bb)
+		kept := map[string]bool{}
+		for n, s := range c.signals {
+			if !skipSignal[n] {
+				kept[s.SignalID] = true
+			}
+		}
+		restored = c.restoredEscalations(bb, kept)
+	}
 	seen = map[string]int{}
 	for _, n := range sortedKeys(c.approvals) {
+		if skipApproval[n] {
+			continue
+		}
 		a := c.approvals[n]
 		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, ApprovalID: a.ApprovalID, DraftID: a.DraftID,
 			ContentHash: a.ContentHash, Decision: a.Decision, Src: ref(sandbox.Approvals, n)}
@@ -645,8 +669,14 @@ func (c *compiler) fromFiles() {
 		add(op, classHarness, 4)
 	}
 	for _, n := range sortedKeys(c.signals) {
+		if skipSignal[n] {
+			continue
+		}
 		s := c.signals[n]
 		add(signalOp(s, s.At, ref(sandbox.Signals, n)), classHarness, 5)
+	}
+	for _, op := range restored {
+		add(op, classHarness, 5)
 	}
 	for _, call := range c.calls {
 		add(call, classStub, 0)

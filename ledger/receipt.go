@@ -85,10 +85,18 @@ type Impl struct {
 
 // Verdict is what the run found, copied forward by skipped receipts.
 type Verdict struct {
-	Levels     map[string]string `json:"levels"`
-	Origin     string            `json:"origin"`
-	Invalid    bool              `json:"invalid"`
-	Violations []Violation       `json:"violations"`
+	Levels map[string]string `json:"levels"`
+	// Obligations (per tested level), Judged (per invariant) and Vacuous
+	// (levels that passed with no obligation judged) are the checker's
+	// counts. They are omitted when empty, so a receipt sealed before they
+	// existed still hashes to its own content hash; such a receipt says
+	// nothing about vacuity.
+	Obligations map[string]int `json:"obligations,omitempty"`
+	Judged      map[string]int `json:"judged,omitempty"`
+	Vacuous     []string       `json:"vacuous,omitempty"`
+	Origin      string         `json:"origin"`
+	Invalid     bool           `json:"invalid"`
+	Violations  []Violation    `json:"violations"`
 	// History holds the history oracle's violation counts that are not
 	// zero.
 	History map[string]int `json:"history"`

@@ -14,7 +14,11 @@ const HashPrefix = "sha256:"
 // CanonicalBundle returns the canonical bytes of a bundle's single-JSON
 // form. A missing list and an empty one mean the same, so both are written
 // as empty: the directory form and the single-JSON form of one bundle give
-// the same bytes whichever way their files spell an empty schedule.
+// the same bytes whichever way their files spell an empty schedule. The
+// rules.json bytes are what the implementation is given and hashes for
+// rules_hash, so a rules text counts where it differs from the default
+// encoding (scenarios.Bundle.WithRulesTexts) and a bundle without one keeps
+// the hash it always had.
 func CanonicalBundle(b *scenarios.Bundle) ([]byte, error) {
 	if b == nil {
 		return nil, fmt.Errorf("canonical bundle: no bundle")
@@ -40,7 +44,7 @@ func BundleHash(b *scenarios.Bundle) (string, error) {
 // hashForm returns a shallow copy of b whose top-level lists are never nil.
 // The order of every list is kept: it is part of the bundle's meaning.
 func hashForm(b *scenarios.Bundle) *scenarios.Bundle {
-	c := *b
+	c := *b.WithRulesTexts()
 	c.Fleet = nonNil(c.Fleet)
 	c.Rules = nonNil(c.Rules)
 	c.Model.Anchors = nonNil(c.Model.Anchors)

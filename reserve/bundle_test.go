@@ -47,6 +47,55 @@ func TestBundleHashIgnoresFormAndFormatting(t *testing.T) {
 	assert.Equal(t, want, hashOf(t, asFile), "reformatted single-JSON form")
 }
 
+// rules.json's bytes are part of what the implementation is given, so they
+// are part of the bundle: a reformatted rules.json is another bundle, and the
+// directory form, the single-JSON form and back again keep bytes and hash.
+func TestBundleHashCoversTheRulesBytes(t *testing.T) {
+	b := testBundle("kilo", 2, "Refund kilo", "Kilo body.")
+	b.Faults = append(b.Faults, scenarios.Fault{At: 5, Kind: scenarios.FaultRules, Rules: []scenarios.Rule{{ID: "all", Admit: true}}})
+	plain, err := reserve.BundleHash(b)
+	require.NoError(t, err)
+
+	dir := filepath.Join(t.TempDir(), "kilo")
+	require.NoError(t, scenarios.SaveDir(b, dir))
+	compactRules, err := json.Marshal(b.Rules)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, scenarios.FileRules), compactRules, 0o644))
+	compacted := hashOf(t, dir)
+	assert.NotEqual(t, plain, compacted, "other rules.json bytes, another bundle")
+
+	loaded, _, err := scenarios.Load(dir)
+	require.NoError(t, err)
+	asFile := filepath.Join(t.TempDir(), "kilo.json")
+	require.NoError(t, scenarios.SaveJSON(loaded, asFile))
+	assert.Equal(t, compacted, hashOf(t, asFile), "single-JSON form")
+	reformatJSONFile(t, asFile)
+	assert.Equal(t, compacted, hashOf(t, asFile), "the single-JSON form's own formatting does not count")
+	fromFile, _, err := scenarios.Load(asFile)
+	require.NoError(t, err)
+	back := filepath.Join(t.TempDir(), "kilo")
+	require.NoError(t, scenarios.SaveDir(fromFile, back))
+	assert.Equal(t, compacted, hashOf(t, back), "back to the directory form")
+	written, err := os.ReadFile(filepath.Join(back, scenarios.FileRules))
+	require.NoError(t, err)
+	assert.Equal(t, string(compactRules), string(written))
+
+	require.NoError(t, os.WriteFile(filepath.Join(back, scenarios.FileRules), scenarios.RulesBytes(b.Rules), 0o644))
+	assert.Equal(t, plain, hashOf(t, back), "the default bytes are the bundle without a text")
+
+	fault := b.Clone()
+	fault.Faults[1].RulesJSON = `[{"admit":true,"id":"all"}]`
+	h, err := reserve.BundleHash(fault)
+	require.NoError(t, err)
+	assert.NotEqual(t, plain, h, "a rules fault's bytes count too")
+	same := b.Clone()
+	same.RulesJSON = string(scenarios.RulesBytes(b.Rules))
+	same.Faults[1].RulesJSON = string(scenarios.RulesBytes(b.Faults[1].Rules))
+	h, err = reserve.BundleHash(same)
+	require.NoError(t, err)
+	assert.Equal(t, plain, h, "texts equal to the default bytes change nothing")
+}
+
 // An absent list and an empty one are the same bundle.
 func TestBundleHashEmptyListsEqualMissingOnes(t *testing.T) {
 	b := testBundle("foxtrot", 1, "s", "b")

@@ -453,13 +453,17 @@ func reformatJSONFile(t *testing.T, path string) {
 }
 
 // reformatDir rewrites every file of a directory-form bundle with different
-// whitespace and key order.
+// whitespace and key order, except rules.json: its bytes are what the
+// implementation is given, and part of the bundle.
 func reformatDir(t *testing.T, dir string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
+		if e.Name() == scenarios.FileRules {
+			continue
+		}
 		if strings.HasSuffix(e.Name(), ".json") {
 			reformatJSONFile(t, path)
 			continue

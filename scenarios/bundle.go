@@ -22,11 +22,15 @@ const Format = "amr.bundle/v1"
 // Bundle is one scenario. The JSON field order of this struct is the order of
 // the single-JSON form.
 type Bundle struct {
-	Format    string     `json:"format"`
-	Meta      Meta       `json:"meta"`
-	Fleet     []string   `json:"fleet"`
-	Mode      Mode       `json:"mode"`
-	Rules     []Rule     `json:"rules"`
+	Format string   `json:"format"`
+	Meta   Meta     `json:"meta"`
+	Fleet  []string `json:"fleet"`
+	Mode   Mode     `json:"mode"`
+	Rules  []Rule   `json:"rules"`
+	// RulesJSON is the exact text of rules.json when it is not
+	// RulesBytes(Rules): the bytes the implementation is given and hashes
+	// for rules_hash. Empty means the re-encoding (see RulesFile).
+	RulesJSON string     `json:"rules_json,omitempty"`
 	Model     Model      `json:"model"`
 	Inbox     []Delivery `json:"inbox"`
 	Approvals []Approval `json:"approvals"`
@@ -166,16 +170,20 @@ type Fault struct {
 	By          int    `json:"by,omitempty"`
 	Posture     string `json:"posture,omitempty"`
 	Rules       []Rule `json:"rules,omitempty"`
+	// RulesJSON is, for a rules fault, the exact text written to
+	// rules.json when it is not RulesBytes(Rules), as for Bundle.RulesJSON.
+	RulesJSON string `json:"rules_json,omitempty"`
 }
 
 // MarshalIndent renders the single-JSON form the way amr writes it: two-space
-// indentation, a trailing newline, fields in struct order.
+// indentation, a trailing newline, fields in struct order. A rules text is
+// written only where it is the file's content (see RulesText).
 func (b *Bundle) MarshalIndent() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(b); err != nil {
+	if err := enc.Encode(b.WithRulesTexts()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -216,8 +224,17 @@ func (b *Bundle) ApprovalByID(id string) (Approval, bool) {
 
 // Normalize puts schedules in a stable order (by tick, then by their
 // position), fills defaults, and leaves the meaning unchanged. Generators,
-// shrinkers and savers call it so two equal bundles have equal bytes.
+// shrinkers and savers call it so two equal bundles have equal bytes. A
+// rules text that is the default bytes, or that no longer says its rules
+// (they were edited in memory, as a shrinker does), is dropped: the rules
+// are then written re-encoded.
 func (b *Bundle) Normalize() {
+	b.RulesJSON = RulesText(b.Rules, b.RulesJSON)
+	for i := range b.Faults {
+		if f := &b.Faults[i]; f.Kind == FaultRules {
+			f.RulesJSON = RulesText(f.Rules, f.RulesJSON)
+		}
+	}
 	if b.Format == "" {
 		b.Format = Format
 	}

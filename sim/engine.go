@@ -270,8 +270,12 @@ func (e *engine) init() error {
 	for k, v := range e.params {
 		params[k] = v
 	}
+	// The implementation is given the bundle's rules.json bytes unchanged,
+	// and the start record says which, so a checker judges rules_hash by
+	// what was written.
+	rules := e.b.RulesFile()
 	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
-		Impl: e.opts.Impl, Seed: &seed, Params: params})
+		Impl: e.opts.Impl, Seed: &seed, Params: params, RulesHash: scenarios.RulesHash(rules)})
 	fleet, err := json.Marshal(struct {
 		Agents []string `json:"agents"`
 	}{e.b.Fleet})
@@ -284,7 +288,7 @@ func (e *engine) init() error {
 		data []byte
 	}{
 		{sandbox.Fleet, append(fleet, '\n')}, {sandbox.Mode, append(mode, '\n')},
-		{sandbox.Rules, scenarios.RulesBytes(e.b.Rules)},
+		{sandbox.Rules, rules},
 		{sandbox.Inbox, nil}, {sandbox.Approvals, nil}, {sandbox.Signals, nil},
 	} {
 		if err := e.files.Write(f.name, f.data); err != nil {

@@ -66,6 +66,7 @@ func memoized(scenario string, impl Impl, cfg Config, hash string, seed uint64, 
 	}
 	v := prior.Verdict
 	rr := RunReport{Run: i, Seed: seed, Levels: v.Levels, Origin: v.Origin, Violations: copyViolations(v.Violations),
+		Obligations: copyCounts(v.Obligations), Judged: copyCounts(v.Judged), Vacuous: append([]string{}, v.Vacuous...),
 		Status: StatusSkipped, Invalid: v.Invalid, Receipt: sealed.ContentHash,
 		History:  history.Verdict{Violations: []history.Violation{}, Declined: []history.Decline{}, Counts: v.History, DeclinedCounts: map[string]int{}},
 		Guard:    checker.GuardResult{Agree: !v.Invalid, Compared: []checker.Answer{}, Skipped: []string{}, Diffs: []checker.Answer{}},
@@ -120,6 +121,7 @@ func verdictBytes(rr RunReport) ([]byte, error) {
 func ranReceipt(scenario string, impl Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
 	r := newReceipt(scenario, impl, cfg, hash, rr.Seed, rr.Run, ledger.StatusRan)
 	r.Verdict = ledger.Verdict{Levels: rr.Levels, Origin: rr.Origin, Invalid: rr.Invalid,
+		Obligations: copyCounts(rr.Obligations), Judged: copyCounts(rr.Judged), Vacuous: append([]string(nil), rr.Vacuous...),
 		Violations: copyViolations(rr.Violations), History: nonZero(rr.History.Counts),
 		UnattributedCalls: rr.Surprise.Unattributed}
 	names := make([]string, 0, len(files))
@@ -139,6 +141,15 @@ func ranReceipt(scenario string, impl Impl, cfg Config, hash string, rr RunRepor
 		return "", fmt.Errorf("%s run %d: receipt: %w", scenario, rr.Run, err)
 	}
 	return sealed.ContentHash, nil
+}
+
+// copyCounts copies a count map, so a receipt and a report never share one.
+func copyCounts(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, n := range m {
+		out[k] = n
+	}
+	return out
 }
 
 func nonZero(m map[string]int) map[string]int {

@@ -29,6 +29,9 @@ const (
 	Pass     = "pass"
 	Fail     = "fail"
 	Untested = "untested"
+	// Vacuous is how a level that passed with no obligation judged is
+	// shown; Levels never holds it (see obligations.go).
+	Vacuous = checker.Vacuous
 )
 
 // LevelNames are the report keys of the levels, in order.
@@ -68,16 +71,22 @@ type Config struct {
 
 // RunReport is one scored run.
 type RunReport struct {
-	Run        int                 `json:"run"`
-	Seed       uint64              `json:"seed"`
-	Levels     map[string]string   `json:"levels"`
-	Origin     string              `json:"origin"`
-	Violations []checker.Violation `json:"violations"`
-	Ticks      int                 `json:"ticks"`
-	Steps      int                 `json:"steps"`
-	Crashes    int                 `json:"crashes"`
-	Forced     int                 `json:"forced_advances"`
-	Dir        string              `json:"-"`
+	Run    int               `json:"run"`
+	Seed   uint64            `json:"seed"`
+	Levels map[string]string `json:"levels"`
+	// Obligations counts, per tested level, the items its checks judged;
+	// Judged counts them per invariant; Vacuous lists the levels that
+	// passed with none (checker.Verdict).
+	Obligations map[string]int      `json:"obligations"`
+	Judged      map[string]int      `json:"judged"`
+	Vacuous     []string            `json:"vacuous"`
+	Origin      string              `json:"origin"`
+	Violations  []checker.Violation `json:"violations"`
+	Ticks       int                 `json:"ticks"`
+	Steps       int                 `json:"steps"`
+	Crashes     int                 `json:"crashes"`
+	Forced      int                 `json:"forced_advances"`
+	Dir         string              `json:"-"`
 	// Kept is where a failed process run's directory was left, when no
 	// Out directory was asked for.
 	Kept string `json:"kept,omitempty"`
@@ -95,14 +104,21 @@ type RunReport struct {
 
 // Report is one bundle's result over all its runs.
 type Report struct {
-	Scenario   string              `json:"scenario"`
-	BundleHash string              `json:"bundle_hash"`
-	Impl       string              `json:"impl"`
-	TopLevel   int                 `json:"top_level"`
-	Levels     map[string]string   `json:"levels"`
-	Origin     string              `json:"origin"`
-	Violations []checker.Violation `json:"violations"`
-	Runs       []RunReport         `json:"runs"`
+	Scenario   string            `json:"scenario"`
+	BundleHash string            `json:"bundle_hash"`
+	Impl       string            `json:"impl"`
+	TopLevel   int               `json:"top_level"`
+	Levels     map[string]string `json:"levels"`
+	// Obligations and Judged sum the runs' counts; VacuousRuns counts, per
+	// tested level, the runs in which it was vacuous; Vacuous lists the
+	// levels that passed and were vacuous in every run.
+	Obligations map[string]int      `json:"obligations"`
+	Judged      map[string]int      `json:"judged"`
+	VacuousRuns map[string]int      `json:"vacuous_runs"`
+	Vacuous     []string            `json:"vacuous"`
+	Origin      string              `json:"origin"`
+	Violations  []checker.Violation `json:"violations"`
+	Runs        []RunReport         `json:"runs"`
 	// Invalid is set when any run's oracles disagreed.
 	Invalid bool `json:"invalid"`
 	// Skipped counts the runs the ledger already held.
@@ -154,6 +170,15 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 	rep.aggregate()
 	rep.diagnostics()
 	return rep, nil
+}
+
+// NewReport folds runs already judged into one bundle's report, as Run
+// does; amr check uses it for the one run it judges.
+func NewReport(scenario, impl string, top int, runs []RunReport) *Report {
+	rep := &Report{Scenario: scenario, Impl: impl, TopLevel: top, Runs: runs}
+	rep.aggregate()
+	rep.diagnostics()
+	return rep
 }
 
 func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
@@ -208,12 +233,24 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 // NewRunReport is run i's report: what the run did and how both oracles
 // judged it.
 func NewRunReport(i int, seed uint64, res *sim.Result, j Judgement) RunReport {
+	rr := VerdictRun(j)
+	rr.Run, rr.Seed = i, seed
+	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
+	return rr
+}
+
+// VerdictRun is the report of a run judged from its artifacts alone, with
+// nothing known of how it was played: what both oracles found.
+func VerdictRun(j Judgement) RunReport {
 	v := j.Level
-	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
-		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
+	rr := RunReport{Levels: LevelMap(v.Levels), Obligations: ObligationMap(v), Judged: v.Judged,
+		Vacuous: VacuousNames(v), Origin: v.Origin, Violations: v.Violations,
 		Status: StatusRan, Invalid: j.Invalid(), Guard: j.Guard, History: j.History, Surprise: j.Surprise}
 	if rr.Violations == nil {
 		rr.Violations = []checker.Violation{}
+	}
+	if rr.Judged == nil {
+		rr.Judged = map[string]int{}
 	}
 	return rr
 }
@@ -243,6 +280,7 @@ func (r *Report) aggregate() {
 		}
 		r.Levels[name] = verdict
 	}
+	r.foldObligations()
 	origins := map[string]bool{}
 	for _, run := range r.Runs {
 		if run.Origin != "none" {

@@ -54,6 +54,10 @@ type Timeline struct {
 	Horizon    int               `json:"horizon"`
 	TopLevel   int               `json:"top_level"`
 	Levels     map[string]string `json:"levels"`
+	// Obligations counts the items each tested level's checks judged;
+	// Vacuous lists the levels that passed with none (shown "vacuous").
+	Obligations map[string]int `json:"obligations"`
+	Vacuous     []string       `json:"vacuous"`
 	// Observed is true when implementation lines are placed by the run
 	// log, false when by their own timestamps.
 	Observed   bool                `json:"observed"`
@@ -75,12 +79,19 @@ type Input struct {
 // Build assembles the timeline of a run. It never fails: lines that do not
 // parse become bad-line entries, as the checker scores them.
 func Build(in Input) *Timeline {
-	t := &Timeline{Levels: map[string]string{}, Violations: in.Verdict.Violations, Observed: hasTickEnds(in.Log)}
+	t := &Timeline{Levels: map[string]string{}, Obligations: map[string]int{}, Vacuous: []string{},
+		Violations: in.Verdict.Violations, Observed: hasTickEnds(in.Log)}
 	if t.Violations == nil {
 		t.Violations = []checker.Violation{}
 	}
 	for i, l := range in.Verdict.Levels {
 		t.Levels[fmt.Sprintf("L%d", i)] = l
+		if l != checker.Untested {
+			t.Obligations[fmt.Sprintf("L%d", i)] = in.Verdict.Obligations[i]
+		}
+	}
+	for _, l := range in.Verdict.Vacuous {
+		t.Vacuous = append(t.Vacuous, fmt.Sprintf("L%d", l))
 	}
 	b := in.Bundle
 	if b == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,6 +30,14 @@ type checkJSON struct {
 	Levels     map[string]string   `json:"levels"`
 	Origin     string              `json:"origin"`
 	Violations []checker.Violation `json:"violations"`
+	// FixtureDefects are faults of the harness's own files (spec §5
+	// fixture-defect): never the implementation's failure.
+	FixtureDefects []checker.FixtureDefect `json:"fixture_defects,omitempty"`
+	// Obligations, Judged and Vacuous: what the checks judged, and the
+	// levels that passed with nothing judged (docs/invariants.md).
+	Obligations map[string]int `json:"obligations"`
+	Judged      map[string]int `json:"judged"`
+	Vacuous     []string       `json:"vacuous"`
 	// Invalid is set when the level checker and the history oracle
 	// disagree (docs/history.md): a harness bug, not a verdict.
 	Invalid  bool                `json:"invalid"`
@@ -64,6 +73,11 @@ from another harness.
 
 Both oracles judge the sandbox, the level checker and the history checker; when
 their counts disagree the verdict is INVALID, a harness bug, and amr exits 3.
+
+A line of a harness-written file the checker cannot read (today: the stub's
+model-calls.jsonl) is listed as a FIXTURE DEFECT, the harness's fault and not
+the implementation's; what it makes unjudgeable is not judged, everything else
+is, and the exit status follows what was judged.
 
 Exit 0 when every level up to the scenario's top level passes, 1 otherwise, 2 on
 bad input, 3 when the oracles disagree.`,
@@ -120,11 +134,14 @@ bad input, 3 when the oracles disagree.`,
 			v := j.Level
 			doc.Invalid, doc.Guard, doc.History, doc.Surprise = j.Invalid(), j.Guard, j.History, j.Surprise
 			doc.Levels, doc.Origin, doc.Violations = suite.LevelMap(v.Levels), v.Origin, v.Violations
+			doc.FixtureDefects = v.FixtureDefects
 			if doc.Violations == nil {
 				doc.Violations = []checker.Violation{}
 			}
-			rep := &suite.Report{Scenario: doc.Scenario, Impl: doc.Impl, TopLevel: b.Meta.TopLevel, Levels: doc.Levels,
-				Origin: doc.Origin, Violations: doc.Violations, Runs: []suite.RunReport{{}}}
+			run := suite.VerdictRun(j)
+			doc.Obligations, doc.Judged, doc.Vacuous = run.Obligations, run.Judged, run.Vacuous
+			rep := suite.NewReport(doc.Scenario, doc.Impl, b.Meta.TopLevel, []suite.RunReport{run})
+			rep.Origin, rep.Violations = doc.Origin, doc.Violations
 			w := cmd.OutOrStdout()
 			if asJSON {
 				if err := printJSON(w, doc); err != nil {
@@ -132,6 +149,7 @@ bad input, 3 when the oracles disagree.`,
 				}
 			} else {
 				printTable(w, []*suite.Report{rep}, 0)
+				printFixtureDefects(w, doc.FixtureDefects)
 				if doc.RunLog == "" {
 					fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")
 					fmt.Fprintln(w, noLogNote)
@@ -158,6 +176,18 @@ bad input, 3 when the oracles disagree.`,
 	f.BoolVar(&noLog, "no-log", false, "ignore any run log and judge by the files' own ticks")
 	f.BoolVar(&asJSON, "json", false, "print the verdict as JSON")
 	return cmd
+}
+
+// printFixtureDefects lists the harness's own faults apart from the
+// violations, so that no reader takes them for the implementation's.
+func printFixtureDefects(w io.Writer, ds []checker.FixtureDefect) {
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nFIXTURE DEFECTS: %d (the harness's files are wrong, not the implementation)\n", len(ds))
+	for _, d := range ds {
+		fmt.Fprintf(w, "  %-28s %s\n", fmt.Sprintf("%s:%d", d.File, d.Line), d.Detail)
+	}
 }
 
 // readSandbox reads every sandbox file of a directory.

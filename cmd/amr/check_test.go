@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,49 +13,49 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-// Only the run log shows what an implementation wrote and took back: amr
-// check says so when it has none, and with one it also catches a sandbox
-// left shorter than the log counted.
-func TestCheckSaysWhatItCannotSeeWithoutARunLog(t *testing.T) {
-	dir := t.TempDir()
-	b := publishedCopy(t, "l2-govern", dir)
-	out := filepath.Join(dir, "out")
-	_, _, code := execAMR(t, "run", "--runs", "1", "--impl", "weak-unsend", "--out", out, b)
-	require.Equal(t, exitFail, code)
-	box := filepath.Join(out, "l2-govern", "run-1", "sandbox")
-
-	stdout, _, code := execAMR(t, "check", "--bundle", b, "--sandbox", box)
-	assert.Equal(t, exitFail, code, stdout)
-	assert.Contains(t, stdout, "L0.append-only")
-	assert.NotContains(t, stdout, noLogNote)
-
-	stdout, _, code = execAMR(t, "check", "--no-log", "--bundle", b, "--sandbox", box)
-	assert.Equal(t, exitOK, code, "the files alone hide the sends taken back: %s", stdout)
-	assert.Contains(t, stdout, noLogNote)
-
-	stdout, _, _ = execAMR(t, "check", "--no-log", "--json", "--bundle", b, "--sandbox", box)
-	var doc checkJSON
-	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
-	assert.Equal(t, []string{noLogNote}, doc.Notes)
-
-	stdout, _, _ = execAMR(t, "check", "--json", "--bundle", b, "--sandbox", box)
-	doc = checkJSON{}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
-	assert.Equal(t, []string{}, doc.Notes)
-}
-
-func TestCheckCatchesASandboxShorterThanItsRunLog(t *testing.T) {
+// A stub log line that cannot be read is shown as a fixture defect, in text
+// and in --json, and the draft citing the call on it does not fail L0.
+func TestCheckShowsFixtureDefects(t *testing.T) {
 	dir := t.TempDir()
 	b := publishedCopy(t, "l0-respond", dir)
 	out := filepath.Join(dir, "out")
 	_, _, code := execAMR(t, "run", "--runs", "1", "--out", out, b)
 	require.Equal(t, exitOK, code)
 	box := filepath.Join(out, "l0-respond", "run-1", "sandbox")
-	_, _, code = execAMR(t, "check", "--bundle", b, "--sandbox", box)
-	require.Equal(t, exitOK, code)
 
-	require.NoError(t, os.WriteFile(filepath.Join(box, sandbox.Outbox), nil, 0o644))
 	stdout, _, code := execAMR(t, "check", "--bundle", b, "--sandbox", box)
-	assert.Equal(t, exitFail, code)
-	assert.Contains(t, stdout, "L0.append-only")
+	require.Equal(t, exitOK, code, stdout)
+	assert.NotContains(t, stdout, "FIXTURE DEFECT")
+
+	calls := filepath.Join(box, sandbox.ModelCalls)
+	data, err := os.ReadFile(calls)
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	require.NotEmpty(t, lines)
+	lines[0] = []byte(`{"call_id": truncated`)
+	require.NoError(t, os.WriteFile(calls, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644))
+
+	stdout, _, code = execAMR(t, "check", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitOK, code, stdout)
+	assert.Contains(t, stdout, "FIXTURE DEFECTS: 1 (the harness's files are wrong, not the implementation)")
+	assert.Contains(t, stdout, "model-calls.jsonl:1")
+	assert.NotContains(t, stdout, "L0.draft-origin")
+
+	stdout, _, code = execAMR(t, "check", "--json", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitOK, code, stdout)
+	var doc checkJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	require.Len(t, doc.FixtureDefects, 1)
+	assert.Equal(t, sandbox.ModelCalls, doc.FixtureDefects[0].File)
+	assert.Equal(t, 1, doc.FixtureDefects[0].Line)
+	assert.Empty(t, doc.Violations)
+
+	// The same log well formed but without the call: the draft's origin
+	// fails, and there is no defect to excuse it.
+	lines[0] = []byte(`{"call_id":"someone-else"}`)
+	require.NoError(t, os.WriteFile(calls, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644))
+	stdout, _, code = execAMR(t, "check", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitFail, code, stdout)
+	assert.Contains(t, stdout, "L0.draft-origin")
+	assert.NotContains(t, stdout, "FIXTURE DEFECT")
 }

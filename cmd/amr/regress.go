@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,12 +41,15 @@ type baseline struct {
 }
 
 // baselineResult is one (scenario, implementation) pair: the level verdicts
-// of its tested levels and the scenario's content hash when it was recorded.
+// of its tested levels, those of its passed levels that judged nothing in
+// any run (decision D31), and the scenario's content hash when it was
+// recorded.
 type baselineResult struct {
 	Scenario   string            `json:"scenario"`
 	Impl       string            `json:"impl"`
 	BundleHash string            `json:"bundle_hash"`
 	Levels     map[string]string `json:"levels"`
+	Vacuous    []string          `json:"vacuous,omitempty"`
 }
 
 // change is one (scenario, implementation, level) whose verdict moved.
@@ -62,13 +66,16 @@ type regression struct {
 	Baseline string `json:"baseline"`
 	Runs     int    `json:"runs"`
 	Results  int    `json:"results"`
-	// Regressions are levels that passed and now fail; Lost are levels
-	// where a weak implementation failed and now passes (a planted defect
-	// no longer caught); Improvements are levels the reference failed and
+	// Regressions are levels that passed (vacuously or not) and now fail;
+	// Lost are levels where a weak implementation failed and now passes (a
+	// planted defect no longer caught); Hollowed are levels that passed
+	// with something judged and now pass vacuously (the scenario stopped
+	// exercising them); Improvements are levels the reference failed and
 	// now passes; Other every other move (a level or scenario that
-	// appeared or disappeared).
+	// appeared or disappeared, a vacuous level now exercised).
 	Regressions  []change `json:"regressions"`
 	Lost         []change `json:"lost"`
+	Hollowed     []change `json:"hollowed"`
 	Improvements []change `json:"improvements"`
 	Other        []change `json:"other"`
 	// Edited lists scenarios whose content hash differs from the
@@ -137,7 +144,7 @@ func measure(bundles []*scenarios.Bundle, impls []suite.Impl, runs int) ([]basel
 					continue
 				}
 				results[i] = baselineResult{Scenario: rep.Scenario, Impl: rep.Impl, BundleHash: rep.BundleHash,
-					Levels: testedLevels(rep.Levels)}
+					Levels: testedLevels(rep.Levels), Vacuous: append([]string(nil), rep.Vacuous...)}
 			}
 		}()
 	}
@@ -175,7 +182,7 @@ func sortResults(rs []baselineResult) {
 
 // compare lists every level whose verdict moved from the baseline to now.
 func compare(base, now []baselineResult) regression {
-	r := regression{Regressions: []change{}, Lost: []change{}, Improvements: []change{}, Other: []change{}, Edited: []string{}}
+	r := regression{Regressions: []change{}, Lost: []change{}, Hollowed: []change{}, Improvements: []change{}, Other: []change{}, Edited: []string{}}
 	type key struct{ scenario, impl string }
 	old := map[key]baselineResult{}
 	for _, b := range base {
@@ -208,32 +215,43 @@ func compare(base, now []baselineResult) regression {
 			r.Edited = append(r.Edited, k.scenario)
 		}
 		for _, level := range suite.LevelNames {
-			before, after := verdict(b.Levels, level), verdict(n.Levels, level)
+			before, after := b.verdict(level), n.verdict(level)
 			if before == after {
 				continue
 			}
 			c := change{Scenario: k.scenario, Impl: k.impl, Level: level, Before: before, After: after}
 			switch {
-			case before == suite.Pass && after == suite.Fail:
+			case passes(before) && after == suite.Fail:
 				r.Regressions = append(r.Regressions, c)
-			case before == suite.Fail && after == suite.Pass && k.impl != examples.ReferenceName:
+			case before == suite.Fail && passes(after) && k.impl != examples.ReferenceName:
 				r.Lost = append(r.Lost, c)
-			case before == suite.Fail && after == suite.Pass:
+			case before == suite.Fail && passes(after):
 				r.Improvements = append(r.Improvements, c)
+			case before == suite.Pass && after == suite.Vacuous:
+				r.Hollowed = append(r.Hollowed, c)
 			default:
 				r.Other = append(r.Other, c)
 			}
 		}
 	}
-	r.Passed = len(r.Regressions) == 0 && len(r.Lost) == 0
+	r.Passed = len(r.Regressions) == 0 && len(r.Lost) == 0 && len(r.Hollowed) == 0
 	return r
 }
 
-func verdict(levels map[string]string, level string) string {
-	if v, ok := levels[level]; ok {
-		return v
+// passes reports whether a level verdict is a pass, vacuous or not.
+func passes(v string) bool { return v == suite.Pass || v == suite.Vacuous }
+
+// verdict is how a result's level reads: pass, fail, untested, or vacuous
+// for a pass that judged nothing.
+func (b baselineResult) verdict(level string) string {
+	v, ok := b.Levels[level]
+	switch {
+	case !ok:
+		return suite.Untested
+	case v == suite.Pass && slices.Contains(b.Vacuous, level):
+		return suite.Vacuous
 	}
-	return suite.Untested
+	return v
 }
 
 // readBaseline reads a baseline file; a missing file is reported as such.
@@ -289,14 +307,16 @@ func newRegressCmd() *cobra.Command {
 compares the verdict of every (scenario, implementation, level) with the
 committed baseline. It fails when a level that passed now fails, and when a
 weak implementation passes a level it failed (a scenario that stopped
-catching its defect: lost detection); it lists every change in either
-direction. The reference passing a level it failed is an improvement.
+catching its defect: lost detection), and when a level that passed with
+something judged now passes vacuously, judging nothing (hollowed: the
+scenario stopped exercising it); it lists every change in either direction.
+The reference passing a level it failed is an improvement.
 
 --update rewrites the baseline from this run, deliberately; commit it with the
 change that explains it.
 
-Exit 0 when nothing that passed now fails and no detection was lost, 1
-otherwise, 2 on bad
+Exit 0 when nothing that passed now fails, no detection was lost and no level
+was hollowed, 1 otherwise, 2 on bad
 input (a missing or unreadable baseline without --update), 3 when the two
 oracles disagree on a run.`,
 		Example: `  amr regress
@@ -387,13 +407,16 @@ func printRegression(w io.Writer, r regression, base *baseline, nScenarios, nImp
 		fmt.Fprintln(tw)
 	}
 	for _, c := range r.Regressions {
-		row("pass -> FAIL", c, "regression")
+		row(fmt.Sprintf("%s -> FAIL", cell(c.Before)), c, "regression")
 	}
 	for _, c := range r.Lost {
-		row("FAIL -> pass", c, "lost: a weak implementation is no longer caught here")
+		row(fmt.Sprintf("FAIL -> %s", cell(c.After)), c, "lost: a weak implementation is no longer caught here")
+	}
+	for _, c := range r.Hollowed {
+		row("pass -> vacuous", c, "hollowed: the level passes but judges nothing now")
 	}
 	for _, c := range r.Improvements {
-		row("FAIL -> pass", c, "")
+		row(fmt.Sprintf("FAIL -> %s", cell(c.After)), c, "")
 	}
 	// Levels that appeared or disappeared together read as one row.
 	for i := 0; i < len(r.Other); {
@@ -414,10 +437,10 @@ func printRegression(w io.Writer, r regression, base *baseline, nScenarios, nImp
 	switch {
 	case r.Updated:
 		fmt.Fprintf(w, "baseline written: %s (%d results)\n", r.Baseline, r.Results)
-	case len(r.Regressions)+len(r.Lost)+len(r.Improvements)+len(r.Other) == 0:
+	case len(r.Regressions)+len(r.Lost)+len(r.Hollowed)+len(r.Improvements)+len(r.Other) == 0:
 		fmt.Fprintf(w, "no change: %d results match the baseline\n", r.Results)
 	default:
-		fmt.Fprintf(w, "%d regression(s), %d lost detection(s), %d improvement(s), %d other change(s)\n",
-			len(r.Regressions), len(r.Lost), len(r.Improvements), len(r.Other))
+		fmt.Fprintf(w, "%d regression(s), %d lost detection(s), %d hollowed level(s), %d improvement(s), %d other change(s)\n",
+			len(r.Regressions), len(r.Lost), len(r.Hollowed), len(r.Improvements), len(r.Other))
 	}
 }

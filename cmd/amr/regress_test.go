@@ -146,10 +146,89 @@ func TestRegressReportsOtherChanges(t *testing.T) {
 	}
 	stdout, _, code := execAMR(t, "regress", "--runs", "1", "--baseline", path)
 	assert.Equal(t, exitOK, code, stdout)
-	assert.Regexp(t, `- -> pass\s+l4-operator-escalation\s+reference\s+L0 L1 L2 L3 L4\n`, stdout)
+	assert.Regexp(t, `- -> vacuous\s+l4-operator-escalation\s+reference\s+L0\n`, stdout)
+	assert.Regexp(t, `- -> pass\s+l4-operator-escalation\s+reference\s+L1 L2 L3 L4\n`, stdout)
 	assert.Regexp(t, `pass -> -\s+l2-tick-jump-intake\s+weak-jump-blind\s+L1\n`, stdout)
 	assert.Regexp(t, `FAIL -> -\s+l2-tick-jump-intake\s+weak-jump-blind\s+L0\n`, stdout)
 	assert.Contains(t, stdout, "note: l0-respond changed since the baseline")
+}
+
+// A scenario edited so that its reply is no longer due still passes L0, but
+// L0 then judges nothing: hollowed, and regress fails. For the weak
+// implementation L0 failed before, so it is a lost detection.
+func TestRegressFailsWhenALevelIsHollowed(t *testing.T) {
+	withRegressSet(t, []string{"l0-respond"}, map[string]string{"reference": "reference", "weak-no-send": "weak-no-send"})
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	_, stderr, code := execAMR(t, "regress", "--runs", "1", "--baseline", path, "--update")
+	require.Equal(t, exitOK, code, stderr)
+	base, err := readBaseline(path)
+	require.NoError(t, err)
+	for _, r := range base.Results {
+		assert.Empty(t, r.Vacuous, r.Impl)
+	}
+
+	unapproved := regressScenarios
+	regressScenarios = func() ([]*scenarios.Bundle, error) {
+		bs, err := unapproved()
+		bs[0].Approvals = nil
+		return bs, err
+	}
+	stdout, _, code := execAMR(t, "regress", "--runs", "1", "--baseline", path)
+	assert.Equal(t, exitFail, code, stdout)
+	assert.Regexp(t, `pass -> vacuous\s+l0-respond\s+reference\s+L0\s+hollowed: `, stdout)
+	assert.Regexp(t, `FAIL -> vacuous\s+l0-respond\s+weak-no-send\s+L0\s+lost: `, stdout)
+	assert.Contains(t, stdout, "0 regression(s), 1 lost detection(s), 1 hollowed level(s)")
+
+	_, _, code = execAMR(t, "regress", "--runs", "1", "--baseline", path, "--update")
+	require.Equal(t, exitOK, code)
+	base, err = readBaseline(path)
+	require.NoError(t, err)
+	for _, r := range base.Results {
+		assert.Equal(t, []string{"L0"}, r.Vacuous, r.Impl)
+		assert.Equal(t, map[string]string{"L0": "pass"}, r.Levels, "levels keep pass / fail / untested")
+	}
+	stdout, _, code = execAMR(t, "regress", "--runs", "1", "--baseline", path)
+	assert.Equal(t, exitOK, code, stdout)
+	assert.Contains(t, stdout, "no change")
+}
+
+func TestCompareClassifiesVacuousMoves(t *testing.T) {
+	res := func(impl, level string, vacuous bool) baselineResult {
+		r := baselineResult{Scenario: "s", Impl: impl, Levels: map[string]string{"L0": level}}
+		if vacuous {
+			r.Vacuous = []string{"L0"}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after baselineResult
+		kind          string
+	}{
+		{"pass to vacuous", res("reference", "pass", false), res("reference", "pass", true), "hollowed"},
+		{"vacuous to fail", res("reference", "pass", true), res("reference", "fail", false), "regression"},
+		{"weak fail to vacuous", res("weak-no-send", "fail", false), res("weak-no-send", "pass", true), "lost"},
+		{"reference fail to vacuous", res("reference", "fail", false), res("reference", "pass", true), "improvement"},
+		{"vacuous to pass", res("reference", "pass", true), res("reference", "pass", false), "other"},
+		{"unchanged vacuous", res("reference", "pass", true), res("reference", "pass", true), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := compare([]baselineResult{tc.before}, []baselineResult{tc.after})
+			got := map[string][]change{"regression": r.Regressions, "lost": r.Lost, "hollowed": r.Hollowed,
+				"improvement": r.Improvements, "other": r.Other}
+			for kind, cs := range got {
+				if kind == tc.kind {
+					require.Len(t, cs, 1, kind)
+					assert.Equal(t, tc.before.verdict("L0"), cs[0].Before)
+					assert.Equal(t, tc.after.verdict("L0"), cs[0].After)
+				} else {
+					assert.Empty(t, cs, kind)
+				}
+			}
+			failing := tc.kind == "regression" || tc.kind == "lost" || tc.kind == "hollowed"
+			assert.Equal(t, !failing, r.Passed)
+		})
+	}
 }
 
 func TestRegressRefusesBadBaselines(t *testing.T) {

@@ -18,8 +18,52 @@ func cell(v string) string {
 		return "pass"
 	case suite.Fail:
 		return "FAIL"
+	case suite.Vacuous:
+		return "vacuous"
 	}
 	return "-"
+}
+
+// levelCell renders a report's level: a pass that judged no obligation in
+// some of its runs is marked "pass*" (see the legend).
+func levelCell(r *suite.Report, level string) string {
+	s := r.Status(level)
+	if s == suite.Pass && r.PartlyVacuous(level) {
+		return "pass*"
+	}
+	return cell(s)
+}
+
+// printLegend explains the vacuous and pass* cells of a table, when it has
+// any, naming each such level.
+func printLegend(w io.Writer, reports []*suite.Report) {
+	var vacuous, partly []string
+	for _, r := range reports {
+		for _, name := range suite.LevelNames {
+			switch {
+			case r.Status(name) == suite.Vacuous:
+				vacuous = append(vacuous, r.Scenario+" "+name)
+			case r.PartlyVacuous(name):
+				partly = append(partly, fmt.Sprintf("%s %s in %d of %d runs", r.Scenario, name, r.VacuousRuns[name], len(r.Runs)))
+			}
+		}
+	}
+	if len(vacuous) > 0 {
+		fmt.Fprintf(w, "\nvacuous: passed with no obligation judged in any run; nothing the level is about happened, so it is no evidence:\n  %s\n",
+			strings.Join(vacuous, ", "))
+	}
+	if len(partly) > 0 {
+		fmt.Fprintf(w, "\npass*: passed, but no obligation was judged in some runs:\n  %s\n", strings.Join(partly, ", "))
+	}
+}
+
+// vacuousLevels counts the vacuous levels of the reports.
+func vacuousLevels(reports []*suite.Report) int {
+	n := 0
+	for _, r := range reports {
+		n += len(r.Vacuous)
+	}
+	return n
 }
 
 // printTable writes the per-scenario, per-level table and, under it, the
@@ -30,11 +74,12 @@ func printTable(w io.Writer, reports []*suite.Report, maxShown int) {
 	for _, r := range reports {
 		var cells []string
 		for _, name := range suite.LevelNames {
-			cells = append(cells, cell(r.Levels[name]))
+			cells = append(cells, levelCell(r, name))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
 	}
 	tw.Flush()
+	printLegend(w, reports)
 	for _, r := range reports {
 		if len(r.Violations) == 0 {
 			continue

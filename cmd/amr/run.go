@@ -45,6 +45,11 @@ func newRunCmd() *cobra.Command {
 implementation, judges every run with the checker, and prints a table with one
 row per scenario and one column per level (pass, FAIL, or - for untested). A
 level passes only when it holds in every run (spec §5: five consecutive runs).
+A pass whose checks judged nothing in any run (no reply due, no crash with
+work pending, no escalation: nothing the level is about happened) reads
+vacuous, and pass* when that was so in some runs only; both are passes, and
+--json keeps "levels" as pass/fail/untested beside "vacuous" and
+"obligations" (docs/invariants.md).
 
 With no BUNDLE, every published scenario is run. Without --seed the run seeds
 derive from each bundle's name, so two invocations agree byte for byte.
@@ -131,8 +136,12 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 						passed++
 					}
 				}
-				fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed (impl %s, %d run(s) each)\n",
-					len(doc.Results), passed, len(doc.Results)-passed, impl.Name, runs)
+				vacuous := ""
+				if n := vacuousLevels(doc.Results); n > 0 {
+					vacuous = fmt.Sprintf(", %d vacuous level(s)", n)
+				}
+				fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed%s (impl %s, %d run(s) each)\n",
+					len(doc.Results), passed, len(doc.Results)-passed, vacuous, impl.Name, runs)
 				if impl.Process != nil {
 					printProcess(w, doc)
 				}

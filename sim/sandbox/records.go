@@ -158,6 +158,23 @@ type Snapshot struct {
 	Assignments []Assignment    `json:"assignments"`
 }
 
+// Holder returns the agent the snapshot says holds a work item: its
+// work_items entry's assigned_agent, else its first assignments entry; ""
+// when neither names one.
+func (s Snapshot) Holder(workID string) string {
+	for _, w := range s.WorkItems {
+		if w.WorkID == workID && w.AssignedAgent != nil && *w.AssignedAgent != "" {
+			return *w.AssignedAgent
+		}
+	}
+	for _, a := range s.Assignments {
+		if a.WorkID == workID && a.AgentID != "" {
+			return a.AgentID
+		}
+	}
+	return ""
+}
+
 // ModeFile is mode.json.
 type ModeFile struct {
 	Posture   string `json:"posture"`
@@ -169,7 +186,9 @@ type ClockFile struct {
 	Tick int `json:"tick"`
 }
 
-// ModelCall is one line of model-calls.jsonl, written by the stub.
+// ModelCall is one line of model-calls.jsonl, written by the stub. Only
+// CallID is required of a line; At, Prompt, Anchor and Reply are what amr's
+// stub adds, and are zero when another harness's stub leaves them out.
 type ModelCall struct {
 	CallID string `json:"call_id"`
 	At     int    `json:"at"`
@@ -278,12 +297,19 @@ func (o *object) tick(field string) int {
 		o.fail(field, "required field is missing")
 		return 0
 	}
+	n, ok := tickValue(raw)
+	if !ok {
+		o.fail(field, "must be a non-negative whole number of ticks")
+	}
+	return n
+}
+
+func tickValue(raw json.RawMessage) (int, bool) {
 	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
 	if err != nil || n < 0 || n > 1<<40 {
-		o.fail(field, "must be a non-negative whole number of ticks")
-		return 0
+		return 0, false
 	}
-	return int(n)
+	return int(n), true
 }
 
 func (o *object) oneOf(field string, allowed ...string) string {
@@ -433,12 +459,48 @@ func (o *object) optionalReason() string {
 	return s
 }
 
-// ParseModelCalls parses model-calls.jsonl.
+// ParseModelCalls parses model-calls.jsonl, the stub's log. The spec asks
+// one thing of a line: the id of the call, which drafts cite in their
+// origin. It is read from call_id, or from id on a line without call_id.
+// The other fields are amr's stub's own: read when present and well typed,
+// left empty otherwise. A line errs only when it is not a JSON object or
+// has no usable call id.
 func ParseModelCalls(data []byte) ([]Line[ModelCall], []LineError) {
 	return parseLines(ModelCalls, data, func(o *object) ModelCall {
-		return ModelCall{CallID: o.str("call_id", true), At: o.tick("at"), Prompt: o.str("prompt", false),
-			Anchor: o.str("anchor", false), Reply: o.str("reply", false)}
+		c := ModelCall{CallID: o.callID(), Prompt: o.optionalStr("prompt"), Anchor: o.optionalStr("anchor"),
+			Reply: o.optionalStr("reply")}
+		if raw, ok := o.get("at"); ok {
+			c.At, _ = tickValue(raw)
+		}
+		return c
 	})
+}
+
+// callID reads a stub call's id: call_id, as amr's stub writes it, or id.
+func (o *object) callID() string {
+	field := "call_id"
+	if !o.has(field) && o.has("id") {
+		field = "id"
+	}
+	if !o.has(field) {
+		o.fail("call_id", "required field is missing (the call's id, as call_id or id)")
+		return ""
+	}
+	return o.str(field, true)
+}
+
+// optionalStr reads a string field that may be missing; a value of another
+// type reads as "".
+func (o *object) optionalStr(field string) string {
+	raw, ok := o.get(field)
+	if !ok {
+		return ""
+	}
+	s, err := DecodeString(raw)
+	if err != nil {
+		return ""
+	}
+	return s
 }
 
 // ParseState parses state.json: an object with the three lists of the spec's
@@ -466,7 +528,13 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 			switch key {
 			case "work_items":
 				w := WorkItemState{WorkID: o.str("work_id", true), Status: o.str("status", true)}
-				if raw, ok := o.get("assigned_agent"); ok && string(bytes.TrimSpace(raw)) != "null" {
+				// The schema lists assigned_agent on every work item: null says
+				// no agent holds it, a missing field says nothing at all.
+				raw, ok := o.get("assigned_agent")
+				switch {
+				case !ok:
+					o.fail("assigned_agent", "required field is missing (null when no agent holds the item)")
+				case string(bytes.TrimSpace(raw)) != "null":
 					a := o.str("assigned_agent", false)
 					w.AssignedAgent = &a
 				}

@@ -171,18 +171,31 @@ func withoutFields(r AuditRecord) AuditRecord {
 func TestParseModelCalls(t *testing.T) {
 	checkLineCases(t, ModelCalls, ParseModelCalls, []lineCase{
 		{"valid", `{"call_id":"call-1","at":3,"prompt":"p","anchor":"","reply":"r"}`, "", ""},
+		{"only the call id", `{"call_id":"c1"}`, "", ""},
+		{"id instead of call_id", `{"id":"c1"}`, "", ""},
+		{"optional fields of other types", `{"call_id":"c1","at":"soon","prompt":7,"anchor":null,"reply":[]}`, "", ""},
 		{"missing call id", `{"at":3,"prompt":"p","anchor":"","reply":"r"}`, "call_id", "required field is missing"},
-		{"missing anchor", `{"call_id":"call-1","at":3,"prompt":"p","reply":"r"}`, "anchor", "required field is missing"},
+		{"empty call id", `{"call_id":""}`, "call_id", "must not be empty"},
+		{"numeric call id", `{"call_id":7}`, "call_id", "must be a string"},
+		{"call_id wins over id", `{"call_id":7,"id":"c1"}`, "call_id", "must be a string"},
+		{"numeric id", `{"id":7}`, "id", "must be a string"},
+		{"not JSON", `{"call_id":"c1"`, "", "not a JSON object"},
 	})
+	recs, errs := ParseModelCalls([]byte(`{"call_id":"c1"}` + "\n" + `{"id":"c2","at":4,"prompt":"p","anchor":"A","reply":"r"}` + "\n" +
+		`{"call_id":"c3","id":"x","at":-1}`))
+	require.Empty(t, errs)
+	assert.Equal(t, []Line[ModelCall]{{N: 1, Rec: ModelCall{CallID: "c1"}},
+		{N: 2, Rec: ModelCall{CallID: "c2", At: 4, Prompt: "p", Anchor: "A", Reply: "r"}},
+		{N: 3, Rec: ModelCall{CallID: "c3"}}}, recs)
 }
 
 func TestParseState(t *testing.T) {
-	s, err := ParseState([]byte(`{"work_items":[{"work_id":"w1","status":"drafting","assigned_agent":"agent-1"},{"work_id":"w2","status":"new","assigned_agent":null},{"work_id":"w3","status":"new"}],
+	s, err := ParseState([]byte(`{"work_items":[{"work_id":"w1","status":"drafting","assigned_agent":"agent-1"},{"work_id":"w2","status":"new","assigned_agent":null}],
 "agents":[{"id":"agent-1","alive":true}],"assignments":[{"work_id":"w1","agent_id":"agent-1"}],"extra":1}`))
 	require.Nil(t, err)
 	agent := "agent-1"
 	assert.Equal(t, Snapshot{
-		WorkItems:   []WorkItemState{{WorkID: "w1", Status: "drafting", AssignedAgent: &agent}, {WorkID: "w2", Status: "new"}, {WorkID: "w3", Status: "new"}},
+		WorkItems:   []WorkItemState{{WorkID: "w1", Status: "drafting", AssignedAgent: &agent}, {WorkID: "w2", Status: "new"}},
 		Agents:      []AgentState{{ID: "agent-1", Alive: true}},
 		Assignments: []Assignment{{WorkID: "w1", AgentID: "agent-1"}},
 	}, s)
@@ -196,6 +209,7 @@ func TestParseState(t *testing.T) {
 		{"missing agents", `{"work_items":[],"assignments":[]}`, "agents", "required field is missing"},
 		{"work_items not a list", `{"work_items":{},"agents":[],"assignments":[]}`, "work_items", "list of objects"},
 		{"work item without status", `{"work_items":[{"work_id":"w1"}],"agents":[],"assignments":[]}`, "work_items[0].status", "required field is missing"},
+		{"work item without assigned agent", `{"work_items":[{"work_id":"w1","status":"s"}],"agents":[],"assignments":[]}`, "work_items[0].assigned_agent", "required field is missing"},
 		{"assigned agent not a string", `{"work_items":[{"work_id":"w1","status":"s","assigned_agent":7}],"agents":[],"assignments":[]}`, "work_items[0].assigned_agent", "must be a string"},
 		{"agent without alive", `{"work_items":[],"agents":[{"id":"a"}],"assignments":[]}`, "agents[0].alive", "boolean"},
 		{"alive not a boolean", `{"work_items":[],"agents":[{"id":"a","alive":"yes"}],"assignments":[]}`, "agents[0].alive", "boolean"},
@@ -211,6 +225,24 @@ func TestParseState(t *testing.T) {
 			assert.Equal(t, tc.field, err.Field)
 			assert.Contains(t, err.Msg, tc.msg)
 		})
+	}
+}
+
+func TestSnapshotHolder(t *testing.T) {
+	a, empty := "agent-1", ""
+	s := Snapshot{
+		WorkItems: []WorkItemState{{WorkID: "w1", AssignedAgent: &a}, {WorkID: "w2"}, {WorkID: "w3", AssignedAgent: &empty}, {WorkID: "w4"}},
+		Assignments: []Assignment{{WorkID: "w1", AgentID: "agent-9"}, {WorkID: "w2", AgentID: "agent-2"},
+			{WorkID: "w3", AgentID: "agent-3"}, {WorkID: "w4", AgentID: ""}},
+	}
+	for work, want := range map[string]string{
+		"w1": "agent-1", // assigned_agent comes first
+		"w2": "agent-2", // null assigned_agent: the assignments say
+		"w3": "agent-3", // an empty name names no one
+		"w4": "",
+		"w5": "",
+	} {
+		assert.Equal(t, want, s.Holder(work), work)
 	}
 }
 

@@ -58,7 +58,7 @@ type LogRecord struct {
 	SignalType  string `json:"signal_type,omitempty"`
 	Target      string `json:"target,omitempty"`
 	Posture     string `json:"posture,omitempty"`
-	RulesHash   string `json:"rules_hash,omitempty"`
+	RulesHash   string `json:"rules_hash,omitempty"` // of the rules.json bytes written: the initial ones on start (absent in older logs), the new ones on rules
 	To          int    `json:"to,omitempty"`
 	Line        int    `json:"line,omitempty"` // the line written, in its file
 	Scheduled   *int   `json:"scheduled,omitempty"`

@@ -1,0 +1,39 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// parseModelCalls reads the stub's log (decision D26). A line the checker
+// cannot read is the harness's defect, not the implementation's: it is
+// listed, and since it may be the very call a draft cites, origins naming
+// calls that are not found are then left unjudged.
+func (f *facts) parseModelCalls(data []byte) {
+	f.modelCalls = map[string]bool{}
+	calls, errs := sandbox.ParseModelCalls(data)
+	for _, c := range calls {
+		f.modelCalls[c.Rec.CallID] = true
+	}
+	for _, e := range errs {
+		what := e.Msg
+		if e.Field != "" {
+			what = e.Field + ": " + e.Msg
+		}
+		f.fixtureDefects = append(f.fixtureDefects, FixtureDefect{File: e.File, Line: e.Line,
+			Detail: fmt.Sprintf("The stub's log line %d is not a call record (%s); draft origins naming calls not found in %s are not judged.",
+				e.Line, what, sandbox.ModelCalls)})
+	}
+}
+
+// callsUnreadable reports whether the stub's log has lines the checker could
+// not read, so that a call id missing from it may be on one of them.
+func (f *facts) callsUnreadable() bool {
+	for _, d := range f.fixtureDefects {
+		if d.File == sandbox.ModelCalls {
+			return true
+		}
+	}
+	return false
+}
