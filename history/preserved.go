@@ -70,7 +70,7 @@ func readWritten(name string, file []byte, log []sandbox.LogRecord) writtenLog {
 			lines[pos[from+k]], srcs[pos[from+k]] = []byte(text), at
 		}
 		kept := pos[from+len(r.Lost):]
-		rebuilt := append(make([]int, 0, len(pos)+r.Fresh), pos[:from]...)
+		rebuilt := append([]int(nil), pos[:from]...)
 		for k := 0; k < r.Fresh && len(lines) < limit; k++ {
 			rebuilt = append(rebuilt, number())
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/scenarios"
@@ -68,4 +69,57 @@ func TestCompileNumbersLinesInTheOrderWritten(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"e1@0=outbox.jsonl:2", "e0@1=outbox.jsonl:1", "e2@1=outbox.jsonl:3"}, got)
+}
+
+// Whatever a run log's rewrite records and line counts say, compiling
+// never panics and never makes up more operations than the artifacts hold
+// lines for.
+func TestCompileBoundsRewriteRecords(t *testing.T) {
+	b := published(t)["l2-govern"]
+	base := play(t, b, "weak-unsend", 1)
+	rapid.Check(t, func(rt *rapid.T) {
+		files := map[string][]byte{}
+		for name, data := range base.Files.Files() {
+			files[name] = append([]byte(nil), data...)
+		}
+		if rapid.Bool().Draw(rt, "truncate outbox") {
+			files[sandbox.Outbox] = files[sandbox.Outbox][:rapid.IntRange(0, len(files[sandbox.Outbox])).Draw(rt, "cut")]
+		}
+		lines := 0
+		log := append([]sandbox.LogRecord(nil), base.Log...)
+		for k := rapid.IntRange(0, 6).Draw(rt, "edits"); k > 0; k-- {
+			i := rapid.IntRange(0, len(log)-1).Draw(rt, "at")
+			r := log[i]
+			switch rapid.IntRange(0, 1).Draw(rt, "what") {
+			case 0:
+				r.Kind = sandbox.LogRewrite
+				r.File = rapid.SampledFrom(sandbox.ImplLogs).Draw(rt, "file")
+				r.Line = rapid.IntRange(-2, 40).Draw(rt, "line")
+				r.Lost = rapid.SliceOfN(rapid.SampledFrom([]string{"", "{", `{"effect_id":"x","draft_id":"d","sent_at":1}`}), 0, 4).Draw(rt, "lost")
+				r.Fresh = rapid.IntRange(-2, 1<<30).Draw(rt, "fresh")
+				r.Kept = rapid.IntRange(-2, 1<<30).Draw(rt, "kept")
+			case 1:
+				r.Kind = sandbox.LogTickEnd
+				r.Lines = map[string]int{sandbox.Outbox: rapid.IntRange(-2, 60).Draw(rt, "count")}
+			}
+			log[i] = r
+		}
+		for _, r := range log {
+			if r.Kind == sandbox.LogRewrite {
+				lines += len(r.Lost)
+			}
+		}
+		for _, name := range []string{sandbox.Drafts, sandbox.Outbox, sandbox.Audit} {
+			lines += strings.Count(string(files[name]), "\n") + 1
+		}
+		h := history.Compile(history.Input{Bundle: b, Files: files, Log: log})
+		_ = history.Check(h)
+		impl := 0
+		for _, op := range h.Ops {
+			if op.Actor == history.ActorImpl && op.Type != history.OpState {
+				impl++
+			}
+		}
+		require.LessOrEqual(rt, impl, lines)
+	})
 }
