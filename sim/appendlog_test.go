@@ -217,6 +217,21 @@ func TestApprovalsBindDraftsTakenBack(t *testing.T) {
 	assert.Len(t, kinds(res, sandbox.LogRewrite), 1)
 }
 
+// Writing a log whole is appending when every line written before is still
+// in place.
+func TestWritingALogWholeThatKeepsItsLinesIsAnAppend(t *testing.T) {
+	b := l2Toy()
+	res := run(t, b, unsender(func(old []byte) []byte {
+		return append(append([]byte(nil), old...), `{"effect_id":"e2","draft_id":"d1","sent_at":2}`+"\n"...)
+	}), 1)
+	assert.Empty(t, kinds(res, sandbox.LogRewrite))
+	for _, x := range judgeBoth(t, b, res).Violations {
+		assert.NotEqual(t, "L0.append-only", x.Invariant, x.Detail)
+	}
+	ends := kinds(res, sandbox.LogTickEnd)
+	assert.Equal(t, []string{sandbox.Outbox}, ends[2].Writes, "the line the write added is listed")
+}
+
 // An implementation that only appends leaves no rewrite record, and its
 // run log counts exactly its lines.
 func TestAppendingOnlyLeavesNoRewrite(t *testing.T) {

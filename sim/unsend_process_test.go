@@ -71,6 +71,19 @@ func unsendMain(role, root string) int {
 			return os.Rename(link, outbox)
 		},
 		"unsend-remove": func() error { return os.Remove(outbox) },
+		// Not an unsend: a new file holding every line, and one more,
+		// renamed over the outbox.
+		"rename-keeps-all": func() error {
+			old, err := os.ReadFile(outbox)
+			if err != nil {
+				return err
+			}
+			tmp := filepath.Join(root, "outbox.new")
+			if err := os.WriteFile(tmp, append(old, `{"effect_id":"e2","draft_id":"d1","sent_at":1}`+"\n"...), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(tmp, outbox)
+		},
 	}[role]
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
@@ -131,5 +144,19 @@ func TestProcessUnsendsAreOnRecordAndStillJudged(t *testing.T) {
 			assert.True(t, got["L0.append-only"], "%v", v.Violations)
 			assert.True(t, got["L2.approval-binding"], "the erased send had no approval: %v", v.Violations)
 		})
+	}
+}
+
+// Replacing a log by a file that keeps every line, in place, is appending.
+func TestProcessRenamingOverALogThatKeepsEveryLineIsAnAppend(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 3)
+	res := runProcess(t, b, helperSpec("rename-keeps-all", RegimeStep), 1)
+	assert.Empty(t, kinds(res, sandbox.LogRewrite))
+	ends := kinds(res, sandbox.LogTickEnd)
+	assert.Equal(t, 2, ends[len(ends)-1].Lines[sandbox.Outbox])
+	v := judgeBoth(t, b, res)
+	for _, x := range v.Violations {
+		assert.NotEqual(t, "L0.append-only", x.Invariant, x.Detail)
 	}
 }
