@@ -161,6 +161,7 @@ type facts struct {
 	diffs       []harnessDiff  // harness files that disagree with what the harness wrote
 	repeatCount map[string]int
 	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
+	answers     *answers              // the messages unadmitted work items answer (D32), computed once
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 

@@ -70,6 +70,9 @@ type reading struct {
 	// Origin is the drafting origin tag the scoreboard shows (spec §5).
 	Origin     string   `json:"origin"`
 	Violations []string `json:"violations"`
+	// invalid says how the two oracles disagreed; a golden case never owes
+	// an INVALID run, so a disagreement is always a mismatch.
+	invalid string
 }
 
 func (r reading) String() string {
@@ -126,6 +129,9 @@ func (c *goldenCase) diffs() []string {
 			return
 		}
 		got := judge(c.bundle, c.files, log)
+		if got.invalid != "" {
+			out = append(out, fmt.Sprintf("  %s: INVALID: %s", name, got.invalid))
+		}
 		if !got.equal(*want) {
 			out = append(out, fmt.Sprintf("  %s:\n    expected %s\n    actual   %s", name, want, got))
 		}
@@ -135,11 +141,14 @@ func (c *goldenCase) diffs() []string {
 	return out
 }
 
-// judge runs the checker and reduces its verdict to levels and the sorted
-// set of violated invariant ids.
+// judge runs both oracles and reduces the level verdict to levels and the
+// sorted set of violated invariant ids, noting any disagreement.
 func judge(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord) reading {
-	v := checker.Check(checker.Input{Bundle: b.Clone(), Files: copyFiles(files), Log: log})
+	v, g := judgeBoth(b.Clone(), copyFiles(files), log)
 	r := reading{Levels: v.Levels, Origin: v.Origin, Violations: []string{}}
+	if !g.Agree {
+		r.invalid = g.String()
+	}
 	seen := map[string]bool{}
 	for _, x := range v.Violations {
 		if !seen[x.Invariant] {

@@ -228,13 +228,14 @@ type bundleReading struct {
 	f            *facts
 	declarations map[string][]*draft     // draft id -> its declarations
 	admissions   map[string][]*auditLine // message id -> its admission records
+	admittedWork map[string]bool         // work ids some admission record names
 	approvals    map[string]scenarios.Approval
 	signals      map[string]scenarios.Signal
 }
 
 func (f *facts) bundleReading() *bundleReading {
 	br := &bundleReading{f: f, declarations: map[string][]*draft{}, admissions: map[string][]*auditLine{},
-		approvals: map[string]scenarios.Approval{}, signals: map[string]scenarios.Signal{}}
+		admittedWork: map[string]bool{}, approvals: map[string]scenarios.Approval{}, signals: map[string]scenarios.Signal{}}
 	for _, a := range f.b.Approvals {
 		if _, ok := br.approvals[a.ID]; !ok {
 			br.approvals[a.ID] = a
@@ -251,6 +252,7 @@ func (f *facts) bundleReading() *bundleReading {
 	for _, a := range f.audit {
 		if a.Event == sandbox.EventAdmission {
 			br.admissions[a.MessageID] = append(br.admissions[a.MessageID], a)
+			br.admittedWork[a.WorkID] = true
 		}
 	}
 	return br
@@ -269,7 +271,12 @@ func (br *bundleReading) declared(id string, m scenarios.Match, t int) []*draft 
 }
 
 // names reports whether a bundle match could name work item w at tick t:
-// the work id it gives, or a work item admitted for its message by t.
+// the work id it gives, or a work item admitted for its message by t. When
+// no admission record names the message, another harness may have bound it
+// as the checker links replies (D32): to a work item no admission names,
+// drafted in the message's conversation after the message arrived. That
+// only widens which lines are explained; a line the harness must have
+// written is still required only through an admission (bound).
 func (br *bundleReading) names(m scenarios.Match, w string, t int) bool {
 	if m.WorkID != "" {
 		return m.WorkID == w
@@ -280,6 +287,20 @@ func (br *bundleReading) names(m scenarios.Match, w string, t int) bool {
 	for _, a := range br.admissions[m.MessageID] {
 		if a.WorkID == w && a.at.tick <= t {
 			return true
+		}
+	}
+	if len(br.admissions[m.MessageID]) > 0 || br.admittedWork[w] {
+		return false
+	}
+	msg, ok := br.f.msgByID[m.MessageID]
+	if !ok {
+		return false
+	}
+	for _, ds := range br.declarations {
+		for _, d := range ds {
+			if d.WorkID == w && d.ConversationID == msg.ConversationID && d.at.tick >= msg.at.tick && d.at.tick <= t {
+				return true
+			}
 		}
 	}
 	return false

@@ -87,7 +87,7 @@ func checkOwnAnchor(f *facts) []Violation {
 		seen[e.DraftID] = true
 		f.judged("L1.own-anchor")
 		d := e.draft
-		conv, answered := d.ConversationID, f.messageOf(d.WorkID)
+		conv, answered := d.ConversationID, f.answeredBy(d.WorkID)
 		if answered != nil {
 			conv = answered.ConversationID
 		}
@@ -185,7 +185,7 @@ func checkCrashResolution(f *facts) []Violation {
 				continue
 			}
 			reported[w] = true
-			if m := f.messageOf(w); m != nil {
+			if m := f.answeredBy(w); m != nil {
 				reported[m.ID] = true
 			}
 			out = append(out, Violation{Invariant: "L1.crash-resolution", Level: 1, Tick: d,
@@ -207,7 +207,7 @@ func checkCrashResolution(f *facts) []Violation {
 				Evidence: []string{c.evidence, m.ref()},
 				Detail: fmt.Sprintf("Message %s was due to be answered at the crash of tick %d and is neither sent nor abandoned by tick %d.",
 					m.ID, c.at.tick, d)}
-			if works := f.worksOf(m.ID); len(works) > 0 {
+			if works := f.answering(m); len(works) > 0 {
 				v.WorkID = works[0]
 			}
 			out = append(out, v)
@@ -226,7 +226,7 @@ func (f *facts) dueAt(m *message, c crash) bool {
 	if at, ok := f.scheduledApproval(m); !ok || at > c.at.tick {
 		return false
 	}
-	for _, w := range f.worksOf(m.ID) {
+	for _, w := range f.answering(m) {
 		for _, e := range f.effectsOf(w) {
 			if e.at.before(c.at) {
 				return false
@@ -239,7 +239,7 @@ func (f *facts) dueAt(m *message, c crash) bool {
 // messageSettledBy reports whether one of a message's work items was sent or
 // abandoned with a record by tick t.
 func (f *facts) messageSettledBy(m *message, t int) bool {
-	for _, w := range f.worksOf(m.ID) {
+	for _, w := range f.answering(m) {
 		if f.settledBy(w, t) {
 			return true
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/internal/rng"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -12,7 +13,7 @@ import (
 func BenchmarkGenerate(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		seed := RunSeed(1, i)
+		seed := seeds.Run(1, i)
 		p, err := DrawProfile(rng.Stream(seed, "profile"), DefaultPreset)
 		if err != nil {
 			b.Fatal(err)

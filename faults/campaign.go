@@ -10,8 +10,8 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/internal/rng"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/suite"
 )
@@ -33,7 +33,7 @@ func (s Shard) normal() Shard {
 // Config is one campaign.
 type Config struct {
 	Impl suite.Impl
-	// Seed is the campaign seed; run i's seed is rng.Mix(Seed, i).
+	// Seed is the campaign seed; run i's run seed is seeds.Run(Seed, i).
 	Seed uint64
 	// Runs is the size of the whole campaign's run space (all shards
 	// together). 0 means no limit: Time must then be set.
@@ -75,13 +75,12 @@ type Progress struct {
 type Run struct {
 	// Index is the run's place in the campaign; -1 for a corpus replay.
 	Index int
-	// Seed is the run seed, from which its profile and bundle derive. It is
-	// also what `amr run --runs 1 --seed` takes to replay the run: the
-	// engine seed is suite.RunSeed(bundle, &Seed, 1). Seeded is false for a
-	// corpus bundle of unknown provenance, which replays without --seed.
-	Seed       uint64
-	Seeded     bool
-	EngineSeed uint64
+	// Seeds are the run's: the campaign seed for a generated run, the run
+	// seed its profile and bundle derive from (what `amr run --runs 1
+	// --seed` takes to replay it), and the engine seed it was played with,
+	// seeds.Engine(run, 1). A corpus bundle of unknown provenance has the
+	// run seed of its name, and replays without --seed.
+	Seeds      seeds.Seeds
 	Profile    Profile
 	Bundle     *scenarios.Bundle
 	BundleHash string
@@ -123,7 +122,7 @@ type Counterexample struct {
 // Divergence is a run whose two plays differed.
 type Divergence struct {
 	Index        int
-	Seed         uint64
+	Seeds        seeds.Seeds
 	Profile      Profile
 	Bundle       *scenarios.Bundle
 	HashA, HashB string
@@ -192,13 +191,10 @@ func (s *Summary) Outcome() string {
 	return OutcomeClean
 }
 
-// RunSeed is run i's seed in a campaign.
-func RunSeed(campaign uint64, i int) uint64 { return rng.Mix(campaign, uint64(i)) }
-
 // Generated draws run i of a campaign: its profile and its bundle, named
 // after the run and carrying its provenance.
 func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundle, error) {
-	seed := RunSeed(campaign, i)
+	seed := seeds.Run(campaign, i)
 	p, err := DrawProfile(rng.Stream(seed, "profile"), preset)
 	if err != nil {
 		return Profile{}, nil, err
@@ -215,9 +211,10 @@ func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundl
 // and reads its coverage. So a command printed for a counterexample replays
 // exactly the run that failed.
 func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Run, error) {
-	r, err := PlayEngine(b, impl, suite.RunSeed(b, seed, 1), maxSteps)
-	if err == nil && seed != nil {
-		r.Seed, r.Seeded = *seed, true
+	s := seeds.OfScored(seeds.RunOr(seed, b.Meta.Name), 1)
+	r, err := PlayEngine(b, impl, uint64(*s.Engine), maxSteps)
+	if err == nil {
+		r.Seeds = s
 	}
 	return r, err
 }
@@ -225,7 +222,7 @@ func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Ru
 // PlayEngine is Play with the engine seed given outright, as a replay of a
 // recorded run log has it.
 func PlayEngine(b *scenarios.Bundle, impl suite.Impl, engine uint64, maxSteps int) (*Run, error) {
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
 	}
@@ -236,7 +233,7 @@ func PlayEngine(b *scenarios.Bundle, impl suite.Impl, engine uint64, maxSteps in
 	}
 	files := res.Files.Files()
 	j := suite.Judge(b, files, res.Log)
-	r := &Run{Index: -1, EngineSeed: engine, Bundle: b, BundleHash: hash, Result: res,
+	r := &Run{Index: -1, Seeds: seeds.OfEngine(engine), Bundle: b, BundleHash: hash, Result: res,
 		Judgement: j, Verdict: j.Level, Seen: Observe(b, files, res.Log)}
 	// A process run leaves its directory on disk; everything judged, and
 	// the process's own output, is in memory already.
@@ -254,12 +251,12 @@ func PlayGenerated(campaign uint64, i int, preset string, impl suite.Impl, maxSt
 	if errs := scenarios.Validate(b, nil).Errors(); len(errs) > 0 {
 		return nil, fmt.Errorf("run %d (campaign seed %d): the generator made an invalid bundle:\n%s", i, campaign, errs.Error())
 	}
-	seed := RunSeed(campaign, i)
+	seed := seeds.Run(campaign, i)
 	r, err := Play(b, impl, &seed, maxSteps)
 	if err != nil {
 		return nil, fmt.Errorf("run %d (campaign seed %d): %w", i, campaign, err)
 	}
-	r.Index, r.Profile = i, p
+	r.Index, r.Profile, r.Seeds = i, p, seeds.OfGenerated(campaign, i)
 	return r, nil
 }
 
@@ -314,7 +311,7 @@ type campaign struct {
 func (c *campaign) replayCorpus() error {
 	for _, e := range c.cfg.Corpus {
 		var seed *uint64
-		if s, ok := ReplaySeed(e.Bundle); ok {
+		if s, ok := OriginRunSeed(e.Bundle); ok {
 			seed = &s
 		}
 		r, err := Play(e.Bundle, c.cfg.Impl, seed, c.cfg.MaxSteps)

@@ -9,7 +9,7 @@
 // first.
 //
 // Generation is stable by seed: run i of a campaign draws everything from
-// rng.Mix(campaign seed, i) through internal/rng, so the same seed means the
-// same bundle on every machine. The same generators run under
+// its run seed, seeds.Run(campaign seed, i), through internal/rng, so the
+// same seed means the same bundle on every machine. The same generators run under
 // pgregory.net/rapid in the package's property tests (see docs/fuzz.md).
 package faults

@@ -35,6 +35,7 @@ func Compile(in Input) *History {
 	}
 	c.finalState()
 	c.finish()
+	c.h.Admission = admissionOf(in)
 	return c.h
 }
 
@@ -285,14 +286,16 @@ func (c *compiler) finish() {
 	c.h.Ops = c.ops
 }
 
-// message returns the op for an inbox line, falling back to the bundle when
-// the line is missing.
+// message returns the op of a deliver or duplicate record: the message the
+// run log says the harness delivered, whatever the sandbox's line now says
+// (D30). The inbox line is cited when it still holds that message.
 func (c *compiler) message(typ string, line int, id string, tick int, src string) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id, Src: src}
-	if m, ok := c.inbox[line]; ok {
+	if m, ok := c.inbox[line]; ok && (id == "" || m.ID == id) {
 		op.MessageID, op.ConversationID, op.Src = m.ID, m.ConversationID, ref(sandbox.Inbox, line)
-	} else if c.in.Bundle != nil {
-		if d, ok := c.in.Bundle.Message(id); ok {
+	}
+	if c.in.Bundle != nil {
+		if d, ok := c.in.Bundle.Message(op.MessageID); ok {
 			op.ConversationID = d.ConversationID
 		}
 	}
@@ -343,6 +346,7 @@ func (c *compiler) fromLog() {
 	fired := map[string]sandbox.LogRecord{}
 	var ts tickState
 	lastMid := false
+	end := 0 // the last tick a tick_end closed
 	for i, r := range c.in.Log {
 		src := ""
 		if r.Kind != sandbox.LogTickEnd || r.Forced {
@@ -394,7 +398,7 @@ func (c *compiler) fromLog() {
 			}
 		case sandbox.LogTickEnd:
 			c.closeTick(r, ts, consumed, src)
-			ts, lastMid = tickState{}, false
+			ts, lastMid, end = tickState{}, false, t
 		}
 	}
 	// Whatever no tick_end accounted for (a log cut short) goes last.
@@ -402,7 +406,7 @@ func (c *compiler) fromLog() {
 		op.Approximate = true
 		c.emit(op)
 	}
-	c.leftovers(consumed)
+	c.leftovers(consumed, end)
 }
 
 // slot is one position in a tick's implementation segment: a line's
@@ -537,9 +541,13 @@ func (c *compiler) placeCall(call Op, approx bool) {
 	c.emit(call)
 }
 
-// leftovers appends the lines no tick_end accounted for, by their own
-// ticks, marked approximate.
-func (c *compiler) leftovers(consumed map[string]int) {
+// leftovers appends the lines no tick_end accounted for, ordered by their
+// own ticks and marked approximate. The harness saw an implementation line
+// no tick_end counts only when the run ended, so it is stamped with the
+// last tick a tick_end closed: with a run log, an implementation's own
+// timestamps are never its time (decision D2). A model call keeps its tick,
+// which the stub wrote.
+func (c *compiler) leftovers(consumed map[string]int, end int) {
 	type rest struct {
 		op   Op
 		rank int
@@ -569,6 +577,9 @@ func (c *compiler) leftovers(consumed map[string]int) {
 	})
 	for _, r := range rs {
 		r.op.Approximate = true
+		if r.rank > 0 {
+			r.op.Tick = end
+		}
 		c.emit(r.op)
 	}
 }
@@ -632,6 +643,14 @@ func (c *compiler) fromFiles() {
 	for _, n := range sortedKeys(c.inbox) {
 		m := c.inbox[n]
 		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID, Src: ref(sandbox.Inbox, n)}
+		// A message of the bundle was delivered with the bundle's content at
+		// its tick, whatever the line now says (D30).
+		if c.in.Bundle != nil {
+			if d, ok := c.in.Bundle.Message(m.ID); ok {
+				m = sandbox.Message(d)
+				op.ConversationID = d.ConversationID
+			}
+		}
 		op.Tick, _ = tl.visible(m.At)
 		if k := seen[m.ID]; k > 0 {
 			op.Type = OpDuplicate

@@ -18,8 +18,8 @@ import (
 
 // declaration is one drafts line: the draft's work item, hash and own tick.
 type declaration struct {
-	work, hash string
-	tick       int
+	work, hash, conversation string
+	tick                     int
 }
 
 // admission is one admission record: its work item and own tick.
@@ -34,19 +34,22 @@ type bundleBounds struct {
 	tl     timeline
 	drafts map[string][]declaration // draft id -> declarations in file order
 	admits map[string][]admission   // message id -> admissions in file order
+	worked map[string]bool          // work ids some admission names
 }
 
 func (c *compiler) bounds() *bundleBounds {
 	bb := &bundleBounds{b: c.in.Bundle, tl: newTimeline(c.in.Bundle),
-		drafts: map[string][]declaration{}, admits: map[string][]admission{}}
+		drafts: map[string][]declaration{}, admits: map[string][]admission{}, worked: map[string]bool{}}
 	for _, n := range sortedLines(c.impl[sandbox.Drafts]) {
 		if op := c.impl[sandbox.Drafts][n]; op != nil {
-			bb.drafts[op.DraftID] = append(bb.drafts[op.DraftID], declaration{op.WorkID, op.ContentHash, c.own[sandbox.Drafts][n]})
+			bb.drafts[op.DraftID] = append(bb.drafts[op.DraftID],
+				declaration{op.WorkID, op.ContentHash, op.ConversationID, c.own[sandbox.Drafts][n]})
 		}
 	}
 	for _, n := range sortedLines(c.impl[sandbox.Audit]) {
 		if op := c.impl[sandbox.Audit][n]; op != nil && op.Type == OpAdmit {
 			bb.admits[op.MessageID] = append(bb.admits[op.MessageID], admission{op.WorkID, c.own[sandbox.Audit][n]})
+			bb.worked[op.WorkID] = true
 		}
 	}
 	return bb
@@ -78,6 +81,32 @@ func (bb *bundleBounds) targets(m scenarios.Match, w string, t int) bool {
 	for _, a := range bb.admits[m.MessageID] {
 		if a.work == w && a.tick <= t {
 			return true
+		}
+	}
+	if len(bb.admits[m.MessageID]) > 0 || bb.worked[w] {
+		return false
+	}
+	return bb.unadmittedReply(m.MessageID, w, t)
+}
+
+// unadmittedReply reports whether work item w, which no admission names,
+// may answer a message no admission names: a harness that binds by
+// conversation (D32) would bind the message's approval to a draft of w
+// declared in the message's conversation after the message arrived.
+func (bb *bundleBounds) unadmittedReply(msg, w string, t int) bool {
+	d, ok := bb.b.Message(msg)
+	if !ok {
+		return false
+	}
+	arrived, ok := bb.tl.visible(d.At)
+	if !ok {
+		return false
+	}
+	for _, decls := range bb.drafts {
+		for _, x := range decls {
+			if x.work == w && x.conversation == d.ConversationID && x.tick >= arrived && x.tick <= t {
+				return true
+			}
 		}
 	}
 	return false

@@ -23,6 +23,7 @@ import (
 
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -31,8 +32,9 @@ const DefaultMaxSteps = 64
 
 // Options are a run's parameters besides the bundle and implementation.
 type Options struct {
-	// Seed is the run seed: it orders same-tick events and is handed to
-	// the implementation for choices of its own.
+	// Seed is the engine seed (package seeds): it orders same-tick events,
+	// and the implementation is handed seeds.Impl of it for choices of its
+	// own.
 	Seed uint64
 	// MaxSteps bounds the steps per tick; 0 means DefaultMaxSteps. For a
 	// one-shot process it bounds the invocations per tick.
@@ -224,10 +226,6 @@ func logSize(b *scenarios.Bundle, timeline []int) int {
 	return len(timeline) + len(b.Inbox) + len(b.Approvals) + len(b.Signals) + 2*len(b.Faults) + 4
 }
 
-// implSeed is the seed handed to the implementation: derived from the run
-// seed, so its choices do not share a stream with the harness's.
-func implSeed(seed uint64) uint64 { return rng.Mix(seed, rng.Hash("impl")) }
-
 func (e *engine) run() (*Result, error) {
 	if err := e.init(); err != nil {
 		return nil, err
@@ -261,7 +259,7 @@ func (e *engine) log(r sandbox.LogRecord) {
 }
 
 func (e *engine) init() error {
-	seed := e.opts.Seed
+	s := seeds.OfEngine(e.opts.Seed)
 	params := map[string]string{
 		"horizon":   strconv.Itoa(e.b.Meta.Horizon),
 		"max_steps": strconv.Itoa(e.opts.MaxSteps),
@@ -275,7 +273,7 @@ func (e *engine) init() error {
 	// what was written.
 	rules := e.b.RulesFile()
 	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
-		Impl: e.opts.Impl, Seed: &seed, Params: params, RulesHash: scenarios.RulesHash(rules)})
+		Impl: e.opts.Impl, Seeds: &s, Params: params, RulesHash: scenarios.RulesHash(rules)})
 	fleet, err := json.Marshal(struct {
 		Agents []string `json:"agents"`
 	}{e.b.Fleet})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -33,7 +34,7 @@ func newInproc(e *engine, newImpl sandbox.Factory) *inproc {
 		}
 		return nil
 	}
-	d.env = &sandbox.Env{Files: d.guard, Model: d.stub, Seed: implSeed(e.opts.Seed)}
+	d.env = &sandbox.Env{Files: d.guard, Model: d.stub, Seed: seeds.Impl(e.opts.Seed)}
 	return d
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -133,7 +134,7 @@ func (d *procDriver) environ() []string {
 			env = append(env, kv)
 		}
 	}
-	seed := strconv.FormatUint(implSeed(d.e.opts.Seed), 10)
+	seed := strconv.FormatUint(seeds.Impl(d.e.opts.Seed), 10)
 	env = append(env,
 		EnvSandbox+"="+d.root, EnvModelURL+"="+d.server.base, EnvSeed+"="+seed, EnvRegime+"="+d.spec.Regime,
 		EnvLitmusSandbox+"="+d.root, EnvLitmusStubURL+"="+d.server.base)

@@ -16,10 +16,9 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
-	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/ledger"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -49,10 +48,11 @@ type Impl struct {
 type Config struct {
 	// Runs is how many scored runs per bundle (spec §5: five).
 	Runs int
-	// Seed, when set, is the campaign seed every run seed derives from;
-	// otherwise run seeds derive from the bundle's name, so two
-	// invocations agree byte for byte.
-	Seed *uint64
+	// RunSeed, when set, is the run seed of every bundle: scored run i plays
+	// with the engine seed seeds.Engine(RunSeed, i). Otherwise each bundle's
+	// run seed derives from its name (seeds.Named), so two invocations agree
+	// byte for byte.
+	RunSeed *uint64
 	// Out, when set, is where every run's sandbox, run log and verdict are
 	// kept: Out/<scenario>/run-<i>/.
 	Out string
@@ -71,8 +71,10 @@ type Config struct {
 
 // RunReport is one scored run.
 type RunReport struct {
-	Run    int               `json:"run"`
-	Seed   uint64            `json:"seed"`
+	Run int `json:"run"`
+	// Seeds are the run seed the run was played from and its engine seed
+	// (and the campaign seed, for a run a campaign generated).
+	seeds.Seeds
 	Levels map[string]string `json:"levels"`
 	// Obligations counts, per tested level, the items its checks judged;
 	// Judged counts them per invariant; Vacuous lists the levels that
@@ -140,22 +142,12 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// RunSeed derives run i's seed: from the campaign seed when one is given,
-// otherwise from the bundle's name.
-func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
-	base := rng.Hash("bundle:" + b.Meta.Name)
-	if campaign != nil {
-		base = *campaign
-	}
-	return rng.Mix(base, uint64(i))
-}
-
 // Run plays a bundle cfg.Runs times against impl and judges each run.
 func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
 	}
@@ -182,8 +174,9 @@ func NewReport(scenario, impl string, top int, runs []RunReport) *Report {
 }
 
 func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
-	seed := RunSeed(b, cfg.Seed, i)
-	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, seed, i); err != nil || ok {
+	s := seeds.OfScored(seeds.RunOr(cfg.RunSeed, b.Meta.Name), i)
+	seed := uint64(*s.Engine)
+	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, s, i); err != nil || ok {
 		return rr, err
 	}
 	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash,
@@ -197,7 +190,7 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 	}
 	j := Judge(b, res.Files.Files(), res.Log)
 	v := j.Level
-	rr := NewRunReport(i, seed, res, j)
+	rr := NewRunReport(i, s, res, j)
 	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
@@ -232,9 +225,9 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 
 // NewRunReport is run i's report: what the run did and how both oracles
 // judged it.
-func NewRunReport(i int, seed uint64, res *sim.Result, j Judgement) RunReport {
+func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j Judgement) RunReport {
 	rr := VerdictRun(j)
-	rr.Run, rr.Seed = i, seed
+	rr.Run, rr.Seeds = i, s
 	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
 	return rr
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 )
@@ -172,10 +173,18 @@ func TestCheckOnKeptArtifactsAgreesWithTheRun(t *testing.T) {
 	}
 }
 
-func TestRunSeedsDependOnBundleOrCampaign(t *testing.T) {
+// Scored run i plays with the engine seed derived from the bundle's run
+// seed and i: the one given, or the bundle's own from its name.
+func TestRunsPlayWithTheEngineSeedsOfTheRunSeed(t *testing.T) {
 	b := published(t)[0].Bundle
-	assert.Equal(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 1))
-	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 2))
-	seed := uint64(7)
-	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, &seed, 1))
+	ref := impl(t, "reference")
+	given := uint64(7)
+	for _, run := range []*uint64{nil, &given} {
+		rep, err := suite.Run(b, ref, suite.Config{Runs: 2, RunSeed: run})
+		require.NoError(t, err)
+		for i, rr := range rep.Runs {
+			assert.Equal(t, seeds.OfScored(seeds.RunOr(run, b.Meta.Name), i+1), rr.Seeds)
+		}
+		assert.NotEqual(t, rep.Runs[0].Engine, rep.Runs[1].Engine)
+	}
 }

@@ -57,12 +57,12 @@ func (t *Timeline) WriteText(w io.Writer, opts TextOptions) error {
 }
 
 func (t *Timeline) header(b *strings.Builder) {
+	if t.Seeds != nil {
+		fmt.Fprintln(b, t.Seeds.Line())
+	}
 	fmt.Fprintf(b, "%s", t.Scenario)
 	if t.Impl != "" {
 		fmt.Fprintf(b, "  impl %s", t.Impl)
-	}
-	if t.Seed != nil {
-		fmt.Fprintf(b, "  run seed %d", *t.Seed)
 	}
 	fmt.Fprintf(b, "  horizon %d\n", t.Horizon)
 	var levels []string

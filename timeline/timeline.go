@@ -19,6 +19,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -47,9 +48,11 @@ type Entry struct {
 
 // Timeline is one run's story.
 type Timeline struct {
-	Scenario   string            `json:"scenario"`
-	Impl       string            `json:"impl,omitempty"`
-	Seed       *uint64           `json:"seed,omitempty"`
+	Scenario string `json:"scenario"`
+	Impl     string `json:"impl,omitempty"`
+	// Seeds are the run's seeds, as far as they are known: the ones the
+	// caller played with, else the run log's.
+	*seeds.Seeds
 	BundleHash string            `json:"bundle_hash,omitempty"`
 	Horizon    int               `json:"horizon"`
 	TopLevel   int               `json:"top_level"`
@@ -69,11 +72,14 @@ type Timeline struct {
 
 // Input is a finished run: the bundle it played, its sandbox files, its run
 // log (nil for artifacts from another harness) and the checker's verdict.
+// Seeds, when set, are the seeds it was played with; otherwise the run
+// log's are shown.
 type Input struct {
 	Bundle  *scenarios.Bundle
 	Files   map[string][]byte
 	Log     []sandbox.LogRecord
 	Verdict checker.Verdict
+	Seeds   *seeds.Seeds
 }
 
 // Build assembles the timeline of a run. It never fails: lines that do not
@@ -101,8 +107,11 @@ func Build(in Input) *Timeline {
 	t.visited = visitedTicks(b)
 	for _, r := range in.Log {
 		if r.Kind == sandbox.LogStart {
-			t.Impl, t.Seed, t.BundleHash = r.Impl, r.Seed, r.BundleHash
+			t.Impl, t.Seeds, t.BundleHash = r.Impl, r.Seeds, r.BundleHash
 		}
+	}
+	if in.Seeds != nil {
+		t.Seeds = in.Seeds
 	}
 	file := func(name string) []byte { return in.Files[name] }
 	impl := implLines(file)

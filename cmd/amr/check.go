@@ -12,7 +12,6 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 )
@@ -127,7 +126,7 @@ bad input, 3 when the oracles disagree.`,
 				// Only the engine saw the logs as they were written.
 				doc.Notes = append(doc.Notes, noLogNote)
 			}
-			if doc.BundleHash, err = reserve.BundleHash(b); err != nil {
+			if doc.BundleHash, err = b.Hash(); err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
 			j := suite.Judge(b, files, in.Log)

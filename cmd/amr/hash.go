@@ -68,7 +68,7 @@ message, and any invalid bundle makes the exit code 2.`,
 				b, err := loadBundle(stderr, path)
 				if err == nil {
 					var h string
-					if h, err = reserve.BundleHash(b); err == nil {
+					if h, err = b.Hash(); err == nil {
 						rows = append(rows, hashJSON{Path: path, Hash: h})
 						continue
 					}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -35,7 +35,7 @@ var scenarioName = regexp.MustCompile(`^l([0-6])-[a-z0-9]+(-[a-z0-9]+)*$`)
 func contentHash(b *scenarios.Bundle) (string, error) {
 	c := *b
 	c.Meta = scenarios.Meta{TopLevel: b.Meta.TopLevel, Horizon: b.Meta.Horizon}
-	return reserve.BundleHash(&c)
+	return c.Hash()
 }
 
 // publishedDir is one scenario directory found in the published set.
@@ -275,6 +275,7 @@ Exit 0 when promoted, 1 when the reference fails it, 2 when refused.`,
 
 func printPromotion(w io.Writer, p *promotion, checks []promotionCheck) {
 	b := p.bundle
+	fmt.Fprintln(w, seeds.OfRun(seeds.Named(b.Meta.Name)).Line())
 	fmt.Fprintf(w, "promoted %s into %s\n", b.Meta.Name, p.path)
 	fmt.Fprintf(w, "  content hash  %s\n", p.hash)
 	if o := b.Meta.Origin; o != nil {
@@ -283,7 +284,7 @@ func printPromotion(w io.Writer, p *promotion, checks []promotionCheck) {
 			fmt.Fprintf(w, ", %s violates %s", o.Impl, o.Invariant)
 		}
 		if o.CampaignSeed != "" {
-			fmt.Fprintf(w, ", campaign seed %s run %s", o.CampaignSeed, o.Run)
+			fmt.Fprintf(w, ", found by run %s of campaign %s", o.Run, o.CampaignSeed)
 		}
 		fmt.Fprintln(w)
 		if o.OriginalHash != "" {

@@ -391,6 +391,7 @@ oracles disagree on a run.`,
 }
 
 func printRegression(w io.Writer, r regression, base *baseline, nScenarios, nImpls int) {
+	fmt.Fprintln(w, namedSeedsLine)
 	fmt.Fprintf(w, "%d scenario(s) x %d implementation(s), %d run(s) each, against %s\n", nScenarios, nImpls, r.Runs, r.Baseline)
 	if base != nil && base.Runs != r.Runs {
 		fmt.Fprintf(w, "note: the baseline was recorded with %d run(s) each\n", base.Runs)

@@ -10,8 +10,8 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
@@ -32,13 +32,13 @@ func violates(v checker.Verdict, invariant string) bool {
 
 // cutSource is an earlier process run whose cuts a replay reproduces.
 type cutSource struct {
-	seed uint64
-	cuts []sim.Cut
+	seeds seeds.Seeds
+	cuts  []sim.Cut
 }
 
 // readCuts reads the run log at path (a run.jsonl, or a directory holding
 // one, as amr run --out and amr fuzz keep them) for a replay of bundle b:
-// its run seed and the cuts of its crashes after k writes.
+// its seeds and the cuts of its crashes after k writes.
 func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		path = filepath.Join(path, sandbox.RunLogFile)
@@ -51,17 +51,17 @@ func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
 	if err != nil {
 		return nil, usageErr("--cut-from %s: %v", path, err)
 	}
-	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Seed == nil {
-		return nil, usageErr("--cut-from %s: the run log does not start with a start record carrying the seed", path)
+	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Seeds == nil || log[0].Engine == nil {
+		return nil, usageErr("--cut-from %s: the run log does not start with a start record carrying the engine seed", path)
 	}
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, err
 	}
 	if h := log[0].BundleHash; h != "" && h != hash {
 		return nil, usageErr("--cut-from %s: the run log is of another bundle (%s, this one is %s)", path, h, hash)
 	}
-	return &cutSource{seed: *log[0].Seed, cuts: sim.CutsOf(log)}, nil
+	return &cutSource{seeds: *log[0].Seeds, cuts: sim.CutsOf(log)}, nil
 }
 
 // replayImpl picks the implementation to replay: --impl when given, else the
@@ -97,9 +97,11 @@ crashed; what the implementation admitted, claimed, drafted, sent and resolved;
 and where each violation fired, with its evidence. Quiet ticks are skipped and
 long quiet stretches collapsed. --json prints the same as records.
 
-The run seed is the one 'amr run --runs 1 [--seed N]' uses: derived from --seed
-when given, from the bundle's name otherwise, so the replay command printed for
-a counterexample shows exactly the run that failed. Without --impl, a bundle
+--seed is the run seed, as 'amr fuzz' prints it and 'amr run --seed' takes
+it; without it the bundle's name gives it. Replay plays scored run 1 of it,
+the run 'amr run --runs 1 [--seed N]' plays, so the replay command printed
+for a counterexample shows exactly the run that failed. The timeline starts
+with the seeds: "seed: run=... engine=...". Without --impl, a bundle
 whose meta.origin names a built-in implementation (a shrunk or promoted
 counterexample) replays against it; any other against the reference.
 
@@ -110,7 +112,7 @@ implementation that runs as an OS process, as 'amr run --impl-cmd' does.
 A crash inside a tick kills a process once its k-th write is seen, and the
 process may have got further by then; the run log records how far.
 --cut-from RUN.jsonl (or a directory holding run.jsonl) replays such a run:
-its run seed, and each crash killing at the write count that run recorded
+its engine seed, and each crash killing at the write count that run recorded
 instead of k. Best effort: a process that writes faster than the harness
 looks may again get further, and the replay's run log says where it cut.
 
@@ -136,32 +138,34 @@ two oracles disagree on the run.`,
 			if err != nil {
 				return err
 			}
-			var campaign *uint64
+			var runSeed *uint64
 			if cmd.Flags().Changed("seed") {
-				campaign = &seed
+				runSeed = &seed
 			}
-			runSeed := suite.RunSeed(b, campaign, 1)
+			played := seeds.OfScored(seeds.RunOr(runSeed, b.Meta.Name), 1)
 			if cutFrom != "" {
 				if impl.Process == nil {
 					return usageErr("--cut-from replays where a process run's crashes landed; it needs --impl-cmd (in process a crash lands exactly at its write)")
 				}
-				if campaign != nil {
-					return usageErr("--cut-from replays the run seed of its run log; --seed does not apply")
+				if runSeed != nil {
+					return usageErr("--cut-from replays the engine seed of its run log; --seed does not apply")
 				}
 				src, err := readCuts(cutFrom, b)
 				if err != nil {
 					return err
 				}
-				runSeed = src.seed
+				played = src.seeds
 				spec := *impl.Process
 				spec.Cuts = src.cuts
 				impl.Process = &spec
 			}
-			p, err := faults.PlayEngine(b, impl, runSeed, 0)
+			p, err := faults.PlayEngine(b, impl, uint64(*played.Engine), 0)
 			if err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
-			tl := timeline.Build(timeline.Input{Bundle: b, Files: p.Result.Files.Files(), Log: p.Result.Log, Verdict: p.Verdict})
+			p.Seeds = played
+			tl := timeline.Build(timeline.Input{Bundle: b, Files: p.Result.Files.Files(), Log: p.Result.Log, Verdict: p.Verdict,
+				Seeds: &played})
 			if out != "" {
 				if err := keepReplay(out, p, tl); err != nil {
 					return err
@@ -187,7 +191,7 @@ two oracles disagree on the run.`,
 	proc = addProcessFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&implName, "impl", examples.ReferenceName, "implementation to run (default: meta.origin.impl when built in, else the reference)")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed, as for 'amr run --runs 1 --seed N' (default: derived from the bundle)")
+	f.Uint64Var(&seed, "seed", 0, "run seed, as 'amr fuzz' prints it and 'amr run --seed' takes it (default: derived from the bundle's name)")
 	f.StringVar(&out, "out", "", "keep the run's sandbox, run log, verdict and timeline under this directory")
 	f.BoolVar(&asJSON, "json", false, "print the timeline as JSON records")
 	f.BoolVar(&refs, "refs", false, "show each entry's file:line")
@@ -199,7 +203,7 @@ two oracles disagree on the run.`,
 // keepReplay writes a replayed run the way 'amr run --out' keeps one, plus
 // its timeline.
 func keepReplay(dir string, p *faults.Run, tl *timeline.Timeline) error {
-	rr := suite.NewRunReport(1, p.EngineSeed, p.Result, p.Judgement)
+	rr := suite.NewRunReport(1, p.Seeds, p.Result, p.Judgement)
 	if err := suite.KeepJudged(dir, p.Result, rr, p.Judgement); err != nil {
 		return err
 	}

@@ -8,8 +8,25 @@ import (
 	"text/tabwriter"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
+
+// namedSeedsLine is the seed line of a command that plays several bundles,
+// each from the run seed its name gives.
+const namedSeedsLine = "seed: run=each bundle's own, derived from its name"
+
+// runSeedsLine is the first line of a command that plays bundles from their
+// run seeds: the one given to all, the one bundle's own, or the rule.
+func runSeedsLine(given *uint64, bundles []namedBundle) string {
+	switch {
+	case given != nil:
+		return seeds.OfRun(*given).Line()
+	case len(bundles) == 1:
+		return seeds.OfRun(seeds.Named(bundles[0].bundle.Meta.Name)).Line()
+	}
+	return namedSeedsLine
+}
 
 // cell renders one level verdict for the table.
 func cell(v string) string {

@@ -238,6 +238,7 @@ func anyFailed(app *reserve.Application) bool {
 }
 
 func printApplication(w io.Writer, app *reserve.Application, path string) {
+	fmt.Fprintln(w, namedSeedsLine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\tL0\tL1\tL2\tL3\tL4\tL5\tL6")
 	for _, e := range app.Entries {

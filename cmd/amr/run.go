@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -19,10 +20,11 @@ type runJSON struct {
 	Impl    string            `json:"impl"`
 	Process map[string]string `json:"process,omitempty"`
 	Runs    int               `json:"runs"`
-	Seed    *uint64           `json:"seed,omitempty"`
-	Passed  bool              `json:"passed"`
-	Invalid bool              `json:"invalid"`
-	Results []*suite.Report   `json:"results"`
+	// Seeds hold the run seed given to every bundle, with --seed.
+	seeds.Seeds
+	Passed  bool            `json:"passed"`
+	Invalid bool            `json:"invalid"`
+	Results []*suite.Report `json:"results"`
 }
 
 func newRunCmd() *cobra.Command {
@@ -51,8 +53,10 @@ vacuous, and pass* when that was so in some runs only; both are passes, and
 --json keeps "levels" as pass/fail/untested beside "vacuous" and
 "obligations" (docs/invariants.md).
 
-With no BUNDLE, every published scenario is run. Without --seed the run seeds
-derive from each bundle's name, so two invocations agree byte for byte.
+With no BUNDLE, every published scenario is run. --seed is the run seed of
+every bundle; scored run k plays with the engine seed derived from it and k.
+Without --seed each bundle's run seed derives from its name, so two
+invocations agree byte for byte. The first line printed is the seeds.
 
 --out DIR keeps every run: DIR/<scenario>/run-<i>/sandbox/ (the spec's files),
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
@@ -70,7 +74,7 @@ history checker (docs/history.md); when their counts disagree the run is
 INVALID, a harness bug, and amr exits 3.
 
 --ledger FILE appends one receipt per run to FILE (docs/receipts.md) and skips
-a run whose (bundle hash, implementation, harness version, seed) already has a
+a run whose (bundle hash, implementation, harness version, engine seed) already has a
 receipt, writing a cheap "skipped" receipt that copies its verdict; --force
 runs everything again.
 
@@ -96,7 +100,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 			}
 			cfg := suite.Config{Runs: runs, Out: out, MaxSteps: maxSteps, Context: ctx}
 			if cmd.Flags().Changed("seed") {
-				cfg.Seed = &seed
+				cfg.RunSeed = &seed
 			}
 			cfg.Force, cfg.HarnessVersion = force, version
 			if ledgerAt != "" {
@@ -105,7 +109,10 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 				}
 			}
 			receipted := len(cfg.Ledger.Receipts())
-			doc := runJSON{Impl: impl.Name, Runs: runs, Seed: cfg.Seed, Passed: true}
+			doc := runJSON{Impl: impl.Name, Runs: runs, Passed: true}
+			if cfg.RunSeed != nil {
+				doc.Seeds = seeds.OfRun(*cfg.RunSeed)
+			}
 			if impl.Process != nil {
 				doc.Process = impl.Process.Params()
 			}
@@ -129,6 +136,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 					return err
 				}
 			} else {
+				fmt.Fprintln(w, runSeedsLine(cfg.RunSeed, bundles))
 				printTable(w, doc.Results, shown)
 				passed := 0
 				for _, r := range doc.Results {
@@ -162,7 +170,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 	f := cmd.Flags()
 	f.StringVar(&implName, "impl", "reference", "implementation to run (see 'amr impls')")
 	f.IntVar(&runs, "runs", 5, "scored runs per bundle")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed for the run seeds (default: derived from each bundle)")
+	f.Uint64Var(&seed, "seed", 0, "run seed of every bundle: scored run k plays with an engine seed derived from it and k (default: derived from each bundle's name)")
 	f.StringVar(&out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.IntVar(&maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")

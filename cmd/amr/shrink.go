@@ -13,8 +13,8 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 	"github.com/amr-bench/amr/suite"
 )
@@ -26,10 +26,10 @@ const originShrunk = "shrunk"
 
 // shrinkJSON is the --json document of amr shrink.
 type shrinkJSON struct {
-	Scenario     string            `json:"scenario"`
-	Impl         string            `json:"impl"`
-	Invariant    string            `json:"invariant"`
-	Seed         *uint64           `json:"seed,omitempty"`
+	Scenario  string `json:"scenario"`
+	Impl      string `json:"impl"`
+	Invariant string `json:"invariant"`
+	seeds.Seeds
 	Control      string            `json:"control,omitempty"`
 	OriginalHash string            `json:"original_hash"`
 	ShrunkHash   string            `json:"shrunk_hash"`
@@ -50,15 +50,15 @@ type shrinkJSON struct {
 // A process implementation may get further than a crash meant to cut it
 // (docs/processes.md), so one play of a candidate is not the whole answer:
 // it gets up to processTries plays and fails when any of them does.
-func failsWith(impl suite.Impl, invariant string, campaign *uint64, control *suite.Impl, maxSteps int) shrink.Oracle {
+func failsWith(impl suite.Impl, invariant string, runSeed *uint64, control *suite.Impl, maxSteps int) shrink.Oracle {
 	return func(b *scenarios.Bundle) bool {
-		if _, ok := failingPlay(b, impl, invariant, campaign, maxSteps); !ok {
+		if _, ok := failingPlay(b, impl, invariant, runSeed, maxSteps); !ok {
 			return false
 		}
 		if control == nil {
 			return true
 		}
-		c, err := faults.Play(b, *control, campaign, maxSteps)
+		c, err := faults.Play(b, *control, runSeed, maxSteps)
 		return err == nil && !c.Invalid() && !c.Verdict.Failed()
 	}
 }
@@ -69,14 +69,14 @@ const processTries = 3
 
 // failingPlay plays b until a play, judged valid by both oracles, violates
 // the invariant: once in process, up to processTries times for a process.
-func failingPlay(b *scenarios.Bundle, impl suite.Impl, invariant string, campaign *uint64, maxSteps int) (*faults.Run, bool) {
-	p, err := playUntil(b, impl, campaign, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict, invariant) })
+func failingPlay(b *scenarios.Bundle, impl suite.Impl, invariant string, runSeed *uint64, maxSteps int) (*faults.Run, bool) {
+	p, err := playUntil(b, impl, runSeed, maxSteps, func(r *faults.Run) bool { return violates(r.Verdict, invariant) })
 	return p, err == nil && !p.Invalid() && violates(p.Verdict, invariant)
 }
 
 // playUntil plays b until a valid play satisfies want, at most once in
 // process and processTries times for a process, and returns the last play.
-func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
+func playUntil(b *scenarios.Bundle, impl suite.Impl, runSeed *uint64, maxSteps int, want func(*faults.Run) bool) (*faults.Run, error) {
 	tries := 1
 	if impl.Process != nil {
 		tries = processTries
@@ -84,7 +84,7 @@ func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps 
 	var p *faults.Run
 	var err error
 	for range tries {
-		p, err = faults.Play(b, impl, campaign, maxSteps)
+		p, err = faults.Play(b, impl, runSeed, maxSteps)
 		if err != nil || (!p.Invalid() && want(p)) {
 			break
 		}
@@ -96,7 +96,7 @@ func playUntil(b *scenarios.Bundle, impl suite.Impl, campaign *uint64, maxSteps 
 type shrinkRequest struct {
 	impl      suite.Impl
 	invariant string // empty: the first violation of the original run
-	campaign  *uint64
+	runSeed   *uint64
 	control   *suite.Impl
 	budget    time.Duration
 	maxSteps  int // steps per tick, as the failing run had them (0: the default)
@@ -104,6 +104,7 @@ type shrinkRequest struct {
 
 // shrinkOutcome is a finished shrink with the provenance written into it.
 type shrinkOutcome struct {
+	seeds        seeds.Seeds // of the original's failing play
 	bundle       *scenarios.Bundle
 	invariant    string
 	stats        shrink.Stats
@@ -115,7 +116,7 @@ type shrinkOutcome struct {
 // it, and records the provenance in the result's meta. Errors are bad input:
 // the bundle does not fail, or fails another way, or the control fails it.
 func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error) {
-	first, err := playUntil(b, req.impl, req.campaign, req.maxSteps, func(r *faults.Run) bool {
+	first, err := playUntil(b, req.impl, req.runSeed, req.maxSteps, func(r *faults.Run) bool {
 		if req.invariant == "" {
 			return r.Failed()
 		}
@@ -138,7 +139,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 			invariantList(first.Verdict))
 	}
 	if req.control != nil {
-		c, err := faults.Play(b, *req.control, req.campaign, req.maxSteps)
+		c, err := faults.Play(b, *req.control, req.runSeed, req.maxSteps)
 		if err != nil {
 			return nil, err
 		}
@@ -147,11 +148,11 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 				req.control.Name, b.Meta.Name, invariantList(c.Verdict))
 		}
 	}
-	res, err := shrink.Shrink(b, failsWith(req.impl, inv, req.campaign, req.control, req.maxSteps), shrink.Options{Budget: req.budget})
+	res, err := shrink.Shrink(b, failsWith(req.impl, inv, req.runSeed, req.control, req.maxSteps), shrink.Options{Budget: req.budget})
 	if err != nil {
 		return nil, err
 	}
-	out := &shrinkOutcome{bundle: res.Bundle, invariant: inv, stats: res.Stats, originalHash: first.BundleHash}
+	out := &shrinkOutcome{seeds: first.Seeds, bundle: res.Bundle, invariant: inv, stats: res.Stats, originalHash: first.BundleHash}
 	out.shrunkHash, err = withProvenance(out.bundle, b, req, inv, first.BundleHash)
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func shrinkBundle(b *scenarios.Bundle, req shrinkRequest) (*shrinkOutcome, error
 func withProvenance(s, original *scenarios.Bundle, req shrinkRequest, inv, originalHash string) (string, error) {
 	s.Meta.Description = fmt.Sprintf("Shrunk from %s: %s violates %s.", original.Meta.Name, req.impl.Name, inv)
 	s.Meta.Origin = nil
-	hash, err := reserve.BundleHash(s)
+	hash, err := s.Hash()
 	if err != nil {
 		return "", err
 	}
@@ -197,10 +198,10 @@ func invariantList(v checker.Verdict) string {
 }
 
 // replayCommand is the command that replays a bundle's run.
-func replayCommand(path, implFlags string, campaign *uint64) string {
+func replayCommand(path, implFlags string, runSeed *uint64) string {
 	cmd := "amr replay " + shell.Quote(path) + " " + implFlags
-	if campaign != nil {
-		cmd += " --seed " + strconv.FormatUint(*campaign, 10)
+	if runSeed != nil {
+		cmd += " --seed " + strconv.FormatUint(*runSeed, 10)
 	}
 	return cmd
 }
@@ -223,8 +224,10 @@ keeping only candidates that validate and on which the implementation still
 violates the same invariant id. Without --invariant, the first violation of the
 original run is the target. The result is 1-minimal over events.
 
-Each candidate is run once, with the run seed 'amr run --runs 1 [--seed N]'
-uses, so the printed replay command shows the same run. With a control (the
+Each candidate is run once, as 'amr run --runs 1 [--seed N]' plays it
+(--seed is the run seed; without it the bundle's name gives it), so the
+printed replay command shows the same run. The first line printed is the
+seeds of the original's failing run. With a control (the
 reference by default) a candidate counts only when the control passes every
 level of it: the failure stays the implementation's, not the scenario's.
 
@@ -253,7 +256,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 			}
 			req := shrinkRequest{impl: impl, invariant: invariant, budget: budget}
 			if cmd.Flags().Changed("seed") {
-				req.campaign = &seed
+				req.runSeed = &seed
 			}
 			if controlName != "" && controlName != impl.Name {
 				c, err := lookupImpl(controlName)
@@ -280,9 +283,9 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 			if target == "" {
 				target = "BUNDLE"
 			}
-			doc := shrinkJSON{Scenario: b.Meta.Name, Impl: impl.Name, Invariant: res.invariant, Seed: req.campaign,
+			doc := shrinkJSON{Scenario: b.Meta.Name, Impl: impl.Name, Invariant: res.invariant, Seeds: res.seeds,
 				OriginalHash: res.originalHash, ShrunkHash: res.shrunkHash, Stats: res.stats, Out: out,
-				Replay: replayCommand(target, implArgs(impl.Name, proc), req.campaign), Bundle: res.bundle}
+				Replay: replayCommand(target, implArgs(impl.Name, proc), req.runSeed), Bundle: res.bundle}
 			if req.control != nil {
 				doc.Control = req.control.Name
 			}
@@ -306,7 +309,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 	f := cmd.Flags()
 	f.StringVar(&implName, "impl", "", "implementation that fails the bundle (see 'amr impls')")
 	f.StringVar(&invariant, "invariant", "", "invariant id the shrunk bundle must still violate (default: the first violation)")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed of the run, as for 'amr run --runs 1 --seed N' (default: derived from the bundle)")
+	f.Uint64Var(&seed, "seed", 0, "run seed of the failing run, as 'amr fuzz' prints it and 'amr run --seed' takes it (default: derived from the bundle's name)")
 	f.DurationVar(&budget, "time", shrink.DefaultBudget, "time budget of the shrink")
 	f.StringVar(&out, "out", "", "write the shrunk bundle to this directory (directory form)")
 	f.StringVar(&controlName, "control", examples.ReferenceName, "implementation that must pass every candidate ('' for none)")
@@ -317,6 +320,7 @@ Exit 0 when the bundle was shrunk, 2 when it does not fail as asked.`,
 // printShrink writes the human report of a shrink.
 func printShrink(w io.Writer, d shrinkJSON) {
 	st := d.Stats
+	fmt.Fprintln(w, d.Line())
 	fmt.Fprintf(w, "shrunk %s: %s violates %s\n", d.Scenario, d.Impl, d.Invariant)
 	fmt.Fprintf(w, "  events  %4d -> %d\n", st.EventsBefore, st.EventsAfter)
 	fmt.Fprintf(w, "  horizon %4d -> %d\n", st.TicksBefore, st.TicksAfter)

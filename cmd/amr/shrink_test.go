@@ -203,8 +203,8 @@ func TestShrinkGeneratedCounterexamples(t *testing.T) {
 			impl, err := lookupImpl(name)
 			require.NoError(t, err)
 			found := firstFailingRun(t, impl, 99, 200)
-			seed := found.Seed
-			res, err := shrinkBundle(found.Bundle, shrinkRequest{impl: impl, campaign: &seed, control: &ref})
+			seed := uint64(*found.Seeds.Run)
+			res, err := shrinkBundle(found.Bundle, shrinkRequest{impl: impl, runSeed: &seed, control: &ref})
 			require.NoError(t, err)
 			assert.False(t, res.stats.BudgetHit)
 			assert.LessOrEqual(t, res.stats.EventsAfter, 6)

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"encoding/json"
+
+	"github.com/amr-bench/amr/seeds"
 )
 
 // RunLogFile is the run log's file name, kept beside the sandbox directory.
@@ -42,11 +44,12 @@ type LogRecord struct {
 	Tick int    `json:"tick"`
 
 	// start
-	Bundle     string            `json:"bundle,omitempty"`
-	BundleHash string            `json:"bundle_hash,omitempty"`
-	Impl       string            `json:"impl,omitempty"`
-	Seed       *uint64           `json:"seed,omitempty"`
-	Params     map[string]string `json:"params,omitempty"`
+	Bundle     string `json:"bundle,omitempty"`
+	BundleHash string `json:"bundle_hash,omitempty"`
+	Impl       string `json:"impl,omitempty"`
+	// Seeds are the seeds the engine was given: its engine seed.
+	*seeds.Seeds
+	Params map[string]string `json:"params,omitempty"`
 
 	// deliveries, approvals, signals, faults
 	ID          string `json:"id,omitempty"`

@@ -1,4 +1,4 @@
-package reserve
+package jcs
 
 import (
 	"encoding/json"

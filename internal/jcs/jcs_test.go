@@ -1,4 +1,4 @@
-package reserve
+package jcs
 
 import (
 	"bufio"
@@ -22,9 +22,9 @@ import (
 func TestCanonicalizeVectors(t *testing.T) {
 	for _, name := range []string{"arrays", "french", "structures", "unicode", "values", "weird"} {
 		t.Run(name, func(t *testing.T) {
-			in, err := os.ReadFile(filepath.Join("testdata", "jcs", "input", name+".json"))
+			in, err := os.ReadFile(filepath.Join("testdata", "input", name+".json"))
 			require.NoError(t, err)
-			want, err := os.ReadFile(filepath.Join("testdata", "jcs", "output", name+".json"))
+			want, err := os.ReadFile(filepath.Join("testdata", "output", name+".json"))
 			require.NoError(t, err)
 			got, err := Canonicalize(in)
 			require.NoError(t, err)
@@ -109,7 +109,7 @@ func TestFormatNumberES6Sequence(t *testing.T) {
 
 func readStatic(t *testing.T) []uint64 {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "jcs", "es6-static.txt"))
+	f, err := os.Open(filepath.Join("testdata", "es6-static.txt"))
 	require.NoError(t, err)
 	defer f.Close()
 	var out []uint64

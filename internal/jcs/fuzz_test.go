@@ -1,4 +1,4 @@
-package reserve
+package jcs
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 // testdata/fuzz/FuzzCanonicalize.
 func FuzzCanonicalize(f *testing.F) {
 	for _, name := range []string{"arrays", "french", "structures", "unicode", "values", "weird"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "jcs", "input", name+".json"))
+		data, err := os.ReadFile(filepath.Join("testdata", "input", name+".json"))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -1,4 +1,8 @@
-package reserve
+// Package jcs is RFC 8785 canonical JSON: one byte sequence per JSON value,
+// whatever the key order, whitespace or number spelling of the text it came
+// from. The bundle hash, run receipts and the reserve set's commitments are
+// all taken over these bytes, so a hash means the same on every machine.
+package jcs
 
 import (
 	"bytes"
