@@ -113,7 +113,7 @@ func (v Verdict) Failed() bool {
 
 // levelChecks lists, per level, the functions that judge its invariants.
 var levelChecks = [7][]func(*facts) []Violation{
-	{checkRecordFormat, checkHarnessFiles, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
+	{checkRecordFormat, checkHarnessFiles, checkAppendOnly, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
 	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
 	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},
 	{checkClaims, checkAgentDeath, checkAgentDeathUnbound, checkResolutionMissing, checkStateConsistency},
@@ -148,6 +148,7 @@ func Check(in Input) Verdict {
 			v.Levels[x.Level] = Fail
 		}
 	}
+	f.relocate(v.Violations)
 	v.tally(f)
 	sortViolations(v.Violations)
 	return v

@@ -160,7 +160,8 @@ type facts struct {
 	fleetEnd    *fleetEnd      // when the implementation's whole fleet was dead, computed once
 	diffs       []harnessDiff  // harness files that disagree with what the harness wrote
 	repeatCount map[string]int
-	answers     *answers // the messages unadmitted work items answer (D32), computed once
+	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
+	answers     *answers              // the messages unadmitted work items answer (D32), computed once
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
@@ -274,7 +275,14 @@ func (f *facts) implStamp(log []sandbox.LogRecord, name string, data []byte) fun
 	return func(n, _ int) stamp { return o.at(n) }
 }
 
+// parseImplLogs reads drafts, outbox and audit as they were appended: a
+// line taken back since still counts (appendonly.go).
 func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord) {
+	f.appendLogs = map[string]*appendLog{}
+	for _, name := range sandbox.ImplLogs {
+		f.appendLogs[name] = appendOnly(name, file(name), log)
+	}
+	file = func(name string) []byte { return f.appendLogs[name].data }
 	data := file(sandbox.Drafts)
 	dst, derrs := sandbox.ParseDrafts(data)
 	at := f.implStamp(log, sandbox.Drafts, data)

@@ -127,6 +127,10 @@ type compiler struct {
 	// log's crash positions then count writes the history cannot see.
 	private bool
 	ops     []Op
+
+	// written holds each implementation log as the harness saw it
+	// written, lines taken back included (preserved.go).
+	written map[string]writtenLog
 }
 
 func newCompiler(in Input) *compiler {
@@ -186,18 +190,21 @@ func (c *compiler) fleet() []string {
 
 func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
 
-// parseImpl turns every implementation line into its operation.
+// parseImpl turns every implementation line, as written, into its
+// operation.
 func (c *compiler) parseImpl() {
+	c.written = map[string]writtenLog{}
 	for _, f := range implFiles {
 		c.impl[f], c.own[f] = map[int]*Op{}, map[int]int{}
+		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log)
 	}
 	skip := func(errs []sandbox.LineError) {
 		for _, e := range errs {
 			c.impl[e.File][e.Line] = nil
-			c.h.Skipped = append(c.h.Skipped, ref(e.File, e.Line))
+			c.h.Skipped = append(c.h.Skipped, c.written[e.File].srcOf(e.File, e.Line))
 		}
 	}
-	drafts, errs := sandbox.ParseDrafts(c.in.Files[sandbox.Drafts])
+	drafts, errs := sandbox.ParseDrafts(c.written[sandbox.Drafts].data)
 	skip(errs)
 	for _, l := range drafts {
 		d := l.Rec
@@ -206,13 +213,13 @@ func (c *compiler) parseImpl() {
 			Calls: append([]string(nil), d.Origin.CallIDs...)}
 		c.put(sandbox.Drafts, l.N, d.DeclaredAt, op)
 	}
-	outbox, errs := sandbox.ParseOutbox(c.in.Files[sandbox.Outbox])
+	outbox, errs := sandbox.ParseOutbox(c.written[sandbox.Outbox].data)
 	skip(errs)
 	for _, l := range outbox {
 		e := l.Rec
 		c.put(sandbox.Outbox, l.N, e.SentAt, &Op{Actor: ActorImpl, Type: OpSend, EffectID: e.EffectID, DraftID: e.DraftID})
 	}
-	audit, errs := sandbox.ParseAudit(c.in.Files[sandbox.Audit])
+	audit, errs := sandbox.ParseAudit(c.written[sandbox.Audit].data)
 	skip(errs)
 	for _, l := range audit {
 		r := l.Rec
@@ -232,7 +239,7 @@ func (c *compiler) parseImpl() {
 
 func (c *compiler) put(file string, line, tick int, op *Op) {
 	if op != nil {
-		op.Src = ref(file, line)
+		op.Src = c.written[file].srcOf(file, line)
 	}
 	c.impl[file][line] = op
 	c.own[file][line] = tick

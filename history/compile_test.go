@@ -252,7 +252,11 @@ func TestZooFindings(t *testing.T) {
 		"weak-trust-any-approval":            {history.H5UnauthorizedEffect: 1},
 		// Completed in the audit and in state.json, with nothing validly sent.
 		"weak-undeclared-send": {history.H2OrphanEffect: 1, history.H5UnauthorizedEffect: 1, history.H7ClaimContradiction: 2},
+		// Each early send, taken back, is unauthorized and then sent again.
+		"weak-unsend": {history.H1DuplicateEffect: 7, history.H5UnauthorizedEffect: 7},
 	}
+	// Only the run log holds what was taken back.
+	wantNoLog := map[string]map[string]int{"weak-unsend": {}}
 	pubs := published(t)
 	for _, im := range examples.All() {
 		if im.Kind != examples.KindWeak {
@@ -268,6 +272,9 @@ func TestZooFindings(t *testing.T) {
 				}
 			}
 			w := want[im.Name]
+			if nl, ok := wantNoLog[im.Name]; ok && !withLog {
+				w = nl
+			}
 			if w == nil {
 				w = map[string]int{}
 			}

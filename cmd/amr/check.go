@@ -25,6 +25,7 @@ type checkJSON struct {
 	Impl       string              `json:"impl"`
 	Sandbox    string              `json:"sandbox"`
 	RunLog     string              `json:"run_log"`
+	Notes      []string            `json:"notes"` // what the verdict could not see
 	Levels     map[string]string   `json:"levels"`
 	Origin     string              `json:"origin"`
 	Violations []checker.Violation `json:"violations"`
@@ -44,6 +45,11 @@ type checkJSON struct {
 	Surprise history.Surprise    `json:"surprise"`
 }
 
+// noLogNote is what a verdict without a run log cannot see: the files
+// hold only what is left, not what was once written (spec §2: "there is no
+// unsend").
+const noLogNote = "no run log: rewrites of append-only files cannot be seen"
+
 func newCheckCmd() *cobra.Command {
 	var (
 		bundlePath, dir, logPath string
@@ -57,7 +63,10 @@ func newCheckCmd() *cobra.Command {
 
 With a run log (run.jsonl, from amr's engine) the checker times every line by
 when the harness saw it written and never trusts the implementation's own
-timestamps. The log is taken from --log, or found beside the sandbox
+timestamps, and judges drafts, outbox and audit as they were written: a line
+the implementation took back still counts, and the rewrite is L0.append-only.
+Without one only what is left in the files can be judged, and the output says
+so. The log is taken from --log, or found beside the sandbox
 (DIR/../run.jsonl); --no-log judges by the files' own ticks, as for artifacts
 from another harness.
 
@@ -88,7 +97,7 @@ bad input, 3 when the oracles disagree.`,
 				return &exitError{code: exitBad, err: err}
 			}
 			in := checker.Input{Bundle: b, Files: files}
-			doc := checkJSON{Scenario: b.Meta.Name, Sandbox: dir}
+			doc := checkJSON{Scenario: b.Meta.Name, Sandbox: dir, Notes: []string{}}
 			if !noLog {
 				if logPath == "" {
 					if cand := filepath.Join(filepath.Dir(filepath.Clean(dir)), sandbox.RunLogFile); fileExists(cand) {
@@ -112,6 +121,10 @@ bad input, 3 when the oracles disagree.`,
 						}
 					}
 				}
+			}
+			if doc.RunLog == "" {
+				// Only the engine saw the logs as they were written.
+				doc.Notes = append(doc.Notes, noLogNote)
 			}
 			if doc.BundleHash, err = b.Hash(); err != nil {
 				return &exitError{code: exitBad, err: err}
@@ -138,6 +151,7 @@ bad input, 3 when the oracles disagree.`,
 				printFixtureDefects(w, doc.FixtureDefects)
 				if doc.RunLog == "" {
 					fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")
+					fmt.Fprintln(w, noLogNote)
 				} else {
 					fmt.Fprintf(w, "\nrun log: %s\n", doc.RunLog)
 				}
