@@ -101,7 +101,11 @@ func printTable(w io.Writer, reports []*suite.Report, maxShown int) {
 		if len(r.Violations) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s (%s): %d violation(s)\n", r.Scenario, r.Impl, len(r.Violations))
+		who := r.Scenario
+		if r.Impl != "" {
+			who += " (" + r.Impl + ")"
+		}
+		fmt.Fprintf(w, "\n%s: %d violation(s)\n", who, len(r.Violations))
 		printViolations(w, r.Violations, maxShown)
 	}
 }
