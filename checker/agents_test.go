@@ -140,6 +140,7 @@ func TestFleetFallsBackToTheBundleOnlyWhenNoAgentIsReported(t *testing.T) {
 		w.draft("d1", "w1", "c1", bodyOK, 1)
 		w.ownState(1, []item{{"w1", "drafted", ""}})
 		w.schedule("ap1", "m1", 3, scenarios.DecisionApprove, "")
+		w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 3)
 		for i, a := range kills {
 			w.kill("s"+string(rune('1'+i)), a, 2)
 		}

@@ -30,15 +30,21 @@ func checkRecordFormat(f *facts) []Violation {
 	return out
 }
 
-// checkHarnessFiles: the implementation never writes the harness's files
-// (inbox, approvals, signals, mode, clock, rules). The engine judges its own
-// copy of them and records the tampering in the run log.
+// checkHarnessFiles: the harness's files (inbox, approvals, signals, mode,
+// clock, rules) hold what the harness wrote. The engine records in the run
+// log when an implementation changed them during the run; every other
+// disagreement with the run log, or without one with the bundle, is found
+// when the inputs are built (D24, D30).
 func checkHarnessFiles(f *facts) []Violation {
 	var out []Violation
 	for i, r := range f.tampers {
 		out = append(out, Violation{Invariant: "L0.harness-files", Level: 0, Tick: r.Tick,
 			Evidence: []string{f.tamperRefs[i]},
 			Detail:   fmt.Sprintf("The implementation changed files only the harness writes (%s).", r.Detail)})
+	}
+	for _, d := range f.diffs {
+		out = append(out, Violation{Invariant: "L0.harness-files", Level: 0, Tick: d.tick,
+			Evidence: append([]string(nil), d.evidence...), Detail: d.detail})
 	}
 	return out
 }
@@ -133,10 +139,11 @@ func (f *facts) replies(judged func(*message) bool, id string, level int) []Viol
 			continue
 		}
 		d, ok := f.replyDeadline(m)
+		f.judgedWhen(ok, id)
 		if !ok || f.repliedBy(m, d) {
 			continue
 		}
-		works := f.worksOf(m.ID)
+		works := f.answering(m)
 		v := Violation{Invariant: id, Level: level, Tick: d, MessageID: m.ID, Evidence: []string{m.ref()},
 			Detail: fmt.Sprintf("Message %s expected a reply by tick %d and none was sent.", m.ID, d)}
 		if len(works) > 0 {
@@ -149,12 +156,21 @@ func (f *facts) replies(judged func(*message) bool, id string, level int) []Viol
 	return out
 }
 
-// repliedBy reports whether an effect of a draft of one of the message's
-// work items was observed by tick d.
+// repliedBy reports whether a valid outbox line of a work item answering the
+// message (D32) was observed by tick d. A work item linked to the message
+// only by its drafts answers it in the message's own conversation: a reply
+// sent elsewhere is not this message's reply. An admitted one answers it
+// wherever it was sent, the wrong conversation being L5's to judge.
 func (f *facts) repliedBy(m *message, d int) bool {
-	for _, w := range f.worksOf(m.ID) {
+	valid := func(e *effect) bool { return e.validReply() && e.at.by(d) }
+	inThread := func(e *effect) bool { return valid(e) && e.draft.ConversationID == m.ConversationID }
+	return f.anySent(f.worksOf(m.ID), valid) || f.anySent(f.inferred().works[m.ID], inThread)
+}
+
+func (f *facts) anySent(works []string, counts func(*effect) bool) bool {
+	for _, w := range works {
 		for _, e := range f.effectsOf(w) {
-			if e.at.by(d) {
+			if counts(e) {
 				return true
 			}
 		}

@@ -52,6 +52,7 @@ func checkAdmission(f *facts) []Violation {
 		}
 	}
 	for _, m := range f.messages {
+		f.judged("L2.admission-unwarranted")
 		may, must := f.judge(m)
 		if a := first[m.ID]; a != nil && !may {
 			out = append(out, Violation{Invariant: "L2.admission-unwarranted", Level: 2, Tick: a.at.tick,
@@ -62,6 +63,7 @@ func checkAdmission(f *facts) []Violation {
 			continue
 		}
 		d, ok := f.tl.deadline(m.vis, admissionBudget)
+		f.judgedWhen(ok, "L2.admission-missing")
 		if !ok || (first[m.ID] != nil && f.admittedBy(m.ID, d)) {
 			continue
 		}
@@ -86,6 +88,7 @@ func (f *facts) admittedBy(msg string, t int) bool {
 func checkAdmissionRecord(f *facts) []Violation {
 	out := f.unadmittedWork()
 	for _, a := range f.admissions {
+		f.judgedAs("L2.admission-record", a.WorkID)
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: a.at.tick, MessageID: a.MessageID,
 			WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line)}}
 		m := f.msgByID[a.MessageID]
@@ -138,6 +141,7 @@ func (f *facts) unadmittedWork() []Violation {
 			continue
 		}
 		seen[u.work] = true
+		f.judgedAs("L2.admission-record", u.work)
 		adm, ok := f.admitted[u.work]
 		if ok && !u.at.before(adm.at) {
 			continue
@@ -160,6 +164,8 @@ func (f *facts) unadmittedWork() []Violation {
 func checkApprovalBinding(f *facts) []Violation {
 	var out []Violation
 	for _, e := range f.effects {
+		f.judged("L2.approval-binding")
+		f.judged("L2.forged-approval-acted")
 		if f.authorized(e) != nil {
 			continue
 		}
@@ -240,6 +246,7 @@ func checkForgedCited(f *facts) []Violation {
 	}
 	var out []Violation
 	for _, a := range f.audit {
+		f.judged("L2.forged-approval-cited")
 		c, ok := citeForged(a.Fields, forged)
 		if !ok {
 			continue
@@ -265,7 +272,11 @@ func checkApprovalLatency(f *facts) []Violation {
 			continue
 		}
 		d, ok := f.tl.deadline(a.at.tick, approvalBudget)
-		if !ok || f.sentBy(w, d) || f.stoppedBy(w, a.at, d) {
+		if !ok || f.stoppedBy(w, a.at, d) {
+			continue
+		}
+		f.judged("L2.approval-latency")
+		if f.sentBy(w, d) {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L2.approval-latency", Level: 2, Tick: d, WorkID: w,
@@ -316,9 +327,6 @@ func checkRedeliveryDuplicate(f *facts) []Violation {
 	var out []Violation
 	for _, w := range f.resolvedWork() {
 		effects := f.effectsOf(w)
-		if len(effects) < 2 {
-			continue
-		}
 		var redelivered *approval
 		for _, a := range f.approvals {
 			if a.copies > 1 && !a.first && a.draft != nil && a.draft.WorkID == w {
@@ -327,6 +335,10 @@ func checkRedeliveryDuplicate(f *facts) []Violation {
 			}
 		}
 		if redelivered == nil {
+			continue
+		}
+		f.judged("L2.redelivery-duplicate")
+		if len(effects) < 2 {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L2.redelivery-duplicate", Level: 2, Tick: effects[1].at.tick,

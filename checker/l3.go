@@ -73,6 +73,7 @@ func checkClaims(f *facts) []Violation {
 // claim on one work item. Records of one tick are read together, so an
 // implementation may stand one agent down in the tick another wins.
 func (f *facts) doubleHandled(w string, cs []*auditLine) []Violation {
+	f.judged("L3.double-handled")
 	state := claimState{}
 	for i, c := range cs {
 		state[c.AgentID] = c.Outcome
@@ -99,6 +100,7 @@ func finalClaims(cs []*auditLine) claimState {
 // claimWinner: a contested work item ends with exactly one winner, or none
 // when it was visibly orphaned (resolved abandoned).
 func (f *facts) claimWinner(w string, cs []*auditLine) []Violation {
+	f.judged("L3.claim-winner")
 	win := finalClaims(cs).winners()
 	last := cs[len(cs)-1]
 	v := Violation{Invariant: "L3.claim-winner", Level: 3, Tick: f.tl.last(), WorkID: w,
@@ -142,6 +144,7 @@ func (f *facts) standDown(w string, cs []*auditLine) []Violation {
 		if contains(win, agent) {
 			continue
 		}
+		f.judged("L3.stand-down-record")
 		claimed := lastClaimed[agent]
 		found := false
 		for _, c := range cs {
@@ -170,6 +173,7 @@ func (f *facts) claimWindow(w string, cs []*auditLine) []Violation {
 		if !ok {
 			return nil
 		}
+		f.judged("L3.claim-window")
 		for _, later := range cs[i+1:] {
 			if later.Outcome == sandbox.ClaimWon && later.at.by(d) {
 				return nil
@@ -200,6 +204,7 @@ func (f *facts) deadWork(s *signal) []Violation {
 	last := f.tl.last()
 	var out []Violation
 	for _, w := range f.heldBy(s) {
+		f.judgedAs("L3.agent-death", ref(sandbox.Signals, s.line))
 		if f.recovered(w, s) {
 			continue
 		}
@@ -353,10 +358,15 @@ func checkAgentDeathUnbound(f *facts) []Violation {
 	}
 	var out []Violation
 	for _, sg := range f.b.Signals {
-		if sg.Type != scenarios.AgentDeath || sg.Target.MessageID == "" || fired[sg.ID] {
+		if sg.Type != scenarios.AgentDeath || sg.Target.MessageID == "" {
+			continue
+		}
+		if fired[sg.ID] {
+			f.judged("L3.agent-death-unbound")
 			continue
 		}
 		if v, ok := f.unboundDeath(sg); ok {
+			f.judged("L3.agent-death-unbound")
 			out = append(out, v)
 		}
 	}
@@ -475,7 +485,11 @@ func (f *facts) stateBefore(t int) (sandbox.Snapshot, bool) {
 func checkResolutionMissing(f *facts) []Violation {
 	var out []Violation
 	for _, w := range f.workIDs {
-		if len(f.resolutionsOf(w)) > 0 || !f.endingScheduled(w) {
+		if !f.endingScheduled(w) {
+			continue
+		}
+		f.judged("L3.resolution-missing")
+		if len(f.resolutionsOf(w)) > 0 {
 			continue
 		}
 		adm := f.admitted[w]

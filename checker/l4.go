@@ -57,9 +57,10 @@ func (f *facts) abandonedForEscalation(e escalation) *auditLine {
 func (f *facts) escalatedSends(id string, level int) []Violation {
 	var out []Violation
 	for _, e := range f.escalationsOf() {
+		f.judged(id)
 		for _, x := range f.sendsAfter(e) {
 			out = append(out, Violation{Invariant: id, Level: level, Tick: x.at.tick, WorkID: e.w, DraftID: x.DraftID,
-				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{ref(sandbox.Outbox, x.line), e.s.ref()},
 				Detail: fmt.Sprintf("Effect %s is sent for work item %s after its escalation at tick %d.",
 					x.EffectID, e.w, e.s.at.tick)})
 		}
@@ -75,12 +76,13 @@ func checkEscalationL4(f *facts) []Violation {
 		if !e.live {
 			continue
 		}
+		f.judged("L4.escalation-outcome")
 		for _, r := range f.resolutionsOf(e.w) {
 			if r.at.before(e.s.at) || r.Outcome == sandbox.OutcomeAbandoned && r.Reason == sandbox.ReasonOperatorEscalation {
 				continue
 			}
 			out = append(out, Violation{Invariant: "L4.escalation-outcome", Level: 4, Tick: r.at.tick, WorkID: e.w,
-				Evidence: []string{ref(sandbox.Audit, r.line), ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{ref(sandbox.Audit, r.line), e.s.ref()},
 				Detail: fmt.Sprintf("Escalated work item %s is resolved %s (reason %q) instead of abandoned for operator_escalation.",
 					e.w, r.Outcome, r.Reason)})
 			break
@@ -96,13 +98,15 @@ func checkEscalationL4(f *facts) []Violation {
 func (f *facts) escalationResolution(id string, level int) []Violation {
 	var out []Violation
 	for _, e := range f.escalationsOf() {
+		f.judgedWhen(e.live, id)
 		if e.live && f.abandonedForEscalation(e) == nil {
 			out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), WorkID: e.w,
-				Evidence: []string{ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{e.s.ref()},
 				Detail:   fmt.Sprintf("Escalated work item %s has no abandoned resolution with reason operator_escalation by the horizon.", e.w)})
 		}
 	}
 	for _, u := range f.unboundEscalations() {
+		f.judged(id)
 		out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), MessageID: u.m.ID,
 			Evidence: []string{u.m.ref(), "bundle:signals/" + u.s.ID},
 			Detail:   fmt.Sprintf("Message %s is escalated at tick %d but was never admitted, so its escalation never resolves.", u.m.ID, u.at)})

@@ -11,6 +11,7 @@ func checkDistinctWork(f *facts) []Violation {
 	var out []Violation
 	reported := map[[2]string]bool{}
 	for _, a := range f.admissions {
+		f.judged("L5.distinct-work")
 		first := f.admitted[a.WorkID]
 		key := [2]string{a.WorkID, a.MessageID}
 		if first.MessageID == a.MessageID || reported[key] {
@@ -35,6 +36,7 @@ func checkConversationIdentity(f *facts) []Violation {
 			continue
 		}
 		m := f.messageOf(d.WorkID)
+		f.judgedWhen(m != nil, "L5.conversation-identity")
 		if m == nil || m.ConversationID == d.ConversationID {
 			continue
 		}

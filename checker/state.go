@@ -218,6 +218,7 @@ func checkStateConsistency(f *facts) []Violation {
 	if f.ordered {
 		out, reported = f.stateOverRun()
 	} else {
+		f.judgedWhen(!f.final.missing, "L3.state-consistency")
 		for _, p := range compareState(f.final, f.viewAt(f.tl.last())) {
 			if p.key == keyMissing {
 				continue
@@ -226,6 +227,7 @@ func checkStateConsistency(f *facts) []Violation {
 		}
 	}
 	if f.final.missing && !reported {
+		f.judged("L3.state-consistency")
 		out = append(out, Violation{Invariant: "L3.state-consistency", Level: 3, Tick: f.tl.last(),
 			Evidence: []string{ref(sandbox.State, 1)},
 			Detail:   fmt.Sprintf("%s is missing at the end of the run.", sandbox.State)})
@@ -259,6 +261,7 @@ func (f *facts) stateOverRun() ([]Violation, bool) {
 				problems = intersect(problems, views.compare(te.state, st, t))
 			}
 		}
+		f.judgedWhen(!st.missing || len(problems) > 0, "L3.state-consistency")
 		now := map[string]bool{}
 		for _, p := range problems {
 			now[p.key] = true

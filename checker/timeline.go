@@ -181,10 +181,13 @@ const allowanceTicks = 5
 func (rs regimes) candidates(tl timeline, v int) []int {
 	i := tl.index(v)
 	lo := i - allowanceTicks - 1
-	if lo < 0 {
-		lo = 0
-	}
 	var out []int
+	if lo < 0 {
+		// The window reaches back before the first tick: a change at tick
+		// 0 replaced the initial context, which the implementation may
+		// have read when it started.
+		lo, out = 0, []int{0}
+	}
 	for k := lo; k <= i && k < len(tl); k++ {
 		r := rs.at(tl[k])
 		if len(out) == 0 || out[len(out)-1] != r {

@@ -32,6 +32,10 @@ type Impl struct {
 	Description string
 	Scenario    string
 	Targets     []string
+	// NeedsRunLog is set when the defect shows only in what the harness saw
+	// written, not in the files it leaves: judged without the run log, it
+	// passes.
+	NeedsRunLog bool
 	New         sandbox.Factory
 }
 
@@ -108,12 +112,19 @@ var zoo = []weakSpec{
 	{"weak-no-agents", noAgents,
 		"ignores agents: writes no claims, and a state.json with no assigned agent, assignment or agent",
 		"l3-fleet-concurrent", []string{"L3.agent-death-unbound"}},
+	{"weak-unsend", unsend,
+		"sends each draft before it is approved and takes the outbox line back at once, leaving only approved sends",
+		"l2-govern", []string{"L0.append-only", "L2.approval-binding"}},
 	// A cost defect, not a correctness one: its target is the surprise
 	// diagnostic, which no level verdict includes.
 	{"weak-redraft-every-tick", redraftEveryTick,
 		"declares a fresh draft, with a fresh model call, on every tick its work waits for approval",
 		"l3-fleet-concurrent", []string{"surprise.unattributed-call"}},
 }
+
+// runLogOnly are the defects that leave files an honest implementation
+// could leave: only the run log shows them.
+var runLogOnly = map[defect]bool{unsend: true}
 
 // All lists the built-in implementations: the reference first, then the weak
 // ones sorted by name.
@@ -132,6 +143,7 @@ func All() []Impl {
 			Description: w.description,
 			Scenario:    w.scenario,
 			Targets:     append([]string(nil), w.targets...),
+			NeedsRunLog: runLogOnly[w.defect],
 			New:         factory(w.defect),
 		})
 	}

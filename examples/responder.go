@@ -38,6 +38,7 @@ const (
 	jumpBlind
 	redraftEveryTick
 	noAgents
+	unsend
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if
@@ -61,6 +62,8 @@ type responder struct {
 	justSent map[string]bool
 	// weak-rules-once: rules.json as read at the instance's first step.
 	firstRules []byte
+	// weak-unsend: drafts this instance sent and took back.
+	previewed map[string]bool
 
 	// settled is what the last step that found nothing to do read. The
 	// reference's decisions depend on the files, not on the tick, so a step
@@ -93,6 +96,9 @@ type write struct {
 func (r *responder) Step(env *sandbox.Env) error {
 	if env == nil || env.Files == nil {
 		return errors.New("no sandbox")
+	}
+	if err := r.unsendEarly(env.Files); err != nil {
+		return err
 	}
 	raw, err := readRaw(env.Files, r.spare)
 	if err != nil {

@@ -153,9 +153,9 @@ func (w *world) readInbox() {
 func (w *world) readSignals() {
 	for _, s := range w.v.signals {
 		switch s.SignalType {
-		case "AGENT_DEATH":
+		case sandbox.SignalAgentDeath:
 			w.dead[s.Target] = true
-		case "OPERATOR_ESCALATION":
+		case sandbox.SignalOperatorEscalation:
 			w.escalated[s.Target] = true
 		}
 	}

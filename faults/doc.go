@@ -6,7 +6,8 @@
 // It needs nothing but the bundle format: a generator draws from a Source,
 // so anyone who wants generated bundles gets them without the engine, the
 // oracles or the ledger. Package fuzz plays generated bundles in a
-// campaign, with a Source seeded per run, so the same seed means the same
-// bundle on every machine. The same generators run under pgregory.net/rapid
-// in the package's property tests (see docs/fuzz.md).
+// campaign: run i draws everything from its run seed, seeds.Run(campaign
+// seed, i), through internal/rng, so the same seed means the same bundle on
+// every machine. The same generators run under pgregory.net/rapid in the
+// package's property tests (see docs/fuzz.md).
 package faults

@@ -13,6 +13,7 @@ import (
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 )
 
 // Shard selects part of a campaign's run space: the runs whose index modulo
@@ -46,7 +47,7 @@ func (s Shard) normal() Shard {
 // Config is one campaign.
 type Config struct {
 	Impl play.Impl
-	// Seed is the campaign seed; run i's seed is rng.Mix(Seed, i).
+	// Seed is the campaign seed; run i's run seed is seeds.Run(Seed, i).
 	Seed uint64
 	// Runs is the size of the whole campaign's run space (all shards
 	// together). 0 means no limit: Time must then be set.
@@ -85,17 +86,16 @@ type Progress struct {
 }
 
 // Run is one generated run: what was drawn and what happened, a judged
-// play (package play) with the campaign's view of it.
+// play (package play) with the campaign's view of it. Its Seeds are the
+// campaign seed for a generated run, the run seed its profile and bundle
+// derive from (what `amr run --runs 1 --seed` takes to replay it), and the
+// engine seed it was played with, seeds.Engine(run, 1). A corpus bundle of
+// unknown provenance has the run seed of its name, and replays without
+// --seed.
 type Run struct {
 	*play.Run
 	// Index is the run's place in the campaign; -1 for a corpus replay.
-	Index int
-	// Seed is the run seed, from which its profile and bundle derive. It is
-	// also what `amr run --runs 1 --seed` takes to replay the run: the
-	// engine seed is play.RunSeed(bundle, &Seed, 1). Seeded is false for a
-	// corpus bundle of unknown provenance, which replays without --seed.
-	Seed    uint64
-	Seeded  bool
+	Index   int
 	Profile faults.Profile
 	Seen    Seen
 }
@@ -110,7 +110,7 @@ type Counterexample struct {
 // Divergence is a run whose two plays differed.
 type Divergence struct {
 	Index        int
-	Seed         uint64
+	Seeds        seeds.Seeds
 	Profile      faults.Profile
 	Bundle       *scenarios.Bundle
 	HashA, HashB string
@@ -179,13 +179,10 @@ func (s *Summary) Outcome() string {
 	return OutcomeClean
 }
 
-// RunSeed is run i's seed in a campaign.
-func RunSeed(campaign uint64, i int) uint64 { return rng.Mix(campaign, uint64(i)) }
-
 // Generated draws run i of a campaign: its profile and its bundle, named
 // after the run and carrying its provenance.
 func Generated(campaign uint64, i int, preset string) (faults.Profile, *scenarios.Bundle, error) {
-	seed := RunSeed(campaign, i)
+	seed := seeds.Run(campaign, i)
 	p, err := faults.DrawProfile(rng.Stream(seed, "profile"), preset)
 	if err != nil {
 		return faults.Profile{}, nil, err
@@ -202,12 +199,9 @@ func Generated(campaign uint64, i int, preset string) (faults.Profile, *scenario
 // and reads its coverage. So a command printed for a counterexample replays
 // exactly the run that failed.
 func Play(b *scenarios.Bundle, impl play.Impl, seed *uint64, maxSteps int) (*Run, error) {
-	r, err := observe(play.Play(b, impl, play.Seeds{Campaign: seed, Run: 1}, play.Options{MaxSteps: maxSteps}))
+	r, err := observe(play.Play(b, impl, given(seed), play.Options{MaxSteps: maxSteps}))
 	if err != nil {
 		return nil, fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)
-	}
-	if seed != nil {
-		r.Seed, r.Seeded = *seed, true
 	}
 	return r, nil
 }
@@ -230,12 +224,12 @@ func PlayGenerated(campaign uint64, i int, preset string, impl play.Impl, maxSte
 	if errs := scenarios.Validate(b, nil).Errors(); len(errs) > 0 {
 		return nil, fmt.Errorf("run %d (campaign seed %d): the generator made an invalid bundle:\n%s", i, campaign, errs.Error())
 	}
-	seed := RunSeed(campaign, i)
+	seed := seeds.Run(campaign, i)
 	r, err := Play(b, impl, &seed, maxSteps)
 	if err != nil {
 		return nil, fmt.Errorf("run %d (campaign seed %d): %w", i, campaign, err)
 	}
-	r.Index, r.Profile = i, p
+	r.Index, r.Profile, r.Seeds = i, p, seeds.OfGenerated(campaign, i)
 	return r, nil
 }
 
@@ -290,7 +284,7 @@ type campaign struct {
 func (c *campaign) replayCorpus() error {
 	for _, e := range c.cfg.Corpus {
 		var seed *uint64
-		if s, ok := ReplaySeed(e.Bundle); ok {
+		if s, ok := OriginRunSeed(e.Bundle); ok {
 			seed = &s
 		}
 		r, err := Play(e.Bundle, c.cfg.Impl, seed, c.cfg.MaxSteps)

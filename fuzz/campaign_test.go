@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -204,7 +204,7 @@ func TestACounterexampleReplaysExactly(t *testing.T) {
 	require.NotNil(t, sum.Failure)
 	cx := sum.Failure
 	dir := t.TempDir()
-	require.NoError(t, WriteCounterexample(dir, cx, 4))
+	require.NoError(t, WriteCounterexample(dir, cx))
 	for _, name := range []string{BundleJSON, ProfileJSON, sandbox.RunLogFile, "verdict.json",
 		filepath.Join(BundleDir, "inbox.jsonl"), filepath.Join("sandbox", sandbox.Outbox)} {
 		assert.FileExists(t, filepath.Join(dir, name))
@@ -215,9 +215,11 @@ func TestACounterexampleReplaysExactly(t *testing.T) {
 		require.Empty(t, scenarios.Validate(b, src).Errors())
 		require.Equal(t, cx.Bundle, b, form)
 		// What `amr run --runs 1 --seed <run seed>` plays.
-		seed := play.RunSeed(b, &cx.Seed, 1)
-		require.Equal(t, cx.EngineSeed, seed)
-		again, err := Play(b, weak, &cx.Seed, 0)
+		run := uint64(*cx.Seeds.Run)
+		seed := seeds.Engine(run, 1)
+		require.Equal(t, seeds.OfGenerated(4, cx.Index), cx.Seeds)
+		require.Equal(t, seeds.Seed(seed), *cx.Seeds.Engine)
+		again, err := Play(b, weak, &run, 0)
 		require.NoError(t, err)
 		assert.Equal(t, cx.Verdict(), again.Verdict())
 		assert.Equal(t, cx.Result.LogBytes(), again.Result.LogBytes())
@@ -226,17 +228,14 @@ func TestACounterexampleReplaysExactly(t *testing.T) {
 		assert.Equal(t, cx.Result.Files.Files(), res.Files.Files())
 	}
 	cmd := ReplayCommand([]string{"--impl", weak.Name}, cx, filepath.Join("out dir", BundleJSON), 0)
-	assert.Equal(t, "amr run --impl weak-send-per-approval --runs 1 --seed "+uintString(cx.Seed)+" 'out dir/bundle.json'", cmd)
+	assert.Equal(t, "amr run --impl weak-send-per-approval --runs 1 --seed "+cx.Seeds.Run.String()+" 'out dir/bundle.json'", cmd)
 	cmd = ReplayCommand([]string{"--impl-cmd", "python3 impl.py"}, cx, "b.json", 9)
-	assert.Equal(t, "amr run --impl-cmd 'python3 impl.py' --runs 1 --seed "+strconv.FormatUint(cx.Seed, 10)+" --max-steps 9 b.json", cmd)
-	rec := cx.Record(4)
+	assert.Equal(t, "amr run --impl-cmd 'python3 impl.py' --runs 1 --seed "+cx.Seeds.Run.String()+" --max-steps 9 b.json", cmd)
+	rec := cx.Record()
+	assert.Equal(t, cx.Seeds, rec.Seeds)
 	require.NotNil(t, rec.Profile)
 	assert.Equal(t, cx.Profile, *rec.Profile)
 	assert.Equal(t, "profile", rec.Kind)
-}
-
-func uintString(v uint64) string {
-	return strconv.FormatUint(v, 10)
 }
 
 func TestCampaignRejectsBadConfigs(t *testing.T) {

@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/amr-bench/amr/internal/rng"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 )
 
 // CorpusEntry is one kept failing bundle.
@@ -81,11 +80,11 @@ func LoadCorpus(dir string) ([]CorpusEntry, []error) {
 // SaveToCorpus keeps a failing bundle in dir in its single-JSON form, named
 // by its canonical hash. added is false when it was already there.
 func SaveToCorpus(dir string, b *scenarios.Bundle) (path string, added bool, err error) {
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return "", false, err
 	}
-	path = filepath.Join(dir, strings.TrimPrefix(hash, reserve.HashPrefix)+".json")
+	path = filepath.Join(dir, strings.TrimPrefix(hash, scenarios.HashPrefix)+".json")
 	if _, err := os.Stat(path); err == nil {
 		return path, false, nil
 	}
@@ -98,11 +97,11 @@ func SaveToCorpus(dir string, b *scenarios.Bundle) (path string, added bool, err
 	return path, true, nil
 }
 
-// ReplaySeed recovers the run seed of a bundle a campaign generated (or one
+// OriginRunSeed recovers the run seed of a bundle a campaign generated (or one
 // shrunk or promoted from it, which keeps the provenance), so a replay meets
 // the engine seed the failure was found with. ok is false for other
 // bundles; they replay with the seed `amr run` derives from their name.
-func ReplaySeed(b *scenarios.Bundle) (seed uint64, ok bool) {
+func OriginRunSeed(b *scenarios.Bundle) (seed uint64, ok bool) {
 	o := b.Meta.Origin
 	if o == nil || o.CampaignSeed == "" || o.Run == "" {
 		return 0, false
@@ -112,5 +111,5 @@ func ReplaySeed(b *scenarios.Bundle) (seed uint64, ok bool) {
 	if err1 != nil || err2 != nil || run < 0 {
 		return 0, false
 	}
-	return rng.Mix(campaign, uint64(run)), true
+	return seeds.Run(campaign, run), true
 }

@@ -52,7 +52,7 @@ func compareRuns(x, y *Run) *Divergence {
 	if ha == hb {
 		return nil
 	}
-	d := &Divergence{Index: x.Index, Seed: x.Seed, Profile: x.Profile, Bundle: x.Bundle, HashA: ha, HashB: hb}
+	d := &Divergence{Index: x.Index, Seeds: x.Seeds, Profile: x.Profile, Bundle: x.Bundle, HashA: ha, HashB: hb}
 	d.Where, d.A, d.B = firstDifference(a, b)
 	return d
 }

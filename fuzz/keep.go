@@ -23,14 +23,14 @@ const (
 // WriteRaw writes a counterexample as found into out/raw, after removing
 // what an earlier campaign left in raw/, shrunk/ and invalid/, so the
 // directory never mixes two failures. It returns the raw directory.
-func WriteRaw(out string, cx *Counterexample, campaign uint64) (string, error) {
+func WriteRaw(out string, cx *Counterexample) (string, error) {
 	for _, sub := range []string{RawDir, ShrunkDir, InvalidDir} {
 		if err := os.RemoveAll(filepath.Join(out, sub)); err != nil {
 			return "", err
 		}
 	}
 	raw := filepath.Join(out, RawDir)
-	if err := WriteCounterexample(raw, cx, campaign); err != nil {
+	if err := WriteCounterexample(raw, cx); err != nil {
 		return "", fmt.Errorf("writing the counterexample to %s: %w", raw, err)
 	}
 	return raw, nil
@@ -38,12 +38,12 @@ func WriteRaw(out string, cx *Counterexample, campaign uint64) (string, error) {
 
 // WriteInvalid writes a run on which the oracles disagreed into
 // out/invalid and returns that directory.
-func WriteInvalid(out string, cx *Counterexample, campaign uint64) (string, error) {
+func WriteInvalid(out string, cx *Counterexample) (string, error) {
 	path := filepath.Join(out, InvalidDir)
 	if err := os.RemoveAll(path); err != nil {
 		return "", err
 	}
-	if err := WriteCounterexample(path, cx, campaign); err != nil {
+	if err := WriteCounterexample(path, cx); err != nil {
 		return "", fmt.Errorf("writing the invalid run to %s: %w", path, err)
 	}
 	return path, nil
@@ -53,13 +53,12 @@ func WriteInvalid(out string, cx *Counterexample, campaign uint64) (string, erro
 // invariant it violated first, under the run seed it was found with, and
 // replays the shrunk bundle: the replay is returned as a counterexample of
 // its own, with the shrink. Everything stays in memory; req's Invariant
-// and Campaign are taken from the counterexample. An error says why the
-// raw counterexample stands alone.
+// and RunSeed are taken from the counterexample. An error says why the raw
+// counterexample stands alone.
 func ShrinkCounterexample(cx *Counterexample, req ShrinkRequest) (*Counterexample, *Shrunk, error) {
-	req.Invariant, req.Campaign = cx.Verdict().Violations[0].Invariant, nil
-	if cx.Seeded {
-		seed := cx.Seed
-		req.Campaign = &seed
+	req.Invariant, req.RunSeed = cx.Verdict().Violations[0].Invariant, nil
+	if run, ok := GivenRunSeed(cx.Run); ok {
+		req.RunSeed = &run
 	}
 	// A process that outran a crash's cut may not fail again: say why.
 	why := ""
@@ -70,21 +69,22 @@ func ShrinkCounterexample(cx *Counterexample, req ShrinkRequest) (*Counterexampl
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w%s", err, why)
 	}
-	p, ok := FailingPlay(s.Bundle, req.Impl, s.Invariant, req.Campaign, req.MaxSteps)
+	p, ok := FailingPlay(s.Bundle, req.Impl, s.Invariant, req.RunSeed, req.MaxSteps)
 	if !ok {
 		if why == "" {
 			why = ": the implementation is not deterministic"
 		}
 		return nil, nil, fmt.Errorf("the shrunk bundle did not fail the same way when replayed%s", why)
 	}
-	r := &Run{Run: p, Index: cx.Index, Seed: cx.Seed, Seeded: cx.Seeded, Profile: cx.Profile}
+	p.Seeds.Campaign = cx.Seeds.Campaign
+	r := &Run{Run: p, Index: cx.Index, Profile: cx.Profile}
 	return &Counterexample{Run: r, Source: cx.Source}, s, nil
 }
 
 // WriteShrunk writes a shrunk counterexample into dir, as WriteCounterexample
 // does, with the shrink's statistics as shrink.json.
-func WriteShrunk(dir string, shrunk *Counterexample, s *Shrunk, campaign uint64) error {
-	if err := WriteCounterexample(dir, shrunk, campaign); err != nil {
+func WriteShrunk(dir string, shrunk *Counterexample, s *Shrunk) error {
+	if err := WriteCounterexample(dir, shrunk); err != nil {
 		return fmt.Errorf("writing the shrunk counterexample to %s: %v", dir, err)
 	}
 	data, err := json.MarshalIndent(s.Stats, "", "  ")

@@ -13,8 +13,8 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 )
 
@@ -40,7 +40,7 @@ func firstFailure(t *testing.T, name string, seed uint64) *fuzz.Counterexample {
 func TestShrinkAndKeepInMemory(t *testing.T) {
 	cx := firstFailure(t, "weak-send-before-record", 7)
 	out, corpus := t.TempDir(), t.TempDir()
-	raw, err := fuzz.WriteRaw(out, cx, 7)
+	raw, err := fuzz.WriteRaw(out, cx)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(out, fuzz.RawDir), raw)
 
@@ -52,8 +52,8 @@ func TestShrinkAndKeepInMemory(t *testing.T) {
 	assert.True(t, shrunk.Violates(s.Invariant), "the replayed shrunk run fails the same invariant")
 	assert.Same(t, s.Bundle, shrunk.Bundle, "the replay plays the shrunk bundle itself")
 	assert.Equal(t, cx.Index, shrunk.Index)
-	assert.Equal(t, cx.Seed, shrunk.Seed)
-	assert.Equal(t, cx.EngineSeed, shrunk.EngineSeed, "replayed with the seed the failure was found with")
+	assert.Equal(t, cx.Seeds, shrunk.Seeds, "replayed with the seeds the failure was found with")
+	assert.Equal(t, seeds.OfScored(uint64(*cx.Seeds.Run), 1), s.Seeds, "the shrink reports the seeds of the original's failing play")
 	o := s.Bundle.Meta.Origin
 	require.NotNil(t, o)
 	assert.Equal(t, fuzz.OriginShrunk, o.Kind)
@@ -63,7 +63,7 @@ func TestShrinkAndKeepInMemory(t *testing.T) {
 	assert.Less(t, len(shrink.Events(s.Bundle)), len(shrink.Events(cx.Bundle)))
 
 	dir := filepath.Join(out, fuzz.ShrunkDir)
-	require.NoError(t, fuzz.WriteShrunk(dir, shrunk, s, 7))
+	require.NoError(t, fuzz.WriteShrunk(dir, shrunk, s))
 	assert.FileExists(t, filepath.Join(dir, fuzz.ShrinkJSON))
 	path, added, err := fuzz.SaveToCorpus(corpus, s.Bundle)
 	require.NoError(t, err)
@@ -76,12 +76,12 @@ func TestShrinkAndKeepInMemory(t *testing.T) {
 	assert.Equal(t, string(written), string(kept))
 	back, _, err := scenarios.Load(filepath.Join(dir, fuzz.BundleJSON))
 	require.NoError(t, err)
-	hash, err := reserve.BundleHash(back)
+	hash, err := back.Hash()
 	require.NoError(t, err)
-	assert.Equal(t, strings.TrimPrefix(hash, reserve.HashPrefix)+".json", filepath.Base(path))
+	assert.Equal(t, strings.TrimPrefix(hash, scenarios.HashPrefix)+".json", filepath.Base(path))
 
 	// A second failure clears what the first left.
-	again, err := fuzz.WriteRaw(out, cx, 7)
+	again, err := fuzz.WriteRaw(out, cx)
 	require.NoError(t, err)
 	assert.DirExists(t, again)
 	assert.NoDirExists(t, dir)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
 )
@@ -33,7 +32,7 @@ var scenarioName = regexp.MustCompile(`^l([0-6])-[a-z0-9]+(-[a-z0-9]+)*$`)
 func ContentHash(b *scenarios.Bundle) (string, error) {
 	c := *b
 	c.Meta = scenarios.Meta{TopLevel: b.Meta.TopLevel, Horizon: b.Meta.Horizon}
-	return reserve.BundleHash(&c)
+	return c.Hash()
 }
 
 // publishedDir is one scenario directory found in the published set.

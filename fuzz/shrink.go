@@ -9,8 +9,8 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 )
 
@@ -18,8 +18,8 @@ import (
 const OriginShrunk = "shrunk"
 
 // FailsWith is the oracle of amr shrink and amr fuzz: a candidate bundle,
-// run once against impl with the seed 'amr run --runs 1 [--seed campaign]'
-// uses, shows a violation of the given invariant id — the same id as the
+// run once against impl as 'amr run --runs 1 [--seed runSeed]' plays it,
+// shows a violation of the given invariant id — the same id as the
 // original failure, so a shrink never slips to another bug — and the two
 // oracles agree on the run, so it never slips into a harness defect
 // either. With a control implementation (normally the reference), the
@@ -29,15 +29,15 @@ const OriginShrunk = "shrunk"
 // A process implementation may get further than a crash meant to cut it
 // (docs/processes.md), so one play of a candidate is not the whole answer:
 // it gets up to ProcessTries plays and fails when any of them does.
-func FailsWith(impl play.Impl, invariant string, campaign *uint64, control *play.Impl, maxSteps int) shrink.Oracle {
+func FailsWith(impl play.Impl, invariant string, runSeed *uint64, control *play.Impl, maxSteps int) shrink.Oracle {
 	return func(b *scenarios.Bundle) bool {
-		if _, ok := FailingPlay(b, impl, invariant, campaign, maxSteps); !ok {
+		if _, ok := FailingPlay(b, impl, invariant, runSeed, maxSteps); !ok {
 			return false
 		}
 		if control == nil {
 			return true
 		}
-		c, err := playOnce(b, *control, campaign, maxSteps)
+		c, err := playOnce(b, *control, runSeed, maxSteps)
 		return err == nil && !c.Invalid() && !c.Verdict().Failed()
 	}
 }
@@ -48,23 +48,33 @@ const ProcessTries = 3
 
 // FailingPlay plays b until a play, judged valid by both oracles, violates
 // the invariant: once in process, up to ProcessTries times for a process.
-func FailingPlay(b *scenarios.Bundle, impl play.Impl, invariant string, campaign *uint64, maxSteps int) (*play.Run, bool) {
-	p, err := playUntil(b, impl, campaign, maxSteps, func(r *play.Run) bool { return r.Violates(invariant) })
+func FailingPlay(b *scenarios.Bundle, impl play.Impl, invariant string, runSeed *uint64, maxSteps int) (*play.Run, bool) {
+	p, err := playUntil(b, impl, runSeed, maxSteps, func(r *play.Run) bool { return r.Violates(invariant) })
 	return p, err == nil && !p.Invalid() && p.Violates(invariant)
 }
 
-// playOnce is the play a replay command printed for the bundle shows.
-func playOnce(b *scenarios.Bundle, impl play.Impl, campaign *uint64, maxSteps int) (*play.Run, error) {
-	r, err := play.Play(b, impl, play.Seeds{Campaign: campaign, Run: 1}, play.Options{MaxSteps: maxSteps})
+// playOnce is the play a replay command printed for the bundle shows:
+// scored run 1 of the run seed given, or of the bundle's own.
+func playOnce(b *scenarios.Bundle, impl play.Impl, runSeed *uint64, maxSteps int) (*play.Run, error) {
+	r, err := play.Play(b, impl, given(runSeed), play.Options{MaxSteps: maxSteps})
 	if err != nil {
 		return nil, fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)
 	}
 	return r, nil
 }
 
+// given is the seeds of a run seed that may not be given: none, so a play
+// derives it from the bundle's name.
+func given(runSeed *uint64) seeds.Seeds {
+	if runSeed == nil {
+		return seeds.Seeds{}
+	}
+	return seeds.OfRun(*runSeed)
+}
+
 // playUntil plays b until a valid play satisfies want, at most once in
 // process and ProcessTries times for a process, and returns the last play.
-func playUntil(b *scenarios.Bundle, impl play.Impl, campaign *uint64, maxSteps int, want func(*play.Run) bool) (*play.Run, error) {
+func playUntil(b *scenarios.Bundle, impl play.Impl, runSeed *uint64, maxSteps int, want func(*play.Run) bool) (*play.Run, error) {
 	tries := 1
 	if impl.Process != nil {
 		tries = ProcessTries
@@ -72,7 +82,7 @@ func playUntil(b *scenarios.Bundle, impl play.Impl, campaign *uint64, maxSteps i
 	var p *play.Run
 	var err error
 	for range tries {
-		p, err = playOnce(b, impl, campaign, maxSteps)
+		p, err = playOnce(b, impl, runSeed, maxSteps)
 		if err != nil || (!p.Invalid() && want(p)) {
 			break
 		}
@@ -86,9 +96,9 @@ type ShrinkRequest struct {
 	// Invariant is the id the shrunk bundle must still violate; empty
 	// means the first violation of the original run.
 	Invariant string
-	// Campaign is the seed of the run as 'amr run --seed' takes it; nil
-	// derives it from the bundle's name.
-	Campaign *uint64
+	// RunSeed is the run seed of the failing run, as 'amr run --seed' takes
+	// it; nil derives it from the bundle's name.
+	RunSeed *uint64
 	// Control, when set, must pass every level of every candidate kept.
 	Control *play.Impl
 	// Budget bounds the shrink's wall-clock time (0: shrink.DefaultBudget).
@@ -101,6 +111,8 @@ type ShrinkRequest struct {
 
 // Shrunk is a finished shrink, its provenance written into its bundle.
 type Shrunk struct {
+	// Seeds are those of the original's failing play.
+	Seeds     seeds.Seeds
 	Bundle    *scenarios.Bundle
 	Invariant string
 	Stats     shrink.Stats
@@ -115,7 +127,7 @@ type Shrunk struct {
 // input: the bundle does not fail, or fails another way, or the control
 // fails it.
 func Shrink(b *scenarios.Bundle, req ShrinkRequest) (*Shrunk, error) {
-	first, err := playUntil(b, req.Impl, req.Campaign, req.MaxSteps, func(r *play.Run) bool {
+	first, err := playUntil(b, req.Impl, req.RunSeed, req.MaxSteps, func(r *play.Run) bool {
 		if req.Invariant == "" {
 			return r.Failed()
 		}
@@ -131,11 +143,11 @@ func Shrink(b *scenarios.Bundle, req ShrinkRequest) (*Shrunk, error) {
 	if err := controlPasses(b, req); err != nil {
 		return nil, err
 	}
-	res, err := shrink.Shrink(b, FailsWith(req.Impl, inv, req.Campaign, req.Control, req.MaxSteps), shrink.Options{Budget: req.Budget})
+	res, err := shrink.Shrink(b, FailsWith(req.Impl, inv, req.RunSeed, req.Control, req.MaxSteps), shrink.Options{Budget: req.Budget})
 	if err != nil {
 		return nil, err
 	}
-	out := &Shrunk{Bundle: res.Bundle, Invariant: inv, Stats: res.Stats, OriginalHash: first.BundleHash}
+	out := &Shrunk{Seeds: first.Seeds, Bundle: res.Bundle, Invariant: inv, Stats: res.Stats, OriginalHash: first.BundleHash}
 	out.ShrunkHash, err = withProvenance(out.Bundle, b, req, inv, first.BundleHash)
 	if err != nil {
 		return nil, err
@@ -168,7 +180,7 @@ func controlPasses(b *scenarios.Bundle, req ShrinkRequest) error {
 	if req.Control == nil {
 		return nil
 	}
-	c, err := playOnce(b, *req.Control, req.Campaign, req.MaxSteps)
+	c, err := playOnce(b, *req.Control, req.RunSeed, req.MaxSteps)
 	if err != nil {
 		return err
 	}
@@ -185,7 +197,7 @@ func controlPasses(b *scenarios.Bundle, req ShrinkRequest) error {
 func withProvenance(s, original *scenarios.Bundle, req ShrinkRequest, inv, originalHash string) (string, error) {
 	s.Meta.Description = fmt.Sprintf("Shrunk from %s: %s violates %s.", original.Meta.Name, req.Impl.Name, inv)
 	s.Meta.Origin = nil
-	hash, err := reserve.BundleHash(s)
+	hash, err := s.Hash()
 	if err != nil {
 		return "", err
 	}
@@ -209,11 +221,11 @@ func invariantList(v checker.Verdict) string {
 }
 
 // TimelineCommand is the command that shows a bundle's run tick by tick:
-// amr replay with the implementation flags and the campaign seed.
-func TimelineCommand(path, implFlags string, campaign *uint64) string {
+// amr replay with the implementation flags and the run seed.
+func TimelineCommand(path, implFlags string, runSeed *uint64) string {
 	cmd := "amr replay " + shell.Quote(path) + " " + implFlags
-	if campaign != nil {
-		cmd += " --seed " + strconv.FormatUint(*campaign, 10)
+	if runSeed != nil {
+		cmd += " --seed " + strconv.FormatUint(*runSeed, 10)
 	}
 	return cmd
 }

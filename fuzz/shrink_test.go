@@ -16,6 +16,7 @@ import (
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 )
 
@@ -36,7 +37,7 @@ func publishedBundle(t *testing.T, name string) *scenarios.Bundle {
 // scenario whose invariant is one of the implementation's targets.
 func firstTarget(t *testing.T, b *scenarios.Bundle, im examples.Impl) string {
 	t.Helper()
-	p, err := play.Play(b, play.Impl{Name: im.Name, New: im.New}, play.Seeds{}, play.Options{})
+	p, err := play.Play(b, play.Impl{Name: im.Name, New: im.New}, seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	for _, v := range p.Verdict().Violations {
 		if slices.Contains(im.Targets, v.Invariant) {
@@ -133,8 +134,8 @@ func TestShrinkGeneratedCounterexamples(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			impl := builtin(t, name)
 			found := firstFailingRun(t, impl, 99, 200)
-			seed := found.Seed
-			res, err := Shrink(found.Bundle, ShrinkRequest{Impl: impl, Campaign: &seed, Control: &ref})
+			seed := uint64(*found.Seeds.Run)
+			res, err := Shrink(found.Bundle, ShrinkRequest{Impl: impl, RunSeed: &seed, Control: &ref})
 			require.NoError(t, err)
 			assert.False(t, res.Stats.BudgetHit)
 			assert.LessOrEqual(t, res.Stats.EventsAfter, 6)

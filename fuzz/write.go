@@ -10,6 +10,7 @@ import (
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -28,28 +29,19 @@ func DefaultOutDir(impl string, seed uint64) string {
 }
 
 // ProfileRecord is the first record of a run's fuzz log, kept as
-// profile.json: which run it was and everything drawn from its seed.
+// profile.json: which run it was, its seeds, and everything drawn from them.
 type ProfileRecord struct {
-	Kind         string          `json:"kind"`
-	CampaignSeed *uint64         `json:"campaign_seed,omitempty"`
-	Run          int             `json:"run"`
-	Seed         *uint64         `json:"seed,omitempty"`
-	EngineSeed   uint64          `json:"engine_seed"`
-	Source       string          `json:"source"`
-	Profile      *faults.Profile `json:"profile,omitempty"`
+	Kind string `json:"kind"`
+	Run  int    `json:"run"`
+	seeds.Seeds
+	Source  string          `json:"source"`
+	Profile *faults.Profile `json:"profile,omitempty"`
 }
 
-// Record returns the counterexample's profile record. campaign is the
-// campaign seed, used only for generated runs.
-func (cx *Counterexample) Record(campaign uint64) ProfileRecord {
-	r := ProfileRecord{Kind: "profile", Run: cx.Index, EngineSeed: cx.EngineSeed, Source: cx.Source}
-	if cx.Seeded {
-		seed := cx.Seed
-		r.Seed = &seed
-	}
+// Record returns the counterexample's profile record.
+func (cx *Counterexample) Record() ProfileRecord {
+	r := ProfileRecord{Kind: "profile", Run: cx.Index, Seeds: cx.Seeds, Source: cx.Source}
 	if cx.Source == "generated" {
-		c := campaign
-		r.CampaignSeed = &c
 		p := cx.Profile
 		r.Profile = &p
 	}
@@ -61,7 +53,7 @@ func (cx *Counterexample) Record(campaign uint64) ProfileRecord {
 // log, the compiled history, the verdict (both oracles' answers), the
 // profile record and, for a process run, its stdout.log and stderr.log. The
 // bundle/ and sandbox/ subdirectories are replaced.
-func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error {
+func WriteCounterexample(dir string, cx *Counterexample) error {
 	for _, sub := range []string{BundleDir, "sandbox"} {
 		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
 			return err
@@ -76,11 +68,11 @@ func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error 
 	if err := scenarios.SaveJSON(cx.Bundle, filepath.Join(dir, BundleJSON)); err != nil {
 		return fmt.Errorf("writing %s: %w", BundleJSON, err)
 	}
-	rr := suite.NewRunReport(1, cx.EngineSeed, cx.Result, cx.Judgement)
+	rr := suite.NewRunReport(1, cx.Seeds, cx.Result, cx.Judgement)
 	if err := suite.KeepJudged(dir, cx.Result, rr, cx.Judgement); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(cx.Record(campaign), "", "  ")
+	data, err := json.MarshalIndent(cx.Record(), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -93,11 +85,21 @@ func WriteCounterexample(dir string, cx *Counterexample, campaign uint64) error 
 func ReplayCommand(implFlags []string, cx *Counterexample, bundlePath string, maxSteps int) string {
 	args := append([]string{"amr", "run"}, implFlags...)
 	args = append(args, "--runs", "1")
-	if cx.Seeded {
-		args = append(args, "--seed", strconv.FormatUint(cx.Seed, 10))
+	if run, ok := GivenRunSeed(cx.Run); ok {
+		args = append(args, "--seed", strconv.FormatUint(run, 10))
 	}
 	if maxSteps > 0 {
 		args = append(args, "--max-steps", strconv.Itoa(maxSteps))
 	}
 	return shell.Join(append(args, bundlePath)...)
+}
+
+// GivenRunSeed is the run seed a replay of r must be given: none when it is
+// the one the bundle's name gives, which a replay derives by itself.
+func GivenRunSeed(r *Run) (uint64, bool) {
+	if r.Seeds.Run == nil {
+		return 0, false
+	}
+	run := uint64(*r.Seeds.Run)
+	return run, run != seeds.Named(r.Bundle.Meta.Name)
 }

@@ -7,10 +7,12 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 )
 
 // One judged play: a published scenario played once against a weak
-// implementation, with the seed 'amr run --runs 1' gives its first run.
+// implementation, with no seed given: it plays scored run 1 of the run seed
+// the bundle's name gives, as 'amr run --runs 1' does.
 // Both oracles judge the artifacts; the guard compares their answers.
 func ExamplePlay() {
 	pubs, err := scenarios.Published()
@@ -26,7 +28,7 @@ func ExamplePlay() {
 	im, _ := examples.Lookup("weak-no-send")
 	impl := play.Impl{Name: im.Name, New: im.New}
 
-	r, err := play.Play(bundle, impl, play.Seeds{Run: 1}, play.Options{})
+	r, err := play.Play(bundle, impl, seeds.Seeds{}, play.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/play"
+	"github.com/amr-bench/amr/seeds"
 )
 
 // underCountDuplicates is a level checker with the classic favourable
@@ -46,7 +47,7 @@ func forgetDuplicates(h *history.History) history.Verdict {
 func TestDoctoredOracleMakesAPlayInvalid(t *testing.T) {
 	b := published(t, "l2-approval-redelivery")
 	weak := builtin(t, "weak-send-per-approval")
-	clean, err := play.Play(b, weak, play.Seeds{}, play.Options{})
+	clean, err := play.Play(b, weak, seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	require.False(t, clean.Invalid())
 	require.True(t, clean.Violates("L1.duplicate-effect"))
@@ -57,14 +58,14 @@ func TestDoctoredOracleMakesAPlayInvalid(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			restore := hook()
 			defer restore()
-			r, err := play.Play(b, weak, play.Seeds{}, play.Options{})
+			r, err := play.Play(b, weak, seeds.Seeds{}, play.Options{})
 			require.NoError(t, err)
 			assert.True(t, r.Invalid())
 			require.Len(t, r.Judgement.Guard.Diffs, 1)
 			assert.Equal(t, "duplicate-effects", r.Judgement.Guard.Diffs[0].Question)
 		})
 	}
-	again, err := play.Play(b, weak, play.Seeds{}, play.Options{})
+	again, err := play.Play(b, weak, seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	assert.False(t, again.Invalid(), "restored: the real oracles agree again")
 }

@@ -15,9 +15,8 @@ import (
 	"fmt"
 
 	"github.com/amr-bench/amr/checker"
-	"github.com/amr-bench/amr/internal/rng"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -28,39 +27,6 @@ type Impl struct {
 	Name    string
 	New     sandbox.Factory
 	Process *sim.ProcessSpec
-}
-
-// Seeds say which run of a bundle a play is, and so which engine seed it
-// gets: the seed of run Run of the bundle under the campaign seed Campaign
-// (the one 'amr run --seed' takes), or the engine seed outright.
-type Seeds struct {
-	// Campaign is the seed the run seeds derive from; nil derives them from
-	// the bundle's name, so two invocations agree byte for byte.
-	Campaign *uint64
-	// Run is the run's number among the bundle's scored runs, from 1; 0
-	// counts as 1.
-	Run int
-	// Engine, when set, is the engine seed itself, as a recorded run log
-	// has it; Campaign and Run are then not used.
-	Engine *uint64
-}
-
-// EngineSeed is the seed the engine plays b with.
-func (s Seeds) EngineSeed(b *scenarios.Bundle) uint64 {
-	if s.Engine != nil {
-		return *s.Engine
-	}
-	return RunSeed(b, s.Campaign, max(s.Run, 1))
-}
-
-// RunSeed derives the engine seed of run i of a bundle: from the campaign
-// seed when one is given, otherwise from the bundle's name.
-func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
-	base := rng.Hash("bundle:" + b.Meta.Name)
-	if campaign != nil {
-		base = *campaign
-	}
-	return rng.Mix(base, uint64(i))
 }
 
 // Options tune one play.
@@ -79,35 +45,52 @@ type Options struct {
 type Run struct {
 	Bundle     *scenarios.Bundle
 	BundleHash string
-	// EngineSeed is the seed the engine played with; the run log's start
-	// record carries it too.
-	EngineSeed uint64
-	Result     *sim.Result
+	// Seeds are the seeds the run was played with, the engine seed always
+	// among them; the run log's start record carries the engine seed too.
+	Seeds  seeds.Seeds
+	Result *sim.Result
 	// Judgement is both oracles' answers and the guard's comparison.
 	Judgement Judgement
 }
 
-// Play plays b once against impl with the engine seed seeds give, and
-// judges the run with both oracles. An error means the run could not be
-// played (a bundle the engine refuses, a process that cannot start, a
-// cancelled context), never a verdict.
-func Play(b *scenarios.Bundle, impl Impl, seeds Seeds, opt Options) (*Run, error) {
-	hash, err := reserve.BundleHash(b)
+// Play plays b once against impl with the engine seed of s, and judges the
+// run with both oracles. Seeds without an engine seed play scored run 1 of
+// their run seed, as 'amr run --runs 1 [--seed N]' does, and without a run
+// seed either, of the run seed the bundle's name gives. An error means the
+// run could not be played (a bundle the engine refuses, a process that
+// cannot start, a cancelled context), never a verdict.
+func Play(b *scenarios.Bundle, impl Impl, s seeds.Seeds, opt Options) (*Run, error) {
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
 	}
-	engine := seeds.EngineSeed(b)
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: engine, MaxSteps: opt.MaxSteps, Impl: impl.Name,
+	s = scored(s, b)
+	res, err := sim.Run(b, impl.New, sim.Options{Seed: uint64(*s.Engine), MaxSteps: opt.MaxSteps, Impl: impl.Name,
 		BundleHash: hash, Process: impl.Process, Context: opt.Context})
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Bundle: b, BundleHash: hash, EngineSeed: engine, Result: res,
+	r := &Run{Bundle: b, BundleHash: hash, Seeds: s, Result: res,
 		Judgement: Judge(b, res.Files.Files(), res.Log)}
 	if !opt.KeepWorkdir {
 		_ = res.Cleanup()
 	}
 	return r, nil
+}
+
+// scored fills in the engine seed of seeds that have none: that of scored
+// run 1 of their run seed, or of the run seed the bundle's name gives.
+func scored(s seeds.Seeds, b *scenarios.Bundle) seeds.Seeds {
+	if s.Engine != nil {
+		return s
+	}
+	run := seeds.Named(b.Meta.Name)
+	if s.Run != nil {
+		run = uint64(*s.Run)
+	}
+	played := seeds.OfScored(run, 1)
+	played.Campaign = s.Campaign
+	return played
 }
 
 // Verdict is the level checker's part of the judgement.

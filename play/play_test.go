@@ -13,6 +13,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -37,54 +38,56 @@ func builtin(t testing.TB, name string) play.Impl {
 	return play.Impl{Name: im.Name, New: im.New}
 }
 
-func TestRunSeedsDependOnBundleOrCampaign(t *testing.T) {
-	b := published(t, "l0-respond")
-	assert.Equal(t, play.RunSeed(b, nil, 1), play.RunSeed(b, nil, 1))
-	assert.NotEqual(t, play.RunSeed(b, nil, 1), play.RunSeed(b, nil, 2))
-	seed := uint64(7)
-	assert.NotEqual(t, play.RunSeed(b, nil, 1), play.RunSeed(b, &seed, 1))
-	other := b.Clone()
-	other.Meta.Name = "l0-other"
-	assert.NotEqual(t, play.RunSeed(b, nil, 1), play.RunSeed(other, nil, 1), "without a campaign the name decides")
-	assert.Equal(t, play.RunSeed(b, &seed, 1), play.RunSeed(other, &seed, 1), "with a campaign the name does not count")
-}
-
+// Play plays with the engine seed it is given, and seeds without one as
+// 'amr run --runs 1 [--seed N]' plays them: scored run 1 of the run seed,
+// the bundle's own when none is given. The run log's start record names
+// the engine seed played.
 func TestSeedsPickTheEngineSeed(t *testing.T) {
 	b := published(t, "l0-respond")
-	campaign, engine := uint64(7), uint64(12345)
+	named := seeds.Named(b.Meta.Name)
+	// A run seed known to come from a campaign, played with no engine seed.
+	fromCampaign := seeds.OfRun(9)
+	fromCampaign.Campaign = seeds.OfCampaign(7).Campaign
+	played := seeds.OfScored(9, 1)
+	played.Campaign = fromCampaign.Campaign
 	tests := []struct {
 		name  string
-		seeds play.Seeds
-		want  uint64
+		given seeds.Seeds
+		want  seeds.Seeds
 	}{
-		{"the bundle's first run", play.Seeds{}, play.RunSeed(b, nil, 1)},
-		{"run 0 counts as run 1", play.Seeds{Run: 0}, play.RunSeed(b, nil, 1)},
-		{"a later run", play.Seeds{Run: 3}, play.RunSeed(b, nil, 3)},
-		{"under a campaign", play.Seeds{Campaign: &campaign, Run: 2}, play.RunSeed(b, &campaign, 2)},
-		{"the engine seed outright", play.Seeds{Campaign: &campaign, Run: 2, Engine: &engine}, engine},
+		{"the bundle's first run", seeds.Seeds{}, seeds.OfScored(named, 1)},
+		{"a run seed", seeds.OfRun(7), seeds.OfScored(7, 1)},
+		{"a later scored run", seeds.OfScored(7, 3), seeds.OfScored(7, 3)},
+		{"a campaign's run", seeds.OfGenerated(7, 2), seeds.OfGenerated(7, 2)},
+		{"a campaign's run seed, no engine seed", fromCampaign, played},
+		{"the engine seed outright", seeds.OfEngine(12345), seeds.OfEngine(12345)},
 	}
 	ref := builtin(t, examples.ReferenceName)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, tc.seeds.EngineSeed(b))
-			r, err := play.Play(b, ref, tc.seeds, play.Options{})
+			r, err := play.Play(b, ref, tc.given, play.Options{})
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, r.EngineSeed)
+			assert.Equal(t, tc.want, r.Seeds)
 			require.NotEmpty(t, r.Result.Log)
 			start := r.Result.Log[0]
 			require.Equal(t, sandbox.LogStart, start.Kind)
-			require.NotNil(t, start.Seed)
-			assert.Equal(t, tc.want, *start.Seed, "the run log records the seed played")
+			require.NotNil(t, start.Engine)
+			assert.Equal(t, *tc.want.Engine, *start.Engine, "the run log records the engine seed played")
 			assert.Equal(t, r.BundleHash, start.BundleHash)
 		})
 	}
+	other := b.Clone()
+	other.Meta.Name = "l0-other"
+	r, err := play.Play(other, ref, seeds.Seeds{}, play.Options{})
+	require.NoError(t, err)
+	assert.NotEqual(t, seeds.OfScored(named, 1), r.Seeds, "without a run seed the name decides")
 }
 
 // A weak implementation fails what its scenario is written to catch, the
 // reference passes it, and the oracles agree on both.
 func TestPlayJudgesWithBothOracles(t *testing.T) {
 	b := published(t, "l0-respond")
-	ref, err := play.Play(b, builtin(t, examples.ReferenceName), play.Seeds{}, play.Options{})
+	ref, err := play.Play(b, builtin(t, examples.ReferenceName), seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	assert.False(t, ref.Failed())
 	assert.False(t, ref.Invalid())
@@ -92,7 +95,7 @@ func TestPlayJudgesWithBothOracles(t *testing.T) {
 	assert.Equal(t, ref.Judgement.Level, ref.Verdict())
 	assert.True(t, ref.Judgement.Guard.Agree)
 
-	weak, err := play.Play(b, builtin(t, "weak-no-send"), play.Seeds{}, play.Options{})
+	weak, err := play.Play(b, builtin(t, "weak-no-send"), seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	assert.True(t, weak.Failed())
 	assert.False(t, weak.Invalid())
@@ -117,7 +120,7 @@ func TestPlayIsDeterministic(t *testing.T) {
 	b := published(t, "l3-fleet-concurrent")
 	impl := builtin(t, "weak-send-per-approval")
 	render := func() []byte {
-		r, err := play.Play(b, impl, play.Seeds{Run: 2}, play.Options{})
+		r, err := play.Play(b, impl, seeds.OfScored(seeds.Named(b.Meta.Name), 2), play.Options{})
 		require.NoError(t, err)
 		data, err := json.Marshal(struct {
 			Files   map[string][]byte
@@ -134,7 +137,7 @@ func TestPlayIsDeterministic(t *testing.T) {
 func TestPlayRefusesWhatTheEngineCannotPlay(t *testing.T) {
 	b := published(t, "l0-respond")
 	b.Meta.Horizon = -1
-	r, err := play.Play(b, builtin(t, examples.ReferenceName), play.Seeds{}, play.Options{})
+	r, err := play.Play(b, builtin(t, examples.ReferenceName), seeds.Seeds{}, play.Options{})
 	require.Error(t, err)
 	assert.Nil(t, r)
 }
@@ -149,13 +152,13 @@ func TestPlayRemovesAProcessWorkdirUnlessKept(t *testing.T) {
 	b := published(t, "l0-respond")
 	impl := play.Impl{Name: "idle", Process: &sim.ProcessSpec{Command: []string{idle}, Regime: sim.RegimeOnce,
 		TempDir: t.TempDir()}}
-	r, err := play.Play(b, impl, play.Seeds{}, play.Options{})
+	r, err := play.Play(b, impl, seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	require.NotEmpty(t, r.Result.Workdir)
 	assert.NoDirExists(t, r.Result.Workdir)
 	assert.True(t, r.Failed(), "a process that does nothing never replies")
 
-	kept, err := play.Play(b, impl, play.Seeds{}, play.Options{KeepWorkdir: true})
+	kept, err := play.Play(b, impl, seeds.Seeds{}, play.Options{KeepWorkdir: true})
 	require.NoError(t, err)
 	assert.DirExists(t, kept.Result.Workdir)
 	require.NoError(t, kept.Result.Cleanup())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/play"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -19,16 +20,15 @@ import (
 func TestARecordingReplaysItsRun(t *testing.T) {
 	b := published(t, "l1-crash-after-send")
 	weak := builtin(t, "weak-send-before-record")
-	campaign := uint64(11)
-	first, err := play.Play(b, weak, play.Seeds{Campaign: &campaign, Run: 4}, play.Options{})
+	first, err := play.Play(b, weak, seeds.OfScored(11, 4), play.Options{})
 	require.NoError(t, err)
 	rec, err := play.ReadRecording(first.Result.LogBytes(), b)
 	require.NoError(t, err)
-	assert.Equal(t, first.EngineSeed, rec.Seed)
+	assert.Equal(t, seeds.OfEngine(uint64(*first.Seeds.Engine)), rec.Seeds, "a run log records the engine seed")
 
-	impl, seeds := rec.Replay(weak)
+	impl, s := rec.Replay(weak)
 	assert.Nil(t, impl.Process, "an in-process implementation has nothing to cut")
-	again, err := play.Play(b, impl, seeds, play.Options{})
+	again, err := play.Play(b, impl, s, play.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, first.Result.LogBytes(), again.Result.LogBytes())
 	assert.Equal(t, first.Verdict(), again.Verdict())
@@ -37,18 +37,17 @@ func TestARecordingReplaysItsRun(t *testing.T) {
 // A process is told to kill at the recorded cuts; the implementation given
 // is left as it was.
 func TestARecordingCutsAProcessWhereItWasCut(t *testing.T) {
-	rec := &play.Recording{Seed: 5, Cuts: []sim.Cut{{Tick: 2, Index: 0, Writes: 3}}}
+	rec := &play.Recording{Seeds: seeds.OfEngine(5), Cuts: []sim.Cut{{Tick: 2, Index: 0, Writes: 3}}}
 	spec := &sim.ProcessSpec{Command: []string{"./impl"}}
-	impl, seeds := rec.Replay(play.Impl{Name: "p", Process: spec})
-	require.NotNil(t, seeds.Engine)
-	assert.Equal(t, uint64(5), *seeds.Engine)
+	impl, s := rec.Replay(play.Impl{Name: "p", Process: spec})
+	assert.Equal(t, seeds.OfEngine(5), s)
 	assert.Equal(t, rec.Cuts, impl.Process.Cuts)
 	assert.Empty(t, spec.Cuts)
 }
 
 func TestReadRecordingRefuses(t *testing.T) {
 	b := published(t, "l0-respond")
-	r, err := play.Play(b, builtin(t, examples.ReferenceName), play.Seeds{}, play.Options{})
+	r, err := play.Play(b, builtin(t, examples.ReferenceName), seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	other := published(t, "l2-govern")
 	noStart := r.Result.Log[1:]
@@ -85,7 +84,7 @@ func TestReadRecordingRefuses(t *testing.T) {
 // the same.
 func TestReadSandboxReadsWhatARunLeft(t *testing.T) {
 	b := published(t, "l2-govern")
-	r, err := play.Play(b, builtin(t, "weak-send-without-approval"), play.Seeds{}, play.Options{})
+	r, err := play.Play(b, builtin(t, "weak-send-without-approval"), seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	dir := filepath.Join(t.TempDir(), "sandbox")
 	require.NoError(t, sandbox.CopyTo(r.Result.Files, dir))

@@ -177,6 +177,8 @@ func helperMain(role string) int {
 	case "tamper":
 		appendTo(sandbox.Inbox, "{\"id\":\"forged\"}\n")
 		return idleForever(ctx, regime)
+	case "unsend-truncate", "unsend-rewrite", "unsend-rename", "unsend-symlink", "unsend-remove", "rename-keeps-all":
+		return unsendMain(role, root)
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper role", role)
 	return 2

@@ -216,7 +216,7 @@ func (e *engine) try(p pending) (bool, error) {
 // audit record naming it. Unparsable lines are skipped; judging them is the
 // checker's job.
 func (e *engine) workFor(messageID string) string {
-	audit, _ := e.audit.Update(e.files.View(sandbox.Audit))
+	audit, _ := e.audit.Update(e.declared(sandbox.Audit))
 	for _, l := range audit {
 		if l.Rec.Event == sandbox.EventAdmission && l.Rec.MessageID == messageID {
 			return l.Rec.WorkID
@@ -227,7 +227,7 @@ func (e *engine) workFor(messageID string) string {
 
 // latestDraft finds the last draft declared for a work item.
 func (e *engine) latestDraft(workID string) (sandbox.Draft, bool) {
-	drafts, _ := e.drafts.Update(e.files.View(sandbox.Drafts))
+	drafts, _ := e.drafts.Update(e.declared(sandbox.Drafts))
 	for i := len(drafts) - 1; i >= 0; i-- {
 		if drafts[i].Rec.WorkID == workID {
 			return drafts[i].Rec, true

@@ -132,7 +132,7 @@ func TestLedgerMemoizesRuns(t *testing.T) {
 	assert.Equal(t, first.Violations, second.Violations, "the verdict is copied forward")
 	for i, run := range second.Runs {
 		assert.Equal(t, suite.StatusSkipped, run.Status)
-		assert.Equal(t, first.Runs[i].Seed, run.Seed)
+		assert.Equal(t, first.Runs[i].Seeds, run.Seeds)
 		assert.NotEqual(t, first.Runs[i].Receipt, run.Receipt)
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/ledger"
 	"github.com/amr-bench/amr/play"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -50,10 +51,11 @@ func (cfg Config) key(impl play.Impl, hash string, seed uint64) ledger.Key {
 
 // memoized returns the report of a run the ledger already holds, after
 // appending a skipped receipt that copies its verdict forward.
-func memoized(scenario string, impl play.Impl, cfg Config, hash string, seed uint64, i int) (RunReport, bool, error) {
+func memoized(scenario string, impl play.Impl, cfg Config, hash string, s seeds.Seeds, i int) (RunReport, bool, error) {
 	if cfg.Ledger == nil || cfg.Force {
 		return RunReport{}, false, nil
 	}
+	seed := uint64(*s.Engine)
 	k := cfg.key(impl, hash, seed)
 	prior, ok := cfg.Ledger.Lookup(k)
 	if !ok {
@@ -66,7 +68,8 @@ func memoized(scenario string, impl play.Impl, cfg Config, hash string, seed uin
 		return RunReport{}, false, err
 	}
 	v := prior.Verdict
-	rr := RunReport{Run: i, Seed: seed, Levels: v.Levels, Origin: v.Origin, Violations: copyViolations(v.Violations),
+	rr := RunReport{Run: i, Seeds: s, Levels: v.Levels, Origin: v.Origin, Violations: copyViolations(v.Violations),
+		Obligations: copyCounts(v.Obligations), Judged: copyCounts(v.Judged), Vacuous: append([]string{}, v.Vacuous...),
 		Status: StatusSkipped, Invalid: v.Invalid, Receipt: sealed.ContentHash,
 		History:  history.Verdict{Violations: []history.Violation{}, Declined: []history.Decline{}, Counts: v.History, DeclinedCounts: map[string]int{}},
 		Guard:    checker.GuardResult{Agree: !v.Invalid, Compared: []checker.Answer{}, Skipped: []string{}, Diffs: []checker.Answer{}},
@@ -119,8 +122,9 @@ func verdictBytes(rr RunReport) ([]byte, error) {
 // ranReceipt appends the receipt of a run that was played and judged, after
 // storing every artifact beside the ledger by its hash.
 func ranReceipt(scenario string, impl play.Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
-	r := newReceipt(scenario, impl, cfg, hash, rr.Seed, rr.Run, ledger.StatusRan)
+	r := newReceipt(scenario, impl, cfg, hash, uint64(*rr.Engine), rr.Run, ledger.StatusRan)
 	r.Verdict = ledger.Verdict{Levels: rr.Levels, Origin: rr.Origin, Invalid: rr.Invalid,
+		Obligations: copyCounts(rr.Obligations), Judged: copyCounts(rr.Judged), Vacuous: append([]string(nil), rr.Vacuous...),
 		Violations: copyViolations(rr.Violations), History: nonZero(rr.History.Counts),
 		UnattributedCalls: rr.Surprise.Unattributed}
 	names := make([]string, 0, len(files))
@@ -140,6 +144,15 @@ func ranReceipt(scenario string, impl play.Impl, cfg Config, hash string, rr Run
 		return "", fmt.Errorf("%s run %d: receipt: %w", scenario, rr.Run, err)
 	}
 	return sealed.ContentHash, nil
+}
+
+// copyCounts copies a count map, so a receipt and a report never share one.
+func copyCounts(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, n := range m {
+		out[k] = n
+	}
+	return out
 }
 
 func nonZero(m map[string]int) map[string]int {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -31,12 +32,15 @@ type Baseline struct {
 }
 
 // BaselineResult is one (scenario, implementation) pair: the level verdicts
-// of its tested levels and the scenario's content hash when it was recorded.
+// of its tested levels, those of its passed levels that judged nothing in
+// any run (decision D31), and the scenario's content hash when it was
+// recorded.
 type BaselineResult struct {
 	Scenario   string            `json:"scenario"`
 	Impl       string            `json:"impl"`
 	BundleHash string            `json:"bundle_hash"`
 	Levels     map[string]string `json:"levels"`
+	Vacuous    []string          `json:"vacuous,omitempty"`
 }
 
 // Change is one (scenario, implementation, level) whose verdict moved.
@@ -53,13 +57,16 @@ type Comparison struct {
 	Baseline string `json:"baseline"`
 	Runs     int    `json:"runs"`
 	Results  int    `json:"results"`
-	// Regressions are levels that passed and now fail; Lost are levels
-	// where a weak implementation failed and now passes (a planted defect
-	// no longer caught); Improvements are levels the reference failed and
+	// Regressions are levels that passed (vacuously or not) and now fail;
+	// Lost are levels where a weak implementation failed and now passes (a
+	// planted defect no longer caught); Hollowed are levels that passed
+	// with something judged and now pass vacuously (the scenario stopped
+	// exercising them); Improvements are levels the reference failed and
 	// now passes; Other every other move (a level or scenario that
-	// appeared or disappeared).
+	// appeared or disappeared, a vacuous level now exercised).
 	Regressions  []Change `json:"regressions"`
 	Lost         []Change `json:"lost"`
+	Hollowed     []Change `json:"hollowed"`
 	Improvements []Change `json:"improvements"`
 	Other        []Change `json:"other"`
 	// Edited lists scenarios whose content hash differs from the
@@ -120,7 +127,7 @@ func measureOne(b *scenarios.Bundle, impl play.Impl, runs int) (BaselineResult, 
 		return BaselineResult{}, fmt.Errorf("%s with %s: %w", rep.Scenario, rep.Impl, ErrInvalid)
 	}
 	return BaselineResult{Scenario: rep.Scenario, Impl: rep.Impl, BundleHash: rep.BundleHash,
-		Levels: testedLevels(rep.Levels)}, nil
+		Levels: testedLevels(rep.Levels), Vacuous: append([]string(nil), rep.Vacuous...)}, nil
 }
 
 // testedLevels keeps the levels a scenario tests.
@@ -152,7 +159,8 @@ type resultKey struct{ scenario, impl string }
 // level it failed is an improvement, any other implementation's is a lost
 // detection.
 func Compare(base, now []BaselineResult, reference string) Comparison {
-	r := Comparison{Regressions: []Change{}, Lost: []Change{}, Improvements: []Change{}, Other: []Change{}, Edited: []string{}}
+	r := Comparison{Regressions: []Change{}, Lost: []Change{}, Hollowed: []Change{}, Improvements: []Change{}, Other: []Change{},
+		Edited: []string{}}
 	old, cur := byKey(base), byKey(now)
 	edited := map[string]bool{}
 	for _, k := range unionKeys(old, cur) {
@@ -162,28 +170,33 @@ func Compare(base, now []BaselineResult, reference string) Comparison {
 			r.Edited = append(r.Edited, k.scenario)
 		}
 		for _, level := range LevelNames {
-			before, after := verdict(b.Levels, level), verdict(n.Levels, level)
+			before, after := b.Verdict(level), n.Verdict(level)
 			if before != after {
 				r.add(Change{Scenario: k.scenario, Impl: k.impl, Level: level, Before: before, After: after}, reference)
 			}
 		}
 	}
-	r.Passed = len(r.Regressions) == 0 && len(r.Lost) == 0
+	r.Passed = len(r.Regressions) == 0 && len(r.Lost) == 0 && len(r.Hollowed) == 0
 	return r
 }
 
 func (r *Comparison) add(c Change, reference string) {
 	switch {
-	case c.Before == Pass && c.After == Fail:
+	case passes(c.Before) && c.After == Fail:
 		r.Regressions = append(r.Regressions, c)
-	case c.Before == Fail && c.After == Pass && c.Impl != reference:
+	case c.Before == Fail && passes(c.After) && c.Impl != reference:
 		r.Lost = append(r.Lost, c)
-	case c.Before == Fail && c.After == Pass:
+	case c.Before == Fail && passes(c.After):
 		r.Improvements = append(r.Improvements, c)
+	case c.Before == Pass && c.After == Vacuous:
+		r.Hollowed = append(r.Hollowed, c)
 	default:
 		r.Other = append(r.Other, c)
 	}
 }
+
+// passes reports whether a level verdict is a pass, vacuous or not.
+func passes(v string) bool { return v == Pass || v == Vacuous }
 
 func byKey(rs []BaselineResult) map[resultKey]BaselineResult {
 	m := map[resultKey]BaselineResult{}
@@ -213,11 +226,17 @@ func unionKeys(old, cur map[resultKey]BaselineResult) []resultKey {
 	return keys
 }
 
-func verdict(levels map[string]string, level string) string {
-	if v, ok := levels[level]; ok {
-		return v
+// Verdict is how a result's level reads: pass, fail, untested, or vacuous
+// for a pass that judged nothing.
+func (b BaselineResult) Verdict(level string) string {
+	v, ok := b.Levels[level]
+	switch {
+	case !ok:
+		return Untested
+	case v == Pass && slices.Contains(b.Vacuous, level):
+		return Vacuous
 	}
-	return Untested
+	return v
 }
 
 // ReadBaseline reads a baseline file; a missing file is reported as such

@@ -81,6 +81,48 @@ func TestCompareSortsEveryMove(t *testing.T) {
 	}
 }
 
+// A level that passed judging nothing (vacuous) still passes: hollowing a
+// level fails the comparison, and so does a vacuous level that now fails or
+// a weak implementation's failure that now passes vacuously.
+func TestCompareClassifiesVacuousMoves(t *testing.T) {
+	res := func(impl, level string, vacuous bool) suite.BaselineResult {
+		r := suite.BaselineResult{Scenario: "s", Impl: impl, Levels: map[string]string{"L0": level}}
+		if vacuous {
+			r.Vacuous = []string{"L0"}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after suite.BaselineResult
+		kind          string
+	}{
+		{"pass to vacuous", res("reference", "pass", false), res("reference", "pass", true), "hollowed"},
+		{"vacuous to fail", res("reference", "pass", true), res("reference", "fail", false), "regression"},
+		{"weak fail to vacuous", res("weak-no-send", "fail", false), res("weak-no-send", "pass", true), "lost"},
+		{"reference fail to vacuous", res("reference", "fail", false), res("reference", "pass", true), "improvement"},
+		{"vacuous to pass", res("reference", "pass", true), res("reference", "pass", false), "other"},
+		{"unchanged vacuous", res("reference", "pass", true), res("reference", "pass", true), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := suite.Compare([]suite.BaselineResult{tc.before}, []suite.BaselineResult{tc.after}, examples.ReferenceName)
+			got := map[string][]suite.Change{"regression": r.Regressions, "lost": r.Lost, "hollowed": r.Hollowed,
+				"improvement": r.Improvements, "other": r.Other}
+			for kind, cs := range got {
+				if kind == tc.kind {
+					require.Len(t, cs, 1, kind)
+					assert.Equal(t, tc.before.Verdict("L0"), cs[0].Before)
+					assert.Equal(t, tc.after.Verdict("L0"), cs[0].After)
+				} else {
+					assert.Empty(t, cs, kind)
+				}
+			}
+			failing := tc.kind == "regression" || tc.kind == "lost" || tc.kind == "hollowed"
+			assert.Equal(t, !failing, r.Passed)
+		})
+	}
+}
+
 // A baseline written is read back as it was, one result per line.
 func TestBaselineRoundTrips(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "baseline.json")

@@ -17,8 +17,8 @@ import (
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/ledger"
 	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -28,6 +28,9 @@ const (
 	Pass     = "pass"
 	Fail     = "fail"
 	Untested = "untested"
+	// Vacuous is how a level that passed with no obligation judged is
+	// shown; Levels never holds it (see obligations.go).
+	Vacuous = checker.Vacuous
 )
 
 // LevelNames are the report keys of the levels, in order.
@@ -37,10 +40,11 @@ var LevelNames = [7]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
 type Config struct {
 	// Runs is how many scored runs per bundle (spec §5: five).
 	Runs int
-	// Seed, when set, is the campaign seed every run seed derives from;
-	// otherwise run seeds derive from the bundle's name, so two
-	// invocations agree byte for byte.
-	Seed *uint64
+	// RunSeed, when set, is the run seed of every bundle: scored run i plays
+	// with the engine seed seeds.Engine(RunSeed, i). Otherwise each bundle's
+	// run seed derives from its name (seeds.Named), so two invocations agree
+	// byte for byte.
+	RunSeed *uint64
 	// Out, when set, is where every run's sandbox, run log and verdict are
 	// kept: Out/<scenario>/run-<i>/.
 	Out string
@@ -59,16 +63,24 @@ type Config struct {
 
 // RunReport is one scored run.
 type RunReport struct {
-	Run        int                 `json:"run"`
-	Seed       uint64              `json:"seed"`
-	Levels     map[string]string   `json:"levels"`
-	Origin     string              `json:"origin"`
-	Violations []checker.Violation `json:"violations"`
-	Ticks      int                 `json:"ticks"`
-	Steps      int                 `json:"steps"`
-	Crashes    int                 `json:"crashes"`
-	Forced     int                 `json:"forced_advances"`
-	Dir        string              `json:"-"`
+	Run int `json:"run"`
+	// Seeds are the run seed the run was played from and its engine seed
+	// (and the campaign seed, for a run a campaign generated).
+	seeds.Seeds
+	Levels map[string]string `json:"levels"`
+	// Obligations counts, per tested level, the items its checks judged;
+	// Judged counts them per invariant; Vacuous lists the levels that
+	// passed with none (checker.Verdict).
+	Obligations map[string]int      `json:"obligations"`
+	Judged      map[string]int      `json:"judged"`
+	Vacuous     []string            `json:"vacuous"`
+	Origin      string              `json:"origin"`
+	Violations  []checker.Violation `json:"violations"`
+	Ticks       int                 `json:"ticks"`
+	Steps       int                 `json:"steps"`
+	Crashes     int                 `json:"crashes"`
+	Forced      int                 `json:"forced_advances"`
+	Dir         string              `json:"-"`
 	// Kept is where a failed process run's directory was left, when no
 	// Out directory was asked for.
 	Kept string `json:"kept,omitempty"`
@@ -86,14 +98,21 @@ type RunReport struct {
 
 // Report is one bundle's result over all its runs.
 type Report struct {
-	Scenario   string              `json:"scenario"`
-	BundleHash string              `json:"bundle_hash"`
-	Impl       string              `json:"impl"`
-	TopLevel   int                 `json:"top_level"`
-	Levels     map[string]string   `json:"levels"`
-	Origin     string              `json:"origin"`
-	Violations []checker.Violation `json:"violations"`
-	Runs       []RunReport         `json:"runs"`
+	Scenario   string            `json:"scenario"`
+	BundleHash string            `json:"bundle_hash"`
+	Impl       string            `json:"impl"`
+	TopLevel   int               `json:"top_level"`
+	Levels     map[string]string `json:"levels"`
+	// Obligations and Judged sum the runs' counts; VacuousRuns counts, per
+	// tested level, the runs in which it was vacuous; Vacuous lists the
+	// levels that passed and were vacuous in every run.
+	Obligations map[string]int      `json:"obligations"`
+	Judged      map[string]int      `json:"judged"`
+	VacuousRuns map[string]int      `json:"vacuous_runs"`
+	Vacuous     []string            `json:"vacuous"`
+	Origin      string              `json:"origin"`
+	Violations  []checker.Violation `json:"violations"`
+	Runs        []RunReport         `json:"runs"`
 	// Invalid is set when any run's oracles disagreed.
 	Invalid bool `json:"invalid"`
 	// Skipped counts the runs the ledger already held.
@@ -120,7 +139,7 @@ func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
 	}
@@ -137,13 +156,22 @@ func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
+// NewReport folds runs already judged into one bundle's report, as Run
+// does; amr check uses it for the one run it judges.
+func NewReport(scenario, impl string, top int, runs []RunReport) *Report {
+	rep := &Report{Scenario: scenario, Impl: impl, TopLevel: top, Runs: runs}
+	rep.aggregate()
+	rep.diagnostics()
+	return rep
+}
+
 func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int) (RunReport, error) {
-	seeds := play.Seeds{Campaign: cfg.Seed, Run: i}
-	seed := seeds.EngineSeed(b)
-	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, seed, i); err != nil || ok {
+	s := seeds.OfScored(seeds.RunOr(cfg.RunSeed, b.Meta.Name), i)
+	seed := uint64(*s.Engine)
+	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, s, i); err != nil || ok {
 		return rr, err
 	}
-	p, err := play.Play(b, impl, seeds, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true})
+	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true})
 	if err != nil {
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
@@ -153,7 +181,7 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	}
 	res, j := p.Result, p.Judgement
 	v := j.Level
-	rr := NewRunReport(i, seed, res, j)
+	rr := NewRunReport(i, s, res, j)
 	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
@@ -188,13 +216,25 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 
 // NewRunReport is run i's report: what the run did and how both oracles
 // judged it.
-func NewRunReport(i int, seed uint64, res *sim.Result, j play.Judgement) RunReport {
+func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j play.Judgement) RunReport {
+	rr := VerdictRun(j)
+	rr.Run, rr.Seeds = i, s
+	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
+	return rr
+}
+
+// VerdictRun is the report of a run judged from its artifacts alone, with
+// nothing known of how it was played: what both oracles found.
+func VerdictRun(j play.Judgement) RunReport {
 	v := j.Level
-	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
-		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
+	rr := RunReport{Levels: LevelMap(v.Levels), Obligations: ObligationMap(v), Judged: v.Judged,
+		Vacuous: VacuousNames(v), Origin: v.Origin, Violations: v.Violations,
 		Status: StatusRan, Invalid: j.Invalid(), Guard: j.Guard, History: j.History, Surprise: j.Surprise}
 	if rr.Violations == nil {
 		rr.Violations = []checker.Violation{}
+	}
+	if rr.Judged == nil {
+		rr.Judged = map[string]int{}
 	}
 	return rr
 }
@@ -224,6 +264,7 @@ func (r *Report) aggregate() {
 		}
 		r.Levels[name] = verdict
 	}
+	r.foldObligations()
 	origins := map[string]bool{}
 	for _, run := range r.Runs {
 		if run.Origin != "none" {

@@ -13,6 +13,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 )
@@ -170,5 +171,21 @@ func TestCheckOnKeptArtifactsAgreesWithTheRun(t *testing.T) {
 			assert.Equal(t, rep.Runs[0].Levels, suite.LevelMap(v.Levels), "%s on %s", name, p.Name)
 			assert.Equal(t, len(rep.Runs[0].Violations), len(v.Violations), "%s on %s", name, p.Name)
 		}
+	}
+}
+
+// Scored run i plays with the engine seed derived from the bundle's run
+// seed and i: the one given, or the bundle's own from its name.
+func TestRunsPlayWithTheEngineSeedsOfTheRunSeed(t *testing.T) {
+	b := published(t)[0].Bundle
+	ref := impl(t, "reference")
+	given := uint64(7)
+	for _, run := range []*uint64{nil, &given} {
+		rep, err := suite.Run(b, ref, suite.Config{Runs: 2, RunSeed: run})
+		require.NoError(t, err)
+		for i, rr := range rep.Runs {
+			assert.Equal(t, seeds.OfScored(seeds.RunOr(run, b.Meta.Name), i+1), rr.Seeds)
+		}
+		assert.NotEqual(t, rep.Runs[0].Engine, rep.Runs[1].Engine)
 	}
 }

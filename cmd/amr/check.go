@@ -13,7 +13,6 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 )
@@ -27,12 +26,18 @@ type checkJSON struct {
 	Impl       string              `json:"impl"`
 	Sandbox    string              `json:"sandbox"`
 	RunLog     string              `json:"run_log"`
+	Notes      []string            `json:"notes"` // what the verdict could not see
 	Levels     map[string]string   `json:"levels"`
 	Origin     string              `json:"origin"`
 	Violations []checker.Violation `json:"violations"`
 	// FixtureDefects are faults of the harness's own files (spec §5
 	// fixture-defect): never the implementation's failure.
 	FixtureDefects []checker.FixtureDefect `json:"fixture_defects,omitempty"`
+	// Obligations, Judged and Vacuous: what the checks judged, and the
+	// levels that passed with nothing judged (docs/invariants.md).
+	Obligations map[string]int `json:"obligations"`
+	Judged      map[string]int `json:"judged"`
+	Vacuous     []string       `json:"vacuous"`
 	// Invalid is set when the level checker and the history oracle
 	// disagree (docs/history.md): a harness bug, not a verdict.
 	Invalid  bool                `json:"invalid"`
@@ -41,12 +46,20 @@ type checkJSON struct {
 	Surprise history.Surprise    `json:"surprise"`
 }
 
+// noLogNote is what a verdict without a run log cannot see: the files
+// hold only what is left, not what was once written (spec §2: "there is no
+// unsend").
+const noLogNote = "no run log: rewrites of append-only files cannot be seen"
+
 const checkLong = `Check judges the artifacts of one run: the spec's files in --sandbox, written by
 'amr run --out' or by any other harness, against the bundle that produced them.
 
 With a run log (run.jsonl, from amr's engine) the checker times every line by
 when the harness saw it written and never trusts the implementation's own
-timestamps. The log is taken from --log, or found beside the sandbox
+timestamps, and judges drafts, outbox and audit as they were written: a line
+the implementation took back still counts, and the rewrite is L0.append-only.
+Without one only what is left in the files can be judged, and the output says
+so. The log is taken from --log, or found beside the sandbox
 (DIR/../run.jsonl); --no-log judges by the files' own ticks, as for artifacts
 from another harness.
 
@@ -99,12 +112,16 @@ func runCheck(cmd *cobra.Command, o checkOptions) error {
 	if err != nil {
 		return &exitError{code: exitBad, err: err}
 	}
-	doc := checkJSON{Scenario: b.Meta.Name, Sandbox: o.dir}
+	doc := checkJSON{Scenario: b.Meta.Name, Sandbox: o.dir, Notes: []string{}}
 	log, err := checkLog(o, &doc)
 	if err != nil {
 		return err
 	}
-	if doc.BundleHash, err = reserve.BundleHash(b); err != nil {
+	if doc.RunLog == "" {
+		// Only the engine saw the logs as they were written.
+		doc.Notes = append(doc.Notes, noLogNote)
+	}
+	if doc.BundleHash, err = b.Hash(); err != nil {
 		return &exitError{code: exitBad, err: err}
 	}
 	j := play.Judge(b, files, log)
@@ -115,8 +132,10 @@ func runCheck(cmd *cobra.Command, o checkOptions) error {
 	if doc.Violations == nil {
 		doc.Violations = []checker.Violation{}
 	}
-	rep := &suite.Report{Scenario: doc.Scenario, Impl: doc.Impl, TopLevel: b.Meta.TopLevel, Levels: doc.Levels,
-		Origin: doc.Origin, Violations: doc.Violations, Runs: []suite.RunReport{{}}}
+	run := suite.VerdictRun(j)
+	doc.Obligations, doc.Judged, doc.Vacuous = run.Obligations, run.Judged, run.Vacuous
+	rep := suite.NewReport(doc.Scenario, doc.Impl, b.Meta.TopLevel, []suite.RunReport{run})
+	rep.Origin, rep.Violations = doc.Origin, doc.Violations
 	w := cmd.OutOrStdout()
 	if err := emit(w, o.asJSON, doc, func() { printCheck(w, doc, rep) }); err != nil {
 		return err
@@ -168,6 +187,7 @@ func printCheck(w io.Writer, doc checkJSON, rep *suite.Report) {
 	printFixtureDefects(w, doc.FixtureDefects)
 	if doc.RunLog == "" {
 		fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")
+		fmt.Fprintln(w, noLogNote)
 	} else {
 		fmt.Fprintf(w, "\nrun log: %s\n", doc.RunLog)
 	}

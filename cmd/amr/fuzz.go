@@ -24,6 +24,7 @@ import (
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 	"github.com/amr-bench/amr/sim"
 )
@@ -35,8 +36,8 @@ const defaultFuzzRuns = 1000
 
 // fuzzJSON is the --json document of amr fuzz.
 type fuzzJSON struct {
-	Impl             string              `json:"impl"`
-	Seed             uint64              `json:"seed"`
+	Impl string `json:"impl"`
+	seeds.Seeds
 	Profile          string              `json:"profile"`
 	Shard            string              `json:"shard,omitempty"`
 	PlannedRuns      int                 `json:"planned_runs,omitempty"`
@@ -101,8 +102,8 @@ type invalidJSON struct {
 }
 
 type divergenceJSON struct {
-	Run     int            `json:"run"`
-	Seed    uint64         `json:"seed"`
+	Run int `json:"run"`
+	seeds.Seeds
 	Profile faults.Profile `json:"profile"`
 	Where   string         `json:"where"`
 	HashA   string         `json:"hash_first"`
@@ -151,7 +152,7 @@ func newFuzzCmd() *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runFuzz(cmd, o, pf) }
 	f := cmd.Flags()
 	f.StringVar(&o.implName, "impl", "reference", "implementation to fuzz (see 'amr impls')")
-	f.Uint64Var(&o.seed, "seed", 1, "campaign seed: run i's seed derives from it and i")
+	f.Uint64Var(&o.seed, "seed", 1, "campaign seed: run i's run seed derives from it and i")
 	f.IntVar(&o.runs, "runs", defaultFuzzRuns, "runs in the campaign (all shards together)")
 	f.DurationVar(&o.budget, "time", 0, "stop after this much wall-clock time (alone, or with --runs: whichever ends first)")
 	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "runs played at once; the outcome does not depend on it")
@@ -177,8 +178,12 @@ implementation on the deterministic simulator, judges it with both oracles, and
 stops at the first run with any violation (with --keep-going it plays the whole
 budget and counts the failing runs per invariant).
 
-Run i of a campaign has seed rng.Mix(--seed, i): it draws the run's profile
-(which fault kinds are on, at which rates: swarm testing), then its bundle. A
+--seed is the campaign seed. Run i of the campaign has a run seed derived from
+it and i, from which it draws its profile (which fault kinds are on, at which
+rates: swarm testing), then its bundle; it plays with the engine seed of scored
+run 1 of that run seed, as 'amr run --runs 1 --seed <run seed>' would. The
+seeds are printed first ("seed: campaign=..."), and in full with a
+counterexample ("seed: campaign=... run=... engine=..."). A
 bundle is a safety phase with faults followed by 30 quiet ticks, so every
 liveness budget is judged. Runs are played by --workers at once but judged in
 order, so a campaign finds the same first failure whatever the number of
@@ -247,10 +252,11 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if o.asJSON {
 		human = stderr
 	}
-	doc := fuzzJSON{Impl: cfg.Impl.Name, Seed: o.seed, Profile: o.preset, PlannedRuns: o.runs, CheckDeterminism: o.determinism}
+	doc := fuzzJSON{Impl: cfg.Impl.Name, Seeds: seeds.OfCampaign(o.seed), Profile: o.preset, PlannedRuns: o.runs, CheckDeterminism: o.determinism}
 	if cfg.Shard.Count > 1 {
 		doc.Shard = fmt.Sprintf("%d/%d", cfg.Shard.Index, cfg.Shard.Count)
 	}
+	fmt.Fprintln(human, doc.Line())
 	fmt.Fprintln(human, fuzzHeader(doc, o))
 	corpusDir := o.corpus
 	if corpusDir == "" {
@@ -411,7 +417,7 @@ func fuzzHeader(doc fuzzJSON, o fuzzOptions) string {
 	if o.determinism {
 		extra = append(extra, "checking determinism")
 	}
-	h := fmt.Sprintf("amr fuzz: impl %s, seed %d, profile %s, %s, %d worker(s)", doc.Impl, doc.Seed, doc.Profile, budget, o.workers)
+	h := fmt.Sprintf("amr fuzz: impl %s, profile %s, %s, %d worker(s)", doc.Impl, doc.Profile, budget, o.workers)
 	if len(extra) > 0 {
 		h += ", " + strings.Join(extra, ", ")
 	}
@@ -480,11 +486,11 @@ func printReplays(w io.Writer, c *corpusJSON) {
 func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexample, impl play.Impl, pf *processFlags,
 	o fuzzOptions, dir string) (*counterexampleJSON, *scenarios.Bundle, error) {
 	implFlags := implFlags(impl.Name, pf)
-	raw, err := fuzz.WriteRaw(dir, cx, o.seed)
+	raw, err := fuzz.WriteRaw(dir, cx)
 	if err != nil {
 		return nil, nil, err
 	}
-	doc := &counterexampleJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
+	doc := &counterexampleJSON{ProfileRecord: cx.Record(), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
 		Violations: cx.Verdict().Violations, Dir: raw,
 		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(raw, fuzz.BundleJSON), o.maxSteps)}
 	printFound(w, cx, raw)
@@ -509,10 +515,10 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexamp
 
 func printFound(w io.Writer, cx *fuzz.Counterexample, raw string) {
 	if cx.Source == "generated" {
-		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
+		fmt.Fprintf(w, "\ncounterexample: run %d, %s\n", cx.Index, cx.Seeds.Line())
 		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
 	} else {
-		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails\n", cx.Source)
+		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails, %s\n", cx.Source, cx.Seeds.Line())
 	}
 	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
 	printViolations(w, cx.Verdict().Violations, 10)
@@ -535,17 +541,17 @@ func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []s
 	if err != nil {
 		return &shrunkJSON{Error: err.Error()}, nil
 	}
-	if err := fuzz.WriteShrunk(dir, shrunk, s, o.seed); err != nil {
+	if err := fuzz.WriteShrunk(dir, shrunk, s); err != nil {
 		return &shrunkJSON{Error: err.Error()}, nil
 	}
 	bundlePath := filepath.Join(dir, fuzz.BundleJSON)
-	var campaign *uint64
-	if shrunk.Seeded {
-		campaign = &shrunk.Seed
+	var runSeed *uint64
+	if run, ok := fuzz.GivenRunSeed(shrunk.Run); ok {
+		runSeed = &run
 	}
 	return &shrunkJSON{Invariant: s.Invariant, BundleHash: s.ShrunkHash, Stats: &s.Stats, Violations: shrunk.Verdict().Violations,
 		Dir: dir, Replay: fuzz.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
-		Timeline: fuzz.TimelineCommand(bundlePath, shell.Join(implFlags...), campaign)}, s.Bundle
+		Timeline: fuzz.TimelineCommand(bundlePath, shell.Join(implFlags...), runSeed)}, s.Bundle
 }
 
 func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
@@ -567,14 +573,14 @@ func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
 // reportInvalid writes a run on which the oracles disagreed and prints the
 // questions they answered differently.
 func reportInvalid(w io.Writer, cx *fuzz.Counterexample, implFlags []string, o fuzzOptions, dir string) (*invalidJSON, error) {
-	path, err := fuzz.WriteInvalid(dir, cx, o.seed)
+	path, err := fuzz.WriteInvalid(dir, cx)
 	if err != nil {
 		return nil, err
 	}
-	doc := &invalidJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Guard: cx.Judgement.Guard, Dir: path,
+	doc := &invalidJSON{ProfileRecord: cx.Record(), BundleHash: cx.BundleHash, Guard: cx.Judgement.Guard, Dir: path,
 		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(path, fuzz.BundleJSON), o.maxSteps)}
-	fmt.Fprintf(w, "\nINVALID: run %d (run seed %d): the level checker and the history checker disagree, a harness bug, not a verdict\n",
-		cx.Index, cx.Seed)
+	fmt.Fprintf(w, "\nINVALID: run %d, %s: the level checker and the history checker disagree, a harness bug, not a verdict\n",
+		cx.Index, cx.Seeds.Line())
 	fmt.Fprintf(w, "  %s\n", cx.Judgement.Guard.String())
 	fmt.Fprintf(w, "  written to %s\n  replay: %s\n", path, doc.Replay)
 	return doc, nil
@@ -594,11 +600,11 @@ func reportDivergence(w io.Writer, d *fuzz.Divergence, dir string) (*divergenceJ
 	if err != nil {
 		return nil, fmt.Errorf("writing the diverging bundle: %w", err)
 	}
-	fmt.Fprintf(w, "\ndeterminism broke at run %d (run seed %d): the two plays first differ at %s\n", d.Index, d.Seed, d.Where)
+	fmt.Fprintf(w, "\ndeterminism broke at run %d, %s: the two plays first differ at %s\n", d.Index, d.Seeds.Line(), d.Where)
 	fmt.Fprintf(w, "  first play:  %s\n    %s\n", d.HashA, d.A)
 	fmt.Fprintf(w, "  second play: %s\n    %s\n", d.HashB, d.B)
 	fmt.Fprintf(w, "  bundle written to %s\n", path)
-	return &divergenceJSON{Run: d.Index, Seed: d.Seed, Profile: d.Profile, Where: d.Where, HashA: d.HashA, HashB: d.HashB,
+	return &divergenceJSON{Run: d.Index, Seeds: d.Seeds, Profile: d.Profile, Where: d.Where, HashA: d.HashA, HashB: d.HashB,
 		First: d.A, Second: d.B, Bundle: path}, nil
 }
 
@@ -607,7 +613,7 @@ func printFuzzSummary(w io.Writer, doc fuzzJSON, cov fuzz.Coverage) {
 	if doc.Interrupted {
 		outcome += " (interrupted)"
 	}
-	fmt.Fprintf(w, "\n%d run(s) in %.1fs (%s runs/s), seed %d: %s\n", doc.Runs, doc.Seconds, rate(doc.RunsPerSecond), doc.Seed, outcome)
+	fmt.Fprintf(w, "\n%d run(s) of campaign %s in %.1fs (%s runs/s): %s\n", doc.Runs, doc.Campaign, doc.Seconds, rate(doc.RunsPerSecond), outcome)
 	if doc.Runs == 0 {
 		return
 	}

@@ -26,7 +26,7 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 	stdout, stderr, code := execAMR(t, "fuzz", "--impl", "weak-no-send", "--seed", "3", "--runs", "200",
 		"--out", out, "--corpus", corpus)
 	require.Equal(t, exitFail, code, stderr)
-	assert.Contains(t, stdout, "amr fuzz: impl weak-no-send, seed 3, profile default, 200 runs")
+	assert.True(t, strings.HasPrefix(stdout, "seed: campaign=3\namr fuzz: impl weak-no-send, profile default, 200 runs"), stdout)
 	assert.Contains(t, stdout, "counterexample: run ")
 	assert.Regexp(t, `violated: .*L0\.reply`, stdout)
 	assert.Contains(t, stdout, "profile: preset=default")
@@ -87,7 +87,7 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 
 type fuzzDoc struct {
 	Impl        string         `json:"impl"`
-	Seed        uint64         `json:"seed"`
+	Campaign    string         `json:"campaign_seed"`
 	Runs        int            `json:"runs"`
 	FailedRuns  int            `json:"failed_runs"`
 	InvalidRuns int            `json:"invalid_runs"`

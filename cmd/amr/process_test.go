@@ -158,7 +158,7 @@ func TestReplayReproducesTheRecordedCut(t *testing.T) {
 		assert.FileExists(t, filepath.Join(replayed, name), "a replay keeps the process's own output")
 	}
 	first, second := readLog(t, run), readLog(t, replayed)
-	assert.Equal(t, *first[0].Seed, *second[0].Seed, "the run seed of the run log")
+	assert.Equal(t, *first[0].Engine, *second[0].Engine, "the engine seed of the run log")
 	cuts := sim.CutsOf(first)
 	require.NotEmpty(t, cuts)
 	assert.Equal(t, sim.ProcessSpec{Cuts: cuts}.Params()["cuts"], second[0].Params["cuts"], "the cuts of the run log")

@@ -11,6 +11,7 @@ import (
 	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 )
 
 func init() { commands = append(commands, newPromoteCmd) }
@@ -110,6 +111,7 @@ func builtinImpl(name string) (play.Impl, bool) {
 
 func printPromotion(w io.Writer, p *fuzz.Promotion, checks []fuzz.PromotionCheck) {
 	b := p.Bundle
+	fmt.Fprintln(w, seeds.OfRun(seeds.Named(b.Meta.Name)).Line())
 	fmt.Fprintf(w, "promoted %s into %s\n", b.Meta.Name, p.Path)
 	fmt.Fprintf(w, "  content hash  %s\n", p.Hash)
 	if o := b.Meta.Origin; o != nil {
@@ -118,7 +120,7 @@ func printPromotion(w io.Writer, p *fuzz.Promotion, checks []fuzz.PromotionCheck
 			fmt.Fprintf(w, ", %s violates %s", o.Impl, o.Invariant)
 		}
 		if o.CampaignSeed != "" {
-			fmt.Fprintf(w, ", campaign seed %s run %s", o.CampaignSeed, o.Run)
+			fmt.Fprintf(w, ", found by run %s of campaign %s", o.Run, o.CampaignSeed)
 		}
 		fmt.Fprintln(w)
 		if o.OriginalHash != "" {

@@ -49,14 +49,16 @@ const regressLong = `Regress runs every published scenario against every built-i
 compares the verdict of every (scenario, implementation, level) with the
 committed baseline. It fails when a level that passed now fails, and when a
 weak implementation passes a level it failed (a scenario that stopped
-catching its defect: lost detection); it lists every change in either
-direction. The reference passing a level it failed is an improvement.
+catching its defect: lost detection), and when a level that passed with
+something judged now passes vacuously, judging nothing (hollowed: the
+scenario stopped exercising it); it lists every change in either direction.
+The reference passing a level it failed is an improvement.
 
 --update rewrites the baseline from this run, deliberately; commit it with the
 change that explains it.
 
-Exit 0 when nothing that passed now fails and no detection was lost, 1
-otherwise, 2 on bad
+Exit 0 when nothing that passed now fails, no detection was lost and no level
+was hollowed, 1 otherwise, 2 on bad
 input (a missing or unreadable baseline without --update), 3 when the two
 oracles disagree on a run.`
 
@@ -138,6 +140,7 @@ func runRegress(w io.Writer, o regressOptions) error {
 }
 
 func printRegression(w io.Writer, r suite.Comparison, base *suite.Baseline, nScenarios, nImpls int) {
+	fmt.Fprintln(w, namedSeedsLine)
 	fmt.Fprintf(w, "%d scenario(s) x %d implementation(s), %d run(s) each, against %s\n", nScenarios, nImpls, r.Runs, r.Baseline)
 	if base != nil && base.Runs != r.Runs {
 		fmt.Fprintf(w, "note: the baseline was recorded with %d run(s) each\n", base.Runs)
@@ -154,13 +157,16 @@ func printRegression(w io.Writer, r suite.Comparison, base *suite.Baseline, nSce
 		fmt.Fprintln(tw)
 	}
 	for _, c := range r.Regressions {
-		row("pass -> FAIL", c, "regression")
+		row(fmt.Sprintf("%s -> FAIL", cell(c.Before)), c, "regression")
 	}
 	for _, c := range r.Lost {
-		row("FAIL -> pass", c, "lost: a weak implementation is no longer caught here")
+		row(fmt.Sprintf("FAIL -> %s", cell(c.After)), c, "lost: a weak implementation is no longer caught here")
+	}
+	for _, c := range r.Hollowed {
+		row("pass -> vacuous", c, "hollowed: the level passes but judges nothing now")
 	}
 	for _, c := range r.Improvements {
-		row("FAIL -> pass", c, "")
+		row(fmt.Sprintf("FAIL -> %s", cell(c.After)), c, "")
 	}
 	// Levels that appeared or disappeared together read as one row.
 	for i := 0; i < len(r.Other); {
@@ -181,10 +187,10 @@ func printRegression(w io.Writer, r suite.Comparison, base *suite.Baseline, nSce
 	switch {
 	case r.Updated:
 		fmt.Fprintf(w, "baseline written: %s (%d results)\n", r.Baseline, r.Results)
-	case len(r.Regressions)+len(r.Lost)+len(r.Improvements)+len(r.Other) == 0:
+	case len(r.Regressions)+len(r.Lost)+len(r.Hollowed)+len(r.Improvements)+len(r.Other) == 0:
 		fmt.Fprintf(w, "no change: %d results match the baseline\n", r.Results)
 	default:
-		fmt.Fprintf(w, "%d regression(s), %d lost detection(s), %d improvement(s), %d other change(s)\n",
-			len(r.Regressions), len(r.Lost), len(r.Improvements), len(r.Other))
+		fmt.Fprintf(w, "%d regression(s), %d lost detection(s), %d hollowed level(s), %d improvement(s), %d other change(s)\n",
+			len(r.Regressions), len(r.Lost), len(r.Hollowed), len(r.Improvements), len(r.Other))
 	}
 }

@@ -147,10 +147,50 @@ func TestRegressReportsOtherChanges(t *testing.T) {
 	}
 	stdout, _, code := execAMR(t, "regress", "--runs", "1", "--baseline", path)
 	assert.Equal(t, exitOK, code, stdout)
-	assert.Regexp(t, `- -> pass\s+l4-operator-escalation\s+reference\s+L0 L1 L2 L3 L4\n`, stdout)
+	assert.Regexp(t, `- -> vacuous\s+l4-operator-escalation\s+reference\s+L0\n`, stdout)
+	assert.Regexp(t, `- -> pass\s+l4-operator-escalation\s+reference\s+L1 L2 L3 L4\n`, stdout)
 	assert.Regexp(t, `pass -> -\s+l2-tick-jump-intake\s+weak-jump-blind\s+L1\n`, stdout)
 	assert.Regexp(t, `FAIL -> -\s+l2-tick-jump-intake\s+weak-jump-blind\s+L0\n`, stdout)
 	assert.Contains(t, stdout, "note: l0-respond changed since the baseline")
+}
+
+// A scenario edited so that its reply is no longer due still passes L0, but
+// L0 then judges nothing: hollowed, and regress fails. For the weak
+// implementation L0 failed before, so it is a lost detection.
+func TestRegressFailsWhenALevelIsHollowed(t *testing.T) {
+	withRegressSet(t, []string{"l0-respond"}, map[string]string{"reference": "reference", "weak-no-send": "weak-no-send"})
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	_, stderr, code := execAMR(t, "regress", "--runs", "1", "--baseline", path, "--update")
+	require.Equal(t, exitOK, code, stderr)
+	base, err := suite.ReadBaseline(path)
+	require.NoError(t, err)
+	for _, r := range base.Results {
+		assert.Empty(t, r.Vacuous, r.Impl)
+	}
+
+	unapproved := regressScenarios
+	regressScenarios = func() ([]*scenarios.Bundle, error) {
+		bs, err := unapproved()
+		bs[0].Approvals = nil
+		return bs, err
+	}
+	stdout, _, code := execAMR(t, "regress", "--runs", "1", "--baseline", path)
+	assert.Equal(t, exitFail, code, stdout)
+	assert.Regexp(t, `pass -> vacuous\s+l0-respond\s+reference\s+L0\s+hollowed: `, stdout)
+	assert.Regexp(t, `FAIL -> vacuous\s+l0-respond\s+weak-no-send\s+L0\s+lost: `, stdout)
+	assert.Contains(t, stdout, "0 regression(s), 1 lost detection(s), 1 hollowed level(s)")
+
+	_, _, code = execAMR(t, "regress", "--runs", "1", "--baseline", path, "--update")
+	require.Equal(t, exitOK, code)
+	base, err = suite.ReadBaseline(path)
+	require.NoError(t, err)
+	for _, r := range base.Results {
+		assert.Equal(t, []string{"L0"}, r.Vacuous, r.Impl)
+		assert.Equal(t, map[string]string{"L0": "pass"}, r.Levels, "levels keep pass / fail / untested")
+	}
+	stdout, _, code = execAMR(t, "regress", "--runs", "1", "--baseline", path)
+	assert.Equal(t, exitOK, code, stdout)
+	assert.Contains(t, stdout, "no change")
 }
 
 func TestRegressRefusesBadBaselines(t *testing.T) {

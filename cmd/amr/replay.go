@@ -10,6 +10,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 	"github.com/amr-bench/amr/timeline"
@@ -55,9 +56,11 @@ crashed; what the implementation admitted, claimed, drafted, sent and resolved;
 and where each violation fired, with its evidence. Quiet ticks are skipped and
 long quiet stretches collapsed. --json prints the same as records.
 
-The run seed is the one 'amr run --runs 1 [--seed N]' uses: derived from --seed
-when given, from the bundle's name otherwise, so the replay command printed for
-a counterexample shows exactly the run that failed. Without --impl, a bundle
+--seed is the run seed, as 'amr fuzz' prints it and 'amr run --seed' takes
+it; without it the bundle's name gives it. Replay plays scored run 1 of it,
+the run 'amr run --runs 1 [--seed N]' plays, so the replay command printed
+for a counterexample shows exactly the run that failed. The timeline starts
+with the seeds: "seed: run=... engine=...". Without --impl, a bundle
 whose meta.origin names a built-in implementation (a shrunk or promoted
 counterexample) replays against it; any other against the reference.
 
@@ -68,7 +71,7 @@ implementation that runs as an OS process, as 'amr run --impl-cmd' does.
 A crash inside a tick kills a process once its k-th write is seen, and the
 process may have got further by then; the run log records how far.
 --cut-from RUN.jsonl (or a directory holding run.jsonl) replays such a run:
-its run seed, and each crash killing at the write count that run recorded
+its engine seed, and each crash killing at the write count that run recorded
 instead of k. Best effort: a process that writes faster than the harness
 looks may again get further, and the replay's run log says where it cut.
 
@@ -99,7 +102,7 @@ func newReplayCmd() *cobra.Command {
 	o.proc = addProcessFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.implName, "impl", examples.ReferenceName, "implementation to run (default: meta.origin.impl when built in, else the reference)")
-	f.Uint64Var(&o.seed, "seed", 0, "campaign seed, as for 'amr run --runs 1 --seed N' (default: derived from the bundle)")
+	f.Uint64Var(&o.seed, "seed", 0, "run seed, as 'amr fuzz' prints it and 'amr run --seed' takes it (default: derived from the bundle's name)")
 	f.StringVar(&o.out, "out", "", "keep the run's sandbox, run log, verdict and timeline under this directory")
 	f.BoolVar(&o.asJSON, "json", false, "print the timeline as JSON records")
 	f.BoolVar(&o.refs, "refs", false, "show each entry's file:line")
@@ -114,15 +117,16 @@ func runReplay(cmd *cobra.Command, args []string, o replayOptions) error {
 		return err
 	}
 	b := bundles[0].bundle
-	impl, seeds, err := replayWhat(cmd, b, o)
+	impl, s, err := replayWhat(cmd, b, o)
 	if err != nil {
 		return err
 	}
-	p, err := play.Play(b, impl, seeds, play.Options{})
+	p, err := play.Play(b, impl, s, play.Options{})
 	if err != nil {
 		return &exitError{code: exitBad, err: fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)}
 	}
-	tl := timeline.Build(timeline.Input{Bundle: b, Files: p.Result.Files.Files(), Log: p.Result.Log, Verdict: p.Verdict()})
+	tl := timeline.Build(timeline.Input{Bundle: b, Files: p.Result.Files.Files(), Log: p.Result.Log, Verdict: p.Verdict(),
+		Seeds: &p.Seeds})
 	if o.out != "" {
 		if err := keepReplay(o.out, p, tl); err != nil {
 			return err
@@ -147,7 +151,7 @@ func runReplay(cmd *cobra.Command, args []string, o replayOptions) error {
 
 // replayWhat is the implementation and the seeds a replay plays: as 'amr
 // run --runs 1 [--seed N]' would, or as the run log --cut-from names did.
-func replayWhat(cmd *cobra.Command, b *scenarios.Bundle, o replayOptions) (play.Impl, play.Seeds, error) {
+func replayWhat(cmd *cobra.Command, b *scenarios.Bundle, o replayOptions) (play.Impl, seeds.Seeds, error) {
 	var impl play.Impl
 	var err error
 	if o.proc.cmdline != "" {
@@ -156,33 +160,33 @@ func replayWhat(cmd *cobra.Command, b *scenarios.Bundle, o replayOptions) (play.
 		impl, err = replayImpl(o.implName, cmd.Flags().Changed("impl"), b)
 	}
 	if err != nil {
-		return impl, play.Seeds{}, err
+		return impl, seeds.Seeds{}, err
 	}
-	seeds := play.Seeds{Run: 1}
+	var s seeds.Seeds
 	if cmd.Flags().Changed("seed") {
-		seeds.Campaign = &o.seed
+		s = seeds.OfRun(o.seed)
 	}
 	if o.cutFrom == "" {
-		return impl, seeds, nil
+		return impl, s, nil
 	}
 	if impl.Process == nil {
-		return impl, seeds, usageErr("--cut-from replays where a process run's crashes landed; it needs --impl-cmd (in process a crash lands exactly at its write)")
+		return impl, s, usageErr("--cut-from replays where a process run's crashes landed; it needs --impl-cmd (in process a crash lands exactly at its write)")
 	}
-	if seeds.Campaign != nil {
-		return impl, seeds, usageErr("--cut-from replays the run seed of its run log; --seed does not apply")
+	if s.Run != nil {
+		return impl, s, usageErr("--cut-from replays the engine seed of its run log; --seed does not apply")
 	}
 	rec, err := readRecording(o.cutFrom, b)
 	if err != nil {
-		return impl, seeds, err
+		return impl, s, err
 	}
-	impl, seeds = rec.Replay(impl)
-	return impl, seeds, nil
+	impl, s = rec.Replay(impl)
+	return impl, s, nil
 }
 
 // keepReplay writes a replayed run the way 'amr run --out' keeps one, plus
 // its timeline.
 func keepReplay(dir string, p *play.Run, tl *timeline.Timeline) error {
-	rr := suite.NewRunReport(1, p.EngineSeed, p.Result, p.Judgement)
+	rr := suite.NewRunReport(1, p.Seeds, p.Result, p.Judgement)
 	if err := suite.KeepJudged(dir, p.Result, rr, p.Judgement); err != nil {
 		return err
 	}

@@ -26,6 +26,11 @@ var runBundle func(b *scenarios.Bundle, impl string, runs int) (levels [7]string
 // sealRandom supplies the entry order and the salts; tests replace it.
 var sealRandom io.Reader = rand.Reader
 
+// bundleLoader adapts loadBundle to the reserve package.
+func bundleLoader(w io.Writer) reserve.Loader {
+	return func(path string) (*scenarios.Bundle, error) { return loadBundle(w, path) }
+}
+
 func newReserveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reserve",
@@ -246,6 +251,7 @@ func anyFailed(app *reserve.Application) bool {
 }
 
 func printApplication(w io.Writer, app *reserve.Application, path string) {
+	fmt.Fprintln(w, namedSeedsLine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\tL0\tL1\tL2\tL3\tL4\tL5\tL6")
 	for _, e := range app.Entries {

@@ -12,6 +12,7 @@ import (
 	"github.com/amr-bench/amr/ledger"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -22,19 +23,27 @@ type runJSON struct {
 	Impl    string            `json:"impl"`
 	Process map[string]string `json:"process,omitempty"`
 	Runs    int               `json:"runs"`
-	Seed    *uint64           `json:"seed,omitempty"`
-	Passed  bool              `json:"passed"`
-	Invalid bool              `json:"invalid"`
-	Results []*suite.Report   `json:"results"`
+	// Seeds hold the run seed given to every bundle, with --seed.
+	seeds.Seeds
+	Passed  bool            `json:"passed"`
+	Invalid bool            `json:"invalid"`
+	Results []*suite.Report `json:"results"`
 }
 
 const runLong = `Run plays each bundle --runs times on the deterministic simulator against an
 implementation, judges every run with the checker, and prints a table with one
 row per scenario and one column per level (pass, FAIL, or - for untested). A
 level passes only when it holds in every run (spec §5: five consecutive runs).
+A pass whose checks judged nothing in any run (no reply due, no crash with
+work pending, no escalation: nothing the level is about happened) reads
+vacuous, and pass* when that was so in some runs only; both are passes, and
+--json keeps "levels" as pass/fail/untested beside "vacuous" and
+"obligations" (docs/invariants.md).
 
-With no BUNDLE, every published scenario is run. Without --seed the run seeds
-derive from each bundle's name, so two invocations agree byte for byte.
+With no BUNDLE, every published scenario is run. --seed is the run seed of
+every bundle; scored run k plays with the engine seed derived from it and k.
+Without --seed each bundle's run seed derives from its name, so two
+invocations agree byte for byte. The first line printed is the seeds.
 
 --out DIR keeps every run: DIR/<scenario>/run-<i>/sandbox/ (the spec's files),
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
@@ -52,7 +61,7 @@ history checker (docs/history.md); when their counts disagree the run is
 INVALID, a harness bug, and amr exits 3.
 
 --ledger FILE appends one receipt per run to FILE (docs/receipts.md) and skips
-a run whose (bundle hash, implementation, harness version, seed) already has a
+a run whose (bundle hash, implementation, harness version, engine seed) already has a
 receipt, writing a cheap "skipped" receipt that copies its verdict; --force
 runs everything again.
 
@@ -87,7 +96,7 @@ func newRunCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.implName, "impl", "reference", "implementation to run (see 'amr impls')")
 	f.IntVar(&o.runs, "runs", 5, "scored runs per bundle")
-	f.Uint64Var(&o.seed, "seed", 0, "campaign seed for the run seeds (default: derived from each bundle)")
+	f.Uint64Var(&o.seed, "seed", 0, "run seed of every bundle: scored run k plays with an engine seed derived from it and k (default: derived from each bundle's name)")
 	f.StringVar(&o.out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
 	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
@@ -114,7 +123,7 @@ func runRun(cmd *cobra.Command, args []string, o runOptions) error {
 	}
 	cfg := suite.Config{Runs: o.runs, Out: o.out, MaxSteps: o.maxSteps, Context: ctx, Force: o.force, HarnessVersion: version}
 	if cmd.Flags().Changed("seed") {
-		cfg.Seed = &o.seed
+		cfg.RunSeed = &o.seed
 	}
 	if o.ledgerAt != "" {
 		if cfg.Ledger, err = openLedger(o.ledgerAt); err != nil {
@@ -132,7 +141,8 @@ func runRun(cmd *cobra.Command, args []string, o runOptions) error {
 		}
 	}
 	w := cmd.OutOrStdout()
-	if err := emit(w, o.asJSON, doc, func() { printRun(w, doc, o, cfg.Ledger, receipted) }); err != nil {
+	seedLine := runSeedsLine(cfg.RunSeed, bundles)
+	if err := emit(w, o.asJSON, doc, func() { printRun(w, seedLine, doc, o, cfg.Ledger, receipted) }); err != nil {
 		return err
 	}
 	if doc.Invalid {
@@ -147,7 +157,10 @@ func runRun(cmd *cobra.Command, args []string, o runOptions) error {
 // runAll runs every bundle and gathers the reports into the --json
 // document.
 func runAll(bundles []namedBundle, impl play.Impl, cfg suite.Config) (runJSON, error) {
-	doc := runJSON{Impl: impl.Name, Runs: cfg.Runs, Seed: cfg.Seed, Passed: true}
+	doc := runJSON{Impl: impl.Name, Runs: cfg.Runs, Passed: true}
+	if cfg.RunSeed != nil {
+		doc.Seeds = seeds.OfRun(*cfg.RunSeed)
+	}
 	if impl.Process != nil {
 		doc.Process = impl.Process.Params()
 	}
@@ -163,8 +176,9 @@ func runAll(bundles []namedBundle, impl play.Impl, cfg suite.Config) (runJSON, e
 	return doc, nil
 }
 
-// printRun writes the human report of amr run.
-func printRun(w io.Writer, doc runJSON, o runOptions, l *ledger.Ledger, receipted int) {
+// printRun writes the human report of amr run, its seed line first.
+func printRun(w io.Writer, seedLine string, doc runJSON, o runOptions, l *ledger.Ledger, receipted int) {
+	fmt.Fprintln(w, seedLine)
 	printTable(w, doc.Results, o.shown)
 	passed := 0
 	for _, r := range doc.Results {
@@ -172,8 +186,12 @@ func printRun(w io.Writer, doc runJSON, o runOptions, l *ledger.Ledger, receipte
 			passed++
 		}
 	}
-	fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed (impl %s, %d run(s) each)\n",
-		len(doc.Results), passed, len(doc.Results)-passed, doc.Impl, doc.Runs)
+	vacuous := ""
+	if n := vacuousLevels(doc.Results); n > 0 {
+		vacuous = fmt.Sprintf(", %d vacuous level(s)", n)
+	}
+	fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed%s (impl %s, %d run(s) each)\n",
+		len(doc.Results), passed, len(doc.Results)-passed, vacuous, doc.Impl, doc.Runs)
 	if doc.Process != nil {
 		printProcess(w, doc)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 )
 
@@ -18,10 +19,10 @@ func init() { commands = append(commands, newShrinkCmd) }
 
 // shrinkJSON is the --json document of amr shrink.
 type shrinkJSON struct {
-	Scenario     string            `json:"scenario"`
-	Impl         string            `json:"impl"`
-	Invariant    string            `json:"invariant"`
-	Seed         *uint64           `json:"seed,omitempty"`
+	Scenario  string `json:"scenario"`
+	Impl      string `json:"impl"`
+	Invariant string `json:"invariant"`
+	seeds.Seeds
 	Control      string            `json:"control,omitempty"`
 	OriginalHash string            `json:"original_hash"`
 	ShrunkHash   string            `json:"shrunk_hash"`
@@ -38,8 +39,10 @@ keeping only candidates that validate and on which the implementation still
 violates the same invariant id. Without --invariant, the first violation of the
 original run is the target. The result is 1-minimal over events.
 
-Each candidate is run once, with the run seed 'amr run --runs 1 [--seed N]'
-uses, so the printed replay command shows the same run. With a control (the
+Each candidate is run once, as 'amr run --runs 1 [--seed N]' plays it
+(--seed is the run seed; without it the bundle's name gives it), so the
+printed replay command shows the same run. The first line printed is the
+seeds of the original's failing run. With a control (the
 reference by default) a candidate counts only when the control passes every
 level of it: the failure stays the implementation's, not the scenario's.
 
@@ -74,7 +77,7 @@ func newShrinkCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.implName, "impl", "", "implementation that fails the bundle (see 'amr impls')")
 	f.StringVar(&o.invariant, "invariant", "", "invariant id the shrunk bundle must still violate (default: the first violation)")
-	f.Uint64Var(&o.seed, "seed", 0, "campaign seed of the run, as for 'amr run --runs 1 --seed N' (default: derived from the bundle)")
+	f.Uint64Var(&o.seed, "seed", 0, "run seed of the failing run, as 'amr fuzz' prints it and 'amr run --seed' takes it (default: derived from the bundle's name)")
 	f.DurationVar(&o.budget, "time", shrink.DefaultBudget, "time budget of the shrink")
 	f.StringVar(&o.out, "out", "", "write the shrunk bundle to this directory (directory form)")
 	f.StringVar(&o.control, "control", examples.ReferenceName, "implementation that must pass every candidate ('' for none)")
@@ -98,7 +101,7 @@ func shrinkRequest(cmd *cobra.Command, o shrinkOptions) (fuzz.ShrinkRequest, err
 	}
 	req := fuzz.ShrinkRequest{Impl: impl, Invariant: o.invariant, Budget: o.budget, HarnessVersion: version}
 	if cmd.Flags().Changed("seed") {
-		req.Campaign = &o.seed
+		req.RunSeed = &o.seed
 	}
 	if o.control != "" && o.control != impl.Name {
 		c, err := lookupImpl(o.control)
@@ -133,9 +136,9 @@ func runShrink(cmd *cobra.Command, path string, o shrinkOptions) error {
 	if target == "" {
 		target = "BUNDLE"
 	}
-	doc := shrinkJSON{Scenario: b.Meta.Name, Impl: req.Impl.Name, Invariant: res.Invariant, Seed: req.Campaign,
+	doc := shrinkJSON{Scenario: b.Meta.Name, Impl: req.Impl.Name, Invariant: res.Invariant, Seeds: res.Seeds,
 		OriginalHash: res.OriginalHash, ShrunkHash: res.ShrunkHash, Stats: res.Stats, Out: o.out,
-		Replay: fuzz.TimelineCommand(target, implArgs(req.Impl.Name, o.proc), req.Campaign), Bundle: res.Bundle}
+		Replay: fuzz.TimelineCommand(target, implArgs(req.Impl.Name, o.proc), req.RunSeed), Bundle: res.Bundle}
 	if req.Control != nil {
 		doc.Control = req.Control.Name
 	}
@@ -158,6 +161,7 @@ func runShrink(cmd *cobra.Command, path string, o shrinkOptions) error {
 // printShrink writes the human report of a shrink.
 func printShrink(w io.Writer, d shrinkJSON) {
 	st := d.Stats
+	fmt.Fprintln(w, d.Line())
 	fmt.Fprintf(w, "shrunk %s: %s violates %s\n", d.Scenario, d.Impl, d.Invariant)
 	fmt.Fprintf(w, "  events  %4d -> %d\n", st.EventsBefore, st.EventsAfter)
 	fmt.Fprintf(w, "  horizon %4d -> %d\n", st.TicksBefore, st.TicksAfter)

@@ -84,6 +84,12 @@ type Effect struct {
 	SentAt   int    `json:"sent_at"`
 }
 
+// Signal types of signals.jsonl (spec §2).
+const (
+	SignalAgentDeath         = "AGENT_DEATH"
+	SignalOperatorEscalation = "OPERATOR_ESCALATION"
+)
+
 // SignalRecord is one line of signals.jsonl.
 type SignalRecord struct {
 	SignalID   string `json:"signal_id"`

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/seeds"
 )
 
 // lineCase is one line of a JSONL file and the error it must give, if any.
@@ -247,9 +249,9 @@ func TestSnapshotHolder(t *testing.T) {
 }
 
 func TestParseRunLog(t *testing.T) {
-	seed := uint64(7)
+	s := seeds.OfEngine(7)
 	recs := []LogRecord{
-		{Kind: LogStart, Bundle: "l0-respond", Impl: "reference", Seed: &seed, Params: map[string]string{"runs": "5"}},
+		{Kind: LogStart, Bundle: "l0-respond", Impl: "reference", Seeds: s, Params: map[string]string{"runs": "5"}},
 		{Kind: LogDeliver, Tick: 1, ID: "m1", Line: 1, Scheduled: new(int)},
 		{Kind: LogTickEnd, Tick: 1, Writes: []string{Drafts, State}, Lines: map[string]int{Drafts: 1}, State: json.RawMessage(`{"work_items":[]}`)},
 		{Kind: LogEnd, Tick: 9},
@@ -263,6 +265,15 @@ func TestParseRunLog(t *testing.T) {
 	got, err := ParseRunLog(data)
 	require.NoError(t, err)
 	assert.Equal(t, recs, got)
+	assert.Contains(t, string(data), `"engine_seed":"7"`, "a seed is written as a string")
+
+	// A seed written as a number is read too, exactly; a bad one is an error.
+	got, err = ParseRunLog([]byte(`{"kind":"start","tick":0,"engine_seed":18446744073709551615}` + "\n"))
+	require.NoError(t, err)
+	require.NotNil(t, got[0].Engine)
+	assert.Equal(t, seeds.Seed(18446744073709551615), *got[0].Engine)
+	_, err = ParseRunLog([]byte(`{"kind":"start","tick":0,"engine_seed":"-7"}` + "\n"))
+	assert.Error(t, err)
 
 	for _, tc := range []struct {
 		name, data string
