@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -230,9 +231,11 @@ func (c capability) judgeOrigin(r *Result, reports map[string]*suite.Report) {
 func (c capability) judgeLevel(r *Result, reports map[string]*suite.Report) {
 	name := suite.LevelNames[c.level]
 	r.Status = Match
+	evidenced := false
 	for _, p := range r.Probes {
 		rep := reports[p]
 		if rep.Levels[name] == suite.Pass {
+			evidenced = evidenced || !slices.Contains(rep.Vacuous, name)
 			continue
 		}
 		r.Status = Mismatch
@@ -241,6 +244,11 @@ func (c capability) judgeLevel(r *Result, reports map[string]*suite.Report) {
 				r.Evidence = append(r.Evidence, evidence(p, v))
 			}
 		}
+	}
+	// A level that passed with nothing judged in every probe confirms
+	// nothing: the probes never exercised what the level is about (D31).
+	if r.Status == Match && !evidenced {
+		r.Status, r.Reason = Unverifiable, "every probe passed "+name+" with no obligation judged (vacuous)"
 	}
 }
 
