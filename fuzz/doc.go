@@ -9,8 +9,8 @@
 // bundle's provenance, and a shrunk bundle can be promoted into the
 // published scenarios.
 //
-// Run i of a campaign draws everything from rng.Mix(campaign seed, i)
-// through internal/rng, so the same seed means the same runs, the same
-// first failure and the same coverage on every machine and for any number
-// of workers.
+// Run i of a campaign draws everything from its run seed, seeds.Run(campaign
+// seed, i), and plays with the engine seed of scored run 1 of it, so the
+// same campaign seed means the same runs, the same first failure and the
+// same coverage on every machine and for any number of workers.
 package fuzz
