@@ -81,6 +81,9 @@ func TestSeedsPickTheEngineSeed(t *testing.T) {
 	r, err := play.Play(other, ref, seeds.Seeds{}, play.Options{})
 	require.NoError(t, err)
 	assert.NotEqual(t, seeds.OfScored(named, 1), r.Seeds, "without a run seed the name decides")
+	r, err = play.Play(other, ref, seeds.OfRun(7), play.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, seeds.OfScored(7, 1), r.Seeds, "with a run seed the name does not count")
 }
 
 // A weak implementation fails what its scenario is written to catch, the
