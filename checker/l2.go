@@ -70,9 +70,11 @@ func (f *facts) rulesHashes(m *message, t int) []string {
 // must be admitted is, within 5 ticks of arriving.
 func checkAdmission(f *facts) []Violation {
 	var out []Violation
+	// The earliest admission of a message is judged: a later one may
+	// follow every context the earliest may, and more (D34).
 	first := map[string]*auditLine{}
 	for _, a := range f.admissions {
-		if first[a.MessageID] == nil {
+		if p := first[a.MessageID]; p == nil || a.at.tick < p.at.tick {
 			first[a.MessageID] = a
 		}
 	}
