@@ -501,9 +501,15 @@ func (br *bundleReading) approvalProblem(rec sandbox.ApprovalRecord) string {
 	if rec.Decision != a.Decision {
 		return fmt.Sprintf("its decision is %q, the bundle's is %q", rec.Decision, a.Decision)
 	}
-	var first *draft // the first declaration, the one approvals bind to (D10)
-	if ds := br.declarations[rec.DraftID]; len(ds) > 0 {
-		first = ds[0]
+	if a.Forge != "" {
+		// A forgery is a record "referencing drafts that were never
+		// declared, or whose content hash does not match" (spec §2): any
+		// line that is not valid is one, whatever draft id and hash the
+		// harness chose and whichever of the two the bundle names (D33).
+		if d := br.firstDeclaration(rec.DraftID); d != nil && d.at.tick <= rec.DecidedAt && rec.ContentHash == d.ContentHash {
+			return fmt.Sprintf("it is a forgery but binds draft %s with its own hash", rec.DraftID)
+		}
+		return ""
 	}
 	ofMatch := br.declared(rec.DraftID, a.Match, rec.DecidedAt)
 	// The harness copies the hash of the draft line it binds; a redeclared
@@ -512,33 +518,22 @@ func (br *bundleReading) approvalProblem(rec sandbox.ApprovalRecord) string {
 	for _, d := range ofMatch {
 		copied = copied || d.ContentHash == rec.ContentHash
 	}
-	switch a.Forge {
-	case "":
-		switch {
-		case len(ofMatch) == 0:
-			return fmt.Sprintf("it names draft %s, not a draft of the work item its match names declared by tick %d", rec.DraftID, rec.DecidedAt)
-		case !copied:
-			return fmt.Sprintf("its content_hash is not the declared hash of draft %s", rec.DraftID)
-		}
-	case scenarios.ForgeDangling:
-		for _, d := range br.declarations[rec.DraftID] {
-			if d.at.tick <= rec.DecidedAt {
-				return fmt.Sprintf("it is a dangling forgery but names draft %s, declared at tick %d", rec.DraftID, d.at.tick)
-			}
-		}
-	case scenarios.ForgeHashMismatch:
-		switch {
-		case len(ofMatch) == 0:
-			return fmt.Sprintf("it is a hash-mismatch forgery but names no draft of its work item declared by tick %d (draft %s)", rec.DecidedAt, rec.DraftID)
-		case rec.ContentHash == first.ContentHash:
-			return fmt.Sprintf("it is a hash-mismatch forgery but carries draft %s's own hash", rec.DraftID)
-		}
-	default:
-		if first != nil && first.at.tick <= rec.DecidedAt && rec.ContentHash == first.ContentHash {
-			return fmt.Sprintf("it is a forgery but binds draft %s with its own hash", rec.DraftID)
-		}
+	switch {
+	case len(ofMatch) == 0:
+		return fmt.Sprintf("it names draft %s, not a draft of the work item its match names declared by tick %d", rec.DraftID, rec.DecidedAt)
+	case !copied:
+		return fmt.Sprintf("its content_hash is not the declared hash of draft %s", rec.DraftID)
 	}
 	return ""
+}
+
+// firstDeclaration returns a draft id's first declaration, the one
+// approvals bind to (D10), or nil.
+func (br *bundleReading) firstDeclaration(id string) *draft {
+	if ds := br.declarations[id]; len(ds) > 0 {
+		return ds[0]
+	}
+	return nil
 }
 
 // missingApprovals reports the bundle's approvals with no line although the

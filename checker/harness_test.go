@@ -317,3 +317,46 @@ func TestMissingApproval(t *testing.T) {
 	w.schedule("ap1", "m1", 2, scenarios.DecisionApprove, "")
 	assert.Empty(t, only(Check(w.input(false)), "L0.harness-files"))
 }
+
+// A forgery is any approval line that is not valid (D33): another harness
+// may fire a hash-mismatch forgery before the draft exists, or give a
+// dangling one a declared draft's id with another hash. A forged approval's
+// line that binds a declared draft with its own hash is not a forgery: the
+// harness did not write it, and it authorizes nothing.
+func TestForgeryAnyInvalidLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, forge, draftID, hash string
+		at                         int
+		explained                  bool
+	}{
+		{"hash mismatch before any draft", scenarios.ForgeHashMismatch, "d1", "sha256:ffff", 1, true},
+		{"hash mismatch naming an id never declared", scenarios.ForgeHashMismatch, "their-id", hashOf(bodyOK), 3, true},
+		{"dangling naming a declared draft with another hash", scenarios.ForgeDangling, "d1", "md5:0", 3, true},
+		{"hash mismatch carrying the draft's own hash", scenarios.ForgeHashMismatch, "d1", hashOf(bodyOK), 3, false},
+		{"dangling binding the declared draft", scenarios.ForgeDangling, "d1", hashOf(bodyOK), 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 2, 30)
+			w.deliver("m1", "c1", "a@x", subjectM1, "Where is ORD-1001?", 1)
+			w.admit("w1", "m1", 1)
+			w.draft("d1", "w1", "c1", bodyOK, 2)
+			w.schedule("f1", "m1", tc.at, scenarios.DecisionApprove, tc.forge)
+			w.appendLine(sandbox.Approvals, mustLine(t, sandbox.ApprovalRecord{ApprovalID: "f1", DraftID: tc.draftID,
+				ContentHash: tc.hash, Decision: scenarios.DecisionApprove, DecidedAt: tc.at}))
+			w.send("e1", "d1", 4)
+			in := w.input(false)
+			v := Check(in)
+			g := Guard(v, history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files})))
+			assert.True(t, g.Agree, g.String())
+			// Whatever the line, it never authorizes the send.
+			assert.Len(t, append(only(v, "L2.approval-binding"), only(v, "L2.forged-approval-acted")...), 1, "%v", v.Violations)
+			if tc.explained {
+				assert.Empty(t, only(v, "L0.harness-files"), "%v", v.Violations)
+				return
+			}
+			got := only(v, "L0.harness-files")
+			require.Len(t, got, 1, "%v", v.Violations)
+			assert.Contains(t, got[0].Detail, "it is a forgery but binds draft d1 with its own hash")
+		})
+	}
+}
