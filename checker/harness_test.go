@@ -360,3 +360,73 @@ func TestForgeryAnyInvalidLine(t *testing.T) {
 		})
 	}
 }
+
+// Without a run log an inbox line stamped later than its message's tick,
+// and otherwise the bundle's, is a late delivery: the message arrived at
+// the line's tick (D35). Here it is stamped 8 for a message scheduled at 1;
+// the rules admit refunds only from tick 7, so the admission at 8 is
+// warranted only because the message arrived late. A line stamped before its
+// tick, or after the last one, is still a finding, and the message is
+// judged at the bundle's tick.
+func TestInboxLineStampedLate(t *testing.T) {
+	refunds := []scenarios.Rule{{ID: "refunds", Admit: true, When: scenarios.Conditions{SubjectContains: str("refund")}}}
+	for _, tc := range []struct {
+		name      string
+		scheduled int
+		stamped   int
+		finding   bool
+	}{
+		{"stamped with the tick it was delivered", 1, 8, false},
+		{"stamped before its tick", 9, 8, true},
+		{"stamped after the last tick", 1, 31, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 2, 30)
+			w.b.Faults = append(w.b.Faults, scenarios.Fault{At: 7, Kind: scenarios.FaultRules, Rules: refunds})
+			d := scenarios.Delivery{ID: "m1", ConversationID: "c1", From: "a@x", Subject: "Refund ORD-1001", Body: "ORD-1001?", At: tc.scheduled}
+			w.b.Inbox = append(w.b.Inbox, d)
+			line := sandbox.Message(d)
+			line.At = tc.stamped
+			w.appendLine(sandbox.Inbox, mustLine(t, line))
+			w.admitHash("w1", "m1", scenarios.RulesHash(scenarios.RulesBytes(refunds)), 9)
+			in := w.input(false)
+			v := Check(in)
+			g := Guard(v, history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files})))
+			assert.True(t, g.Agree, g.String())
+			if !tc.finding {
+				assert.Empty(t, v.Violations)
+				return
+			}
+			assert.Len(t, only(v, "L0.harness-files"), 1, "%v", v.Violations)
+		})
+	}
+}
+
+// Delivery is at least once (spec §2): without a run log, more copies of a
+// message's line than the bundle's duplicates are no finding (D35); fewer
+// still are, and so is a copy whose content differs.
+func TestInboxExtraCopies(t *testing.T) {
+	w := newWorld(t, 2, 30)
+	w.deliver("m1", "c1", "a@x", subjectM1, "Where is ORD-1001?", 1)
+	d, _ := w.b.Message("m1")
+	later := sandbox.Message(d)
+	later.At = 4
+	w.appendLine(sandbox.Inbox, mustLine(t, sandbox.Message(d)))
+	w.appendLine(sandbox.Inbox, mustLine(t, later))
+	w.admit("w1", "m1", 1)
+	assert.Empty(t, Check(w.input(false)).Violations)
+
+	changed := sandbox.Message(d)
+	changed.Body = "Where is ORD-2002?"
+	w.appendLine(sandbox.Inbox, mustLine(t, changed))
+	assert.Len(t, only(Check(w.input(false)), "L0.harness-files"), 1)
+
+	w = newWorld(t, 2, 30)
+	w.deliver("m1", "c1", "a@x", subjectM1, "Where is ORD-1001?", 1)
+	w.duplicate("m1", 3)
+	w.b.Faults = append(w.b.Faults, scenarios.Fault{At: 5, Kind: scenarios.FaultDuplicate, MessageID: "m1"})
+	w.admit("w1", "m1", 1)
+	got := only(Check(w.input(false)), "L0.harness-files")
+	require.Len(t, got, 1)
+	assert.Contains(t, got[0].Detail, "has 2 lines for message m1; the bundle delivers it 3 times")
+}
