@@ -430,3 +430,25 @@ func TestInboxExtraCopies(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Contains(t, got[0].Detail, "has 2 lines for message m1; the bundle delivers it 3 times")
 }
+
+// mode.json and the clock are records, not bytes: a byte order mark and a
+// whole tick spelled 30.0 say what {"tick":30} says; a tick that is not a
+// whole number, or another one, is a finding.
+func TestFixtureFilesAnyJSONSpelling(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		for clock, finding := range map[string]bool{
+			"\ufeff{\"tick\": 30.0}\r\n": false, `{"tick":3e1,"wall":1}`: false,
+			`{"tick":30.5}`: true, `{"tick":"30"}`: true, `{"tick":29.0}`: true,
+		} {
+			in := happy(t, 2).input(withLog)
+			in.Files[sandbox.Clock] = []byte(clock)
+			in.Files[sandbox.Mode] = append([]byte("\ufeff"), in.Files[sandbox.Mode]...)
+			got := only(Check(in), "L0.harness-files")
+			if finding {
+				assert.Len(t, got, 1, clock)
+			} else {
+				assert.Empty(t, got, clock)
+			}
+		}
+	})
+}
