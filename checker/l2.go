@@ -151,7 +151,7 @@ type usage struct {
 }
 
 // unadmittedWork reports work ids used in drafts, claims, resolutions or
-// state with no admission record before their first use.
+// state with no admission record by the tick of their first use.
 func (f *facts) unadmittedWork() []Violation {
 	var uses []usage
 	for _, d := range f.drafts {
@@ -176,8 +176,11 @@ func (f *facts) unadmittedWork() []Violation {
 		}
 		seen[u.work] = true
 		f.judgedAs("L2.admission-record", u.work)
+		// Records are observed tick by tick: a work item used in the tick
+		// its admission record was written, in whatever order the step
+		// wrote its files, was admitted when the tick ended (D38).
 		adm, ok := f.admitted[u.work]
-		if ok && !u.at.before(adm.at) {
+		if ok && u.at.tick >= adm.at.tick {
 			continue
 		}
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: u.at.tick, WorkID: u.work,

@@ -199,6 +199,27 @@ func TestAdmissionRecordBeforeUse(t *testing.T) {
 	assert.Equal(t, []string{"drafts.jsonl:1", "audit.jsonl:1"}, got[0].Evidence)
 }
 
+// Within one tick the order of an implementation's writes to different
+// files is not judged (D38): a draft written just before its work item's
+// admission record, in the same tick, is admitted work. A tick earlier it
+// is not.
+func TestAdmissionRecordSameTick(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := newWorld(t, 2, 30)
+		w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
+		w.draft("d1", "w1", "c1", bodyOK, 1)
+		w.claim("w1", agent1, sandbox.ClaimWon, 1)
+		w.admit("w1", "m1", 1)
+		assert.Empty(t, only(Check(w.input(withLog)), "L2.admission-record"))
+
+		w = newWorld(t, 2, 30)
+		w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
+		w.draft("d1", "w1", "c1", bodyOK, 1)
+		w.admit("w1", "m1", 2)
+		assert.Len(t, only(Check(w.input(withLog)), "L2.admission-record"), 1)
+	})
+}
+
 func TestAdmissionRecordAfterRulesChange(t *testing.T) {
 	newRules := []scenarios.Rule{{ID: "support-v2", Admit: true, When: scenarios.Conditions{SubjectContains: str("order")}}}
 	for _, tc := range []struct {
