@@ -188,7 +188,7 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 	if _, must := f.judge(m); !must {
 		return 0, false
 	}
-	approvedAt, ok := f.scheduledApproval(m)
+	approvedAt, ok := f.approvalDue(m)
 	if !ok {
 		return 0, false
 	}
@@ -220,6 +220,55 @@ func (f *facts) scheduledApproval(m *message) (int, bool) {
 		}
 	}
 	return best, found
+}
+
+// approvalDue returns the tick from which the implementation had the
+// earliest non-forged approve approval the bundle schedules for the message
+// (see firedAt).
+func (f *facts) approvalDue(m *message) (int, bool) {
+	best, found := 0, false
+	for _, a := range f.b.Approvals {
+		if a.Forge != "" || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
+			continue
+		}
+		if v, ok := f.tl.visible(a.At); ok {
+			if t := f.firedAt(a, m, v); !found || t < best {
+				best, found = t, true
+			}
+		}
+	}
+	return best, found
+}
+
+// firedAt returns the tick a scheduled approval, due at visible tick v,
+// reached the implementation for its budgets: v, or the later tick its line
+// was written when the message's work already had a draft to bind before v.
+// Such a delay is the harness's (spec §2: "Decisions may arrive many ticks
+// after they were requested"), and no send can precede the approval; a
+// delay because nothing was drafted yet is the implementation's, and v
+// stands (D12, D37).
+func (f *facts) firedAt(a scenarios.Approval, m *message, v int) int {
+	var line *approval
+	for _, x := range f.approvals {
+		if x.ApprovalID == a.ID && x.first && !x.tampered && x.valid {
+			line = x
+			break
+		}
+	}
+	if line == nil || line.at.tick <= v {
+		return v
+	}
+	for _, w := range f.answering(m) {
+		if adm, ok := f.admitted[w]; ok && adm.at.tick >= v {
+			continue // not bindable by the message yet: the harness waits for the admission
+		}
+		for _, d := range f.draftsByWrk[w] {
+			if d.at.tick < v {
+				return line.at.tick
+			}
+		}
+	}
+	return v
 }
 
 // scheduledStop reports whether the bundle escalates or rejects the message

@@ -223,7 +223,7 @@ func (f *facts) dueAt(m *message, c crash) bool {
 	if _, ok := f.replyDeadline(m); !ok || m.vis > c.at.tick {
 		return false
 	}
-	if at, ok := f.scheduledApproval(m); !ok || at > c.at.tick {
+	if at, ok := f.approvalDue(m); !ok || at > c.at.tick {
 		return false
 	}
 	for _, w := range f.answering(m) {

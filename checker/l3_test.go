@@ -402,3 +402,26 @@ func TestStateMissing(t *testing.T) {
 		assert.Empty(t, Check(w.input(true)).Violations)
 	})
 }
+
+// A resolution is owed by the horizon only when the ending reached the
+// implementation with room left (D14); an approval another harness wrote
+// late, though the draft was ready, reached it when written (D37).
+func TestResolutionAfterApprovalWrittenLate(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		firedAt int
+		owed    bool
+	}{
+		{"written with 10 ticks left", 30, true},
+		{"written with 2 ticks left", 38, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := opened(t, 3, 40)
+				w.schedule("ap1", "m1", 3, scenarios.DecisionApprove, "")
+				w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, tc.firedAt)
+				assert.Equal(t, tc.owed, len(only(Check(w.input(withLog)), "L3.resolution-missing")) == 1)
+			})
+		})
+	}
+}

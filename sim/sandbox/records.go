@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -310,12 +312,44 @@ func (o *object) tick(field string) int {
 	return n
 }
 
+// TickValue reads a tick: a JSON number whose value is a whole number from
+// 0 to 2^40. JSON has one number type (RFC 8259 §6), so 3, 3.0 and 30e-1
+// are the same tick, whatever spelling a runtime's encoder chose.
+func TickValue(raw json.RawMessage) (int, bool) { return tickValue(raw) }
+
 func tickValue(raw json.RawMessage) (int, bool) {
-	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
-	if err != nil || n < 0 || n > 1<<40 {
+	s := string(bytes.TrimSpace(raw))
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return wholeNumber(s)
+	}
+	if n < 0 || n > 1<<40 {
 		return 0, false
 	}
 	return int(n), true
+}
+
+// maxExponent bounds the exponent of a number read exactly, so a hostile
+// line cannot make the reader build a huge power of ten.
+const maxExponent = 64
+
+// wholeNumber reads a JSON number spelled with a fraction or an exponent
+// when its value is exactly a whole tick.
+func wholeNumber(s string) (int, bool) {
+	if s == "" || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') || !json.Valid([]byte(s)) {
+		return 0, false
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || e > maxExponent || e < -maxExponent {
+			return 0, false
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() || r.Sign() < 0 || r.Num().Cmp(big.NewInt(1<<40)) > 0 {
+		return 0, false
+	}
+	return int(r.Num().Int64()), true
 }
 
 func (o *object) oneOf(field string, allowed ...string) string {
@@ -344,6 +378,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 		errs []LineError
 		buf  = fieldBufs.Get().(*[]field) // one line's fields, reused
 	)
+	data = trimBOM(data)
 	defer func() {
 		clear((*buf)[:cap(*buf)]) // hold on to no line
 		fieldBufs.Put(buf)
@@ -377,6 +412,19 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 	}
 	return out, errs
 }
+
+// utf8BOM is the byte order mark some runtimes write at the start of a
+// UTF-8 file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// trimBOM drops a byte order mark at the start of a file: RFC 8259 §8.1
+// lets a parser ignore it, and a runtime that writes one states the same
+// records. Anywhere else it is part of a line.
+func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, utf8BOM) }
+
+// TrimBOM is trimBOM for the readers of the sandbox's single-record files
+// (mode.json, clock).
+func TrimBOM(data []byte) []byte { return trimBOM(data) }
 
 // ParseInbox parses inbox.jsonl.
 func ParseInbox(data []byte) ([]Line[Message], []LineError) {
@@ -515,7 +563,7 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 	fail := func(field, msg string) (Snapshot, *LineError) {
 		return Snapshot{}, &LineError{File: State, Line: 1, Field: field, Msg: msg}
 	}
-	top, _, ok := decodeObject(data, nil)
+	top, _, ok := decodeObject(trimBOM(data), nil)
 	if !ok {
 		return fail("", "not a JSON object")
 	}
