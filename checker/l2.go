@@ -58,9 +58,11 @@ func (f *facts) contexts(m *message, t int) []int {
 func (f *facts) rulesHashes(m *message, t int) []string {
 	var out []string
 	for _, ri := range f.contexts(m, t) {
-		h := f.regimes.list[ri].hash
-		if !contains(out, h) {
-			out = append(out, h)
+		r := f.regimes.list[ri]
+		for _, h := range []string{r.hash, r.alias} {
+			if h != "" && !contains(out, h) {
+				out = append(out, h)
+			}
 		}
 	}
 	return out

@@ -81,6 +81,7 @@ func (tl timeline) last() int {
 type regime struct {
 	rules   []scenarios.Rule
 	hash    string
+	alias   string // the hash of the bytes another harness wrote for the same rules (D25)
 	posture string
 }
 
