@@ -290,13 +290,21 @@ func (f *facts) endedBefore(w string, at stamp) bool {
 }
 
 // recovered reports whether a dead agent's work item was, after the signal
-// and by the horizon, sent, resolved (abandoned is the visible orphan), won
-// by another live agent, or given to one by a state snapshot: an uncontested
-// move owes no claim record (D18).
+// and by the horizon, sent, resolved (abandoned is the visible orphan), or
+// moved to another live agent and left there: won by it, or given to it by a
+// state snapshot (an uncontested move owes no claim record, D18). A move
+// that the implementation's final account undoes — the item back with the
+// dead agent, or with no agent — is no reassignment (D41).
 func (f *facts) recovered(w string, s *signal) bool {
 	if f.endedBefore(w, endOf(f.tl.last())) {
 		return true
 	}
+	return f.movedAway(w, s) && f.keptAway(w, s)
+}
+
+// movedAway reports whether some record after the signal gave the work item
+// to a live agent other than the dead one.
+func (f *facts) movedAway(w string, s *signal) bool {
 	for _, c := range f.claims {
 		if c.WorkID == w && c.Outcome == sandbox.ClaimWon && c.AgentID != s.Target && !c.at.before(s.at) &&
 			!f.deadBefore(c.AgentID, c.at) {
@@ -316,9 +324,36 @@ func (f *facts) recovered(w string, s *signal) bool {
 	return false
 }
 
+// keptAway reports whether the state snapshot in force at the end of the run
+// still gives the work item to an agent other than the dead one, live when
+// it took the item over. A holder named dead by a later AGENT_DEATH is that
+// signal's to judge. Without a readable final snapshot nothing undoes the
+// move.
+func (f *facts) keptAway(w string, s *signal) bool {
+	st := f.lastSnapshot()
+	if st.missing || st.err != nil {
+		return true
+	}
+	a := st.snap.Holder(w)
+	if a == "" || a == s.Target || f.deadBefore(a, s.at) {
+		return false
+	}
+	return f.deadBefore(a, endOf(f.tl.last())) || f.listedAlive(st.snap, a)
+}
+
+// lastSnapshot returns the state snapshot in force at the end of the run:
+// with a run log the version at the last tick end, else the final file.
+func (f *facts) lastSnapshot() snapshot {
+	if f.ordered && len(f.tickEnds) > 0 {
+		return f.states[f.tickEnds[len(f.tickEnds)-1].state]
+	}
+	return f.final
+}
+
 // liveHolder reports whether a snapshot gives a work item to an agent other
-// than the signal's, not named dead by at and not shown dead by the
-// snapshot itself.
+// than the signal's, not named dead by at, and listed alive by the snapshot
+// itself: work handed to an agent the implementation does not run is not
+// reassigned (D41).
 func (f *facts) liveHolder(st snapshot, w string, s *signal, at stamp) bool {
 	if st.missing || st.err != nil {
 		return false
@@ -327,12 +362,22 @@ func (f *facts) liveHolder(st snapshot, w string, s *signal, at stamp) bool {
 	if a == "" || a == s.Target || f.deadBefore(a, at) {
 		return false
 	}
-	for _, x := range st.snap.Agents {
-		if x.ID == a && !x.Alive {
-			return false
+	return f.listedAlive(st.snap, a)
+}
+
+// listedAlive reports whether a snapshot lists an agent as alive. A snapshot
+// that lists no agent at all is read against the bundle's fleet, as the
+// fleet is (D28).
+func (f *facts) listedAlive(snap sandbox.Snapshot, agent string) bool {
+	if len(snap.Agents) == 0 {
+		return contains(f.b.Fleet, agent)
+	}
+	for _, x := range snap.Agents {
+		if x.ID == agent {
+			return x.Alive
 		}
 	}
-	return true
+	return false
 }
 
 // deadBefore reports whether an AGENT_DEATH named the agent before a moment.

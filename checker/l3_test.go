@@ -285,6 +285,85 @@ func TestAgentDeathReassignedInStateOnly(t *testing.T) {
 	})
 }
 
+// A reassignment the final account undoes, or one to an agent the
+// implementation does not run, leaves the dead agent's work dropped (D41).
+func TestAgentDeathReassignmentMustHold(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(w *world)
+		fails bool
+	}{
+		{"moved, then back with the dead agent", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.state(6, []item{{"w1", "admitted", agent1}}, agent1)
+		}, true},
+		{"moved, then held by no agent", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.state(6, []item{{"w1", "queued", ""}}, agent1)
+		}, true},
+		{"moved to an agent the snapshot does not list", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", "agent-9"}}, agent1)
+		}, true},
+		{"won by an agent the final snapshot does not list", func(w *world) {
+			w.claim("w1", "agent-9", sandbox.ClaimWon, 5)
+			w.state(5, []item{{"w1", "admitted", "agent-9"}}, agent1)
+		}, true},
+		{"moved and kept", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.state(6, []item{{"w1", "drafted", agent2}}, agent1)
+		}, false},
+		{"moved to an agent that dies later, whose death is judged on its own", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.kill("s2", agent2, 8)
+			w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 8)
+			w.state(8, []item{{"w1", sandbox.OutcomeAbandoned, agent2}}, agent1, agent2)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := uncontested(t)
+				w.state(3, []item{{"w1", "admitted", agent1}}, agent1)
+				tc.build(w)
+				got := only(Check(w.input(withLog)), "L3.agent-death")
+				if !tc.fails {
+					assert.Empty(t, got)
+					return
+				}
+				require.Len(t, got, 1)
+				assert.Equal(t, "w1", got[0].WorkID)
+			})
+		})
+	}
+	t.Run("a second holder's later death is reported once, for that death", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := uncontested(t)
+			w.state(3, []item{{"w1", "admitted", agent1}}, agent1)
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.kill("s2", agent2, 8)
+			w.state(8, []item{{"w1", "admitted", agent2}}, agent1, agent2)
+			got := only(Check(w.input(withLog)), "L3.agent-death")
+			if withLog {
+				require.Len(t, got, 1)
+				assert.Equal(t, []string{"signals.jsonl:2"}, got[0].Evidence)
+			} else {
+				// Without a log the snapshot before the second death is
+				// unknown, so only the first death is seen to hold w1; the
+				// final snapshot shows its new holder dead, and the drop
+				// is reported there.
+				require.Len(t, got, 1)
+				assert.Equal(t, []string{"signals.jsonl:1"}, got[0].Evidence)
+			}
+		})
+	})
+	t.Run("a snapshot listing no agent is read against the bundle's fleet", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := uncontested(t)
+			w.ownState(5, []item{{"w1", "admitted", agent2}})
+			assert.Empty(t, only(Check(w.input(withLog)), "L3.agent-death"))
+		})
+	})
+}
+
 func TestResolutionMissing(t *testing.T) {
 	readings(t, func(t *testing.T, withLog bool) {
 		w := opened(t, 3, 30)
