@@ -201,7 +201,7 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 	if f.scheduledStop(m, d) {
 		return 0, false
 	}
-	if gone, ok := f.fleetGone(); ok && gone.by(d) {
+	if f.fleetGoneWithin(stamp{m.vis, seqHarness}, endOf(d)) {
 		return 0, false
 	}
 	return d, true

@@ -310,7 +310,7 @@ func (f *facts) stoppedBy(w string, at stamp, d int) bool {
 			return true
 		}
 	}
-	if gone, ok := f.fleetGone(); ok && gone.by(d) {
+	if f.fleetGoneWithin(at, endOf(d)) {
 		return true
 	}
 	for _, r := range f.resolutionsOf(w) {

@@ -424,7 +424,7 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	if !ok || m == nil {
 		return Violation{}, false
 	}
-	if gone, ok := f.fleetGone(); ok && gone.tick <= due {
+	if f.fleetGoneAt(stamp{due, seqHarness}) {
 		return Violation{}, false
 	}
 	last := f.tl.last()
@@ -545,9 +545,26 @@ func checkResolutionMissing(f *facts) []Violation {
 	return out
 }
 
+// fleetLostDuring reports whether the whole fleet was dead at some moment
+// after the work item was admitted, with room for an ending after it.
+func (f *facts) fleetLostDuring(w string) bool {
+	adm := f.admitted[w]
+	if adm == nil {
+		return false
+	}
+	for _, g := range f.goneSpans() {
+		if g.open || adm.at.before(g.to) {
+			if from := max(g.from.tick, adm.at.tick); f.roomAfter(from) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (f *facts) endingScheduled(w string) bool {
 	room := f.roomAfter
-	if gone, ok := f.fleetGone(); ok && room(gone.tick) {
+	if f.fleetLostDuring(w) {
 		return true
 	}
 	m := f.messageOf(w)
