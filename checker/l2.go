@@ -244,10 +244,11 @@ func checkForgedCited(f *facts) []Violation {
 	if len(forged) == 0 {
 		return nil
 	}
+	known := f.knownIDs()
 	var out []Violation
 	for _, a := range f.audit {
 		f.judged("L2.forged-approval-cited")
-		c, ok := citeForged(a.Fields, forged)
+		c, ok := citeForged(a.Fields, forged, known)
 		if !ok {
 			continue
 		}
