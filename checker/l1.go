@@ -228,7 +228,7 @@ func (f *facts) dueAt(m *message, c crash) bool {
 	}
 	for _, w := range f.answering(m) {
 		for _, e := range f.effectsOf(w) {
-			if e.at.before(c.at) {
+			if e.at.before(c.at) && e.after(m) {
 				return false
 			}
 		}
