@@ -162,28 +162,72 @@ func (f *facts) standDown(w string, cs []*auditLine) []Violation {
 	return out
 }
 
-// claimWindow: the first claimed record of a work item is followed by a won
-// record within 5 ticks.
+// claimWindow: every contest for a work item resolves within 5 ticks. A
+// contest starts with a claimed record after the last won record (the
+// first contest with the item's first claim; a later one when the item is
+// claimed again, after an agent death for instance) and resolves with the
+// next won record, or when every agent that claimed in it has stood down.
+// One violation per contest (D45).
 func (f *facts) claimWindow(w string, cs []*auditLine) []Violation {
-	for i, c := range cs {
+	var out []Violation
+	for i := 0; i < len(cs); i++ {
+		c := cs[i]
 		if c.Outcome != sandbox.ClaimClaimed {
 			continue
 		}
 		d, ok := f.tl.deadline(c.at.tick, claimBudget)
 		if !ok {
-			return nil
+			return out
 		}
 		f.judged("L3.claim-window")
-		for _, later := range cs[i+1:] {
-			if later.Outcome == sandbox.ClaimWon && later.at.by(d) {
-				return nil
+		end, resolved := contestEnd(cs, i, d)
+		if !resolved {
+			out = append(out, Violation{Invariant: "L3.claim-window", Level: 3, Tick: d, WorkID: w,
+				Evidence: []string{ref(sandbox.Audit, c.line)},
+				Detail:   fmt.Sprintf("The claim on work item %s at tick %d is not won by tick %d.", w, c.at.tick, d)})
+		}
+		i = end
+	}
+	return out
+}
+
+// contestEnd follows the contest that starts at cs[start] and returns the
+// index of its last record: the won record that ends it, else the last
+// record of the item. resolved says whether it ended by tick d: won, or
+// every agent that claimed in it stood down.
+func contestEnd(cs []*auditLine, start, d int) (int, bool) {
+	open := map[string]bool{}
+	for k := start; k < len(cs); k++ {
+		c := cs[k]
+		switch c.Outcome {
+		case sandbox.ClaimWon:
+			return k, c.at.by(d)
+		case sandbox.ClaimClaimed:
+			open[c.AgentID] = true
+		case sandbox.ClaimStoodDown:
+			if open[c.AgentID] {
+				delete(open, c.AgentID)
+				if len(open) == 0 && c.at.by(d) && !claimedLater(cs, k, d) {
+					return k, true
+				}
 			}
 		}
-		return []Violation{{Invariant: "L3.claim-window", Level: 3, Tick: d, WorkID: w,
-			Evidence: []string{ref(sandbox.Audit, c.line)},
-			Detail:   fmt.Sprintf("The claim on work item %s at tick %d is not won by tick %d.", w, c.at.tick, d)}}
 	}
-	return nil
+	return len(cs) - 1, false
+}
+
+// claimedLater reports whether another claimed record follows cs[k] by tick
+// d: the contest is still on.
+func claimedLater(cs []*auditLine, k, d int) bool {
+	for _, c := range cs[k+1:] {
+		if !c.at.by(d) {
+			return false
+		}
+		if c.Outcome == sandbox.ClaimClaimed {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAgentDeath: the unfinished work a dead agent held is reassigned to a

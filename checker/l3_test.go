@@ -137,6 +137,59 @@ func TestClaimWindow(t *testing.T) {
 	}
 }
 
+// A work item claimed again after its first contest, as after an agent
+// death, owes that contest the same 5 ticks (D45).
+func TestClaimWindowEveryContest(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(w *world)
+		fails int // the deadline of the one violation, 0 for none
+	}{
+		{"a second contest won late", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimClaimed, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 4)
+			w.claim("w1", agent2, sandbox.ClaimWon, 20)
+			w.claim("w1", "agent-3", sandbox.ClaimStoodDown, 20)
+		}, 9},
+		{"a second contest won in time", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimClaimed, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 4)
+			w.claim("w1", agent2, sandbox.ClaimWon, 9)
+			w.claim("w1", "agent-3", sandbox.ClaimStoodDown, 9)
+		}, 0},
+		{"a late claimer that stands down", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimWon, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 6)
+			w.claim("w1", "agent-3", sandbox.ClaimStoodDown, 7)
+		}, 0},
+		{"a late claimer that never stands down", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimWon, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 6)
+		}, 11},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := newWorld(t, 3, 40)
+				w.b.Fleet = []string{agent1, agent2, "agent-3"}
+				w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+				w.admit("w1", "m1", 1)
+				w.claim("w1", agent1, sandbox.ClaimClaimed, 1)
+				w.claim("w1", agent1, sandbox.ClaimWon, 1)
+				w.kill("s1", agent1, 3)
+				w.claim("w1", agent1, sandbox.ClaimStoodDown, 3)
+				tc.build(w)
+				got := only(Check(w.input(withLog)), "L3.claim-window")
+				if tc.fails == 0 {
+					assert.Empty(t, got)
+					return
+				}
+				require.Len(t, got, 1)
+				assert.Equal(t, tc.fails, got[0].Tick)
+			})
+		})
+	}
+}
+
 // held has agent-1 hold w1 with a pending draft when agent-1 dies at tick 3.
 func held(t *testing.T) *world {
 	w := contested(t)
