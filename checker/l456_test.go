@@ -154,6 +154,41 @@ func TestConversationIdentity(t *testing.T) {
 	})
 }
 
+// A draft declared again in another conversation carries the wrong
+// conversation_id too; L5 reports it beside L0.draft-redeclared (D46). A
+// repeat in the right conversation is no L5 matter.
+func TestConversationIdentityOfRedeclaredDrafts(t *testing.T) {
+	redeclare := func(w *world, conv string) {
+		w.impl(sandbox.Drafts, 3, mustLine(t, sandbox.Draft{DraftID: "d2", WorkID: "w2", ConversationID: conv,
+			Body: "About ORD-2002.", ContentHash: hashOf("About ORD-2002."), DeclaredAt: 3,
+			Origin: sandbox.Origin{ModelFree: true}}))
+	}
+	readings(t, func(t *testing.T, withLog bool) {
+		w := twins(t)
+		w.admit("w1", "m1", 1)
+		w.admit("w2", "m2", 2)
+		w.draft("d2", "w2", "c2", "About ORD-2002.", 2)
+		redeclare(w, "c1")
+		v := Check(w.input(withLog))
+		got := only(v, "L5.conversation-identity")
+		require.Len(t, got, 1)
+		assert.Equal(t, []string{"drafts.jsonl:2", "inbox.jsonl:2"}, got[0].Evidence)
+		assert.Len(t, only(v, "L0.draft-redeclared"), 1)
+		assert.Equal(t, 1, v.Judged["L5.conversation-identity"], "one draft")
+	})
+	t.Run("repeated in its own conversation", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := twins(t)
+			w.admit("w1", "m1", 1)
+			w.admit("w2", "m2", 2)
+			w.draft("d2", "w2", "c2", "About ORD-2002.", 2)
+			redeclare(w, "c2")
+			v := Check(w.input(withLog))
+			assert.Empty(t, only(v, "L5.conversation-identity"))
+		})
+	})
+}
+
 func TestIdentityLiveness(t *testing.T) {
 	readings(t, func(t *testing.T, withLog bool) {
 		w := twins(t)
