@@ -322,6 +322,10 @@ func (r *responder) workID(w *world, m sandbox.Message, occurrence int) string {
 				return wk.id
 			}
 		}
+	case r.defect == threadKeyed:
+		if id, ok := threadWork(w, m); ok {
+			return id
+		}
 	}
 	return "w-" + m.ID
 }

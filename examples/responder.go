@@ -38,6 +38,7 @@ const (
 	jumpBlind
 	redraftEveryTick
 	noAgents
+	threadKeyed
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if

@@ -126,6 +126,15 @@ var weakCases = map[string]weakCase{
 		},
 		shows: func(h *harness) bool { return h.workFor("m2") == h.workFor("m1") },
 	},
+	"weak-thread-keyed": {
+		run: withOrder(func(h *harness) {
+			h.at(3, approve("ap1", "m1", "approve"))
+			h.idle(50)
+			h.at(60, deliver("m2", "c1", "a@x", "Re: Order ORD-1", "Any news?"))
+			h.idle(80)
+		}),
+		shows: func(h *harness) bool { return h.workFor("m2") == h.workFor("m1") && len(h.outbox()) == 1 },
+	},
 	"weak-escalate-before-approval-only": {
 		run: withOrder(func(h *harness) {
 			h.at(3, approve("ap1", "m1", "approve"), escalate("s1", "m1"))
@@ -264,7 +273,7 @@ func TestRegistry(t *testing.T) {
 			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
 		}
 	}
-	assert.Len(t, defects, int(noAgents)+1, "every defect has an entry")
+	assert.Len(t, defects, int(threadKeyed)+1, "every defect has an entry")
 
 	for _, im := range all {
 		got, ok := Lookup(im.Name)
