@@ -109,6 +109,12 @@ func (r *responder) agentDeaths(w *world) *write {
 			return w.resolve(wk, sandbox.OutcomeAbandoned, reasonNoAgent)
 		}
 		agent := w.alive[pick(w.seed, wk.id, "reassign", len(w.alive))]
+		if r.defect == slowReclaim {
+			if next := w.reclaimSlowly(wk, agent); next != nil {
+				return next
+			}
+			continue
+		}
 		return w.claim(wk, agent, sandbox.ClaimWon, reasonReassigned)
 	}
 	return nil

@@ -39,6 +39,7 @@ const (
 	redraftEveryTick
 	noAgents
 	threadKeyed
+	slowReclaim
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if
@@ -100,7 +101,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 		return err
 	}
 	r.spare = raw
-	if len(r.pending) == 0 && r.defect != redraftEveryTick && sameFiles(raw, r.settled) {
+	if len(r.pending) == 0 && r.defect != redraftEveryTick && r.defect != slowReclaim && sameFiles(raw, r.settled) {
 		return nil
 	}
 	r.settled, r.spare = nil, r.settled
