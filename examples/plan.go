@@ -71,6 +71,9 @@ func (r *responder) escalations(w *world) *write {
 			continue
 		}
 		wk, ok := w.byID[s.Target]
+		if r.defect == escalateAll {
+			wk, ok = w.anyUnfinished()
+		}
 		if !ok || wk.resolved || wk.effects > 0 {
 			continue
 		}

@@ -111,6 +111,11 @@ var zoo = []weakSpec{
 	{"weak-slow-reclaim", slowReclaim,
 		"claims a dead agent's work at once but wins it only when the dead agent's lease runs out, 8 ticks later",
 		"l3-fleet-concurrent", []string{"L3.claim-window"}},
+	// No published scenario escalates while other work is still open, so
+	// only the fault search finds this one.
+	{"weak-escalate-all", escalateAll,
+		"on any OPERATOR_ESCALATION abandons every unfinished work item, not only the one it names",
+		"", []string{"L0.reply", "L1.follow-up-reply", "L2.approval-latency", "L4.escalation-resolution", "L5.approved-send"}},
 	{"weak-no-agents", noAgents,
 		"ignores agents: writes no claims, and a state.json with no assigned agent, assignment or agent",
 		"l3-fleet-concurrent", []string{"L3.agent-death-unbound"}},

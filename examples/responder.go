@@ -40,6 +40,7 @@ const (
 	noAgents
 	threadKeyed
 	slowReclaim
+	escalateAll
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if

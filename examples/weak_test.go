@@ -163,6 +163,14 @@ var weakCases = map[string]weakCase{
 		}),
 		shows: func(h *harness) bool { return reclaimGap(h, "w-m1") > 5 },
 	},
+	"weak-escalate-all": {
+		run: func(h *harness) {
+			h.at(1, order("m1", "c1", "a@x", "ORD-1"), order("m2", "c2", "b@x", "ORD-2"))
+			h.at(3, escalate("s1", "m1"))
+			h.idle(10)
+		},
+		shows: func(h *harness) bool { return unresolved(h, "w-m2") == false && h.sends("w-m2") == 0 },
+	},
 	"weak-escalate-before-approval-only": {
 		run: withOrder(func(h *harness) {
 			h.at(3, approve("ap1", "m1", "approve"), escalate("s1", "m1"))
@@ -301,7 +309,7 @@ func TestRegistry(t *testing.T) {
 			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
 		}
 	}
-	assert.Len(t, defects, int(slowReclaim)+1, "every defect has an entry")
+	assert.Len(t, defects, int(escalateAll)+1, "every defect has an entry")
 
 	for _, im := range all {
 		got, ok := Lookup(im.Name)
