@@ -287,6 +287,17 @@ func TestReplyMustFollowItsMessage(t *testing.T) {
 		assert.Len(t, only(v, "L5.distinct-work"), 1)
 		assert.Empty(t, only(v, "L0.reply"))
 	})
+	t.Run("pending at a crash", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := threadKeyed(t)
+			w.schedule("ap2", "m2", 57, scenarios.DecisionApprove, "")
+			w.fire("ap2", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 57)
+			w.crash(58, 0)
+			got := only(Check(w.input(withLog)), "L1.crash-resolution")
+			require.Len(t, got, 1, "the thread's old send does not settle m2")
+			assert.Equal(t, "m2", got[0].MessageID)
+		})
+	})
 	t.Run("a reply drafted in the message's own tick", func(t *testing.T) {
 		readings(t, func(t *testing.T, withLog bool) {
 			w := newWorld(t, 1, 80)
