@@ -160,9 +160,11 @@ func (f *facts) replies(judged func(*message) bool, id string, level int) []Viol
 // message (D32) was observed by tick d. A work item linked to the message
 // only by its drafts answers it in the message's own conversation: a reply
 // sent elsewhere is not this message's reply. An admitted one answers it
-// wherever it was sent, the wrong conversation being L5's to judge.
+// wherever it was sent, the wrong conversation being L5's to judge. Either
+// way the reply's draft was declared after the message arrived: a line sent
+// for the work item before is no reply to it (D44).
 func (f *facts) repliedBy(m *message, d int) bool {
-	valid := func(e *effect) bool { return e.validReply() && e.at.by(d) }
+	valid := func(e *effect) bool { return e.validReply() && e.at.by(d) && e.after(m) }
 	inThread := func(e *effect) bool { return valid(e) && e.draft.ConversationID == m.ConversationID }
 	return f.anySent(f.worksOf(m.ID), valid) || f.anySent(f.inferred().works[m.ID], inThread)
 }
@@ -201,7 +203,7 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 	if f.scheduledStop(m, d) {
 		return 0, false
 	}
-	if gone, ok := f.fleetGone(); ok && gone.by(d) {
+	if f.fleetGoneWithin(stamp{m.vis, seqHarness}, endOf(d)) {
 		return 0, false
 	}
 	return d, true

@@ -283,10 +283,11 @@ func checkForgedCited(f *facts) []Violation {
 	if len(forged) == 0 {
 		return nil
 	}
+	known := f.knownIDs()
 	var out []Violation
 	for _, a := range f.audit {
 		f.judged("L2.forged-approval-cited")
-		c, ok := citeForged(a.Fields, forged)
+		c, ok := citeForged(a.Fields, forged, known)
 		if !ok {
 			continue
 		}
@@ -349,7 +350,7 @@ func (f *facts) stoppedBy(w string, at stamp, d int) bool {
 			return true
 		}
 	}
-	if gone, ok := f.fleetGone(); ok && gone.by(d) {
+	if f.fleetGoneWithin(at, endOf(d)) {
 		return true
 	}
 	for _, r := range f.resolutionsOf(w) {
