@@ -23,7 +23,7 @@ type inproc struct {
 func newInproc(e *engine, newImpl sandbox.Factory) *inproc {
 	mem := e.files.(*sandbox.Memory)
 	d := &inproc{e: e, mem: mem, newImpl: newImpl, guard: &guardedStore{mem: mem}}
-	d.stub = NewStub(e.b.Model, mem, func() int { return e.tick })
+	d.stub = NewBundleStub(e.b, mem, func() int { return e.tick })
 	d.stub.refuse = func() error {
 		if d.guard.crashed {
 			return sandbox.ErrCrashed
