@@ -152,6 +152,7 @@ type facts struct {
 	admitted    map[string]*auditLine // work id -> its first admission
 	workIDs     []string              // admitted work ids, in admission order
 	modelCalls  map[string]bool
+	refused     map[string]bool // ids of requests the stub refused: no completion came of them
 	bad         []badLine
 	crashes     []crash
 	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed

@@ -104,19 +104,28 @@ func checkDraftOrigin(f *facts) []Violation {
 		if d.Origin.ModelFree {
 			continue
 		}
-		var missing []string
+		var missing, refused []string
 		for _, id := range d.Origin.CallIDs {
-			if !f.modelCalls[id] {
+			switch {
+			case f.refused[id]:
+				refused = append(refused, id)
+			case !f.modelCalls[id]:
 				missing = append(missing, id)
 			}
 		}
-		if len(missing) == 0 {
+		var why []string
+		if len(missing) > 0 {
+			why = append(why, fmt.Sprintf("model calls %s that are not in %s", strings.Join(missing, ", "), sandbox.ModelCalls))
+		}
+		if len(refused) > 0 {
+			why = append(why, fmt.Sprintf("requests %s that the stub refused, which produced no completion", strings.Join(refused, ", ")))
+		}
+		if len(why) == 0 {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L0.draft-origin", Level: 0, Tick: d.at.tick,
 			WorkID: d.WorkID, DraftID: d.DraftID, Evidence: []string{ref(sandbox.Drafts, d.line)},
-			Detail: fmt.Sprintf("Draft %s cites model calls %s that are not in %s.", d.DraftID,
-				strings.Join(missing, ", "), sandbox.ModelCalls)})
+			Detail: fmt.Sprintf("Draft %s cites %s.", d.DraftID, strings.Join(why, " and "))})
 	}
 	return out
 }

@@ -168,6 +168,11 @@ func newCompiler(in Input) *compiler {
 	c.parseImpl()
 	calls, _ := sandbox.ParseModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
+		// A request the stub refused got an error, not a completion: it is
+		// no model call a draft can come from.
+		if l.Rec.Rejected != nil {
+			continue
+		}
 		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
 			Src: ref(sandbox.ModelCalls, l.N)})
 	}

@@ -153,6 +153,7 @@ failed, 2 on bad input, 3 when the oracles disagreed.`,
 				if impl.Process != nil {
 					printProcess(w, doc)
 				}
+				printModelCalls(w, doc)
 				if out != "" {
 					fmt.Fprintf(w, "artifacts kept in %s\n", out)
 				}

@@ -195,14 +195,51 @@ type ClockFile struct {
 }
 
 // ModelCall is one line of model-calls.jsonl, written by the stub. Only
-// CallID is required of a line; At, Prompt, Anchor and Reply are what amr's
-// stub adds, and are zero when another harness's stub leaves them out.
+// CallID is required of a line; the rest is what amr's stub adds, zero when
+// another harness's stub leaves it out. Kind, Format, ToolCalls, Ignored and
+// Rejected appear only on calls that have them, so a plain call's line is
+// what it always was.
 type ModelCall struct {
 	CallID string `json:"call_id"`
 	At     int    `json:"at"`
 	Prompt string `json:"prompt"`
 	Anchor string `json:"anchor"`
 	Reply  string `json:"reply"`
+	// Kind is the id of the bundle's reply rule that answered the call.
+	Kind string `json:"kind,omitempty"`
+	// Format is how the reply was shaped when it was not plain text:
+	// json_object, json_schema or tool_call.
+	Format    string     `json:"format,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Ignored lists the request's features the stub did not honour.
+	Ignored []Ignored `json:"ignored,omitempty"`
+	// Rejected is set on the line of a request the stub refused with a 4xx:
+	// it was answered with an error, not a completion.
+	Rejected *Rejected `json:"rejected,omitempty"`
+}
+
+// ToolCall is a tool call the stub answered with: the function's name and
+// its arguments, a JSON text.
+type ToolCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Ignored is one feature of a request the stub did not honour: the request
+// field it was asked for in, and what was done instead.
+type Ignored struct {
+	Field  string `json:"field"`
+	Detail string `json:"detail"`
+}
+
+// Rejected is a request the stub refused: the HTTP status, the error's code
+// and param as the error body gave them, its message, and the request line.
+type Rejected struct {
+	Status  int    `json:"status"`
+	Code    string `json:"code"`
+	Param   string `json:"param,omitempty"`
+	Message string `json:"message"`
+	Request string `json:"request"`
 }
 
 // Line is one parsed line of a JSONL file, with its 1-based line number.
@@ -522,10 +559,11 @@ func (o *object) optionalReason() string {
 func ParseModelCalls(data []byte) ([]Line[ModelCall], []LineError) {
 	return parseLines(ModelCalls, data, func(o *object) ModelCall {
 		c := ModelCall{CallID: o.callID(), Prompt: o.optionalStr("prompt"), Anchor: o.optionalStr("anchor"),
-			Reply: o.optionalStr("reply")}
+			Reply: o.optionalStr("reply"), Kind: o.optionalStr("kind"), Format: o.optionalStr("format")}
 		if raw, ok := o.get("at"); ok {
 			c.At, _ = tickValue(raw)
 		}
+		c.readExtras(o)
 		return c
 	})
 }
