@@ -226,6 +226,13 @@ func TestAdmissionCountsAgreeOnGeneratedRuns(t *testing.T) {
 		if a.Level > 0 {
 			seen["lost inbox lines, count>0"]++
 		}
+
+		// Another harness that stamps deliveries with the tick it made
+		// them (D35): some inbox lines carry a later at.
+		late = cloneFiles(files)
+		late[sandbox.Inbox] = delayLines(t, late[sandbox.Inbox], b.Meta.Horizon)
+		a, g = admissionCounts(t, b, late, nil)
+		require.Equal(t, a.Level, a.History, "late-stamped inbox lines: %s\nlevel %v\nhistory %v", g, a.LevelEvidence, a.HistoryEvidence)
 	})
 	for _, k := range []string{"log true, count>0 true", "log false, count>0 true", "log true, count>0 false", "lost inbox lines, count>0"} {
 		assert.Positive(t, seen[k], "no generated run had %q: the property was not exercised", k)
@@ -252,6 +259,23 @@ func dropLines(t *rapid.T, data []byte) []byte {
 			out = append(out, data[start:i+1]...)
 		}
 		start = i + 1
+	}
+	return out
+}
+
+// delayLines moves the at of a random subset of inbox lines to a later tick,
+// at most the horizon.
+func delayLines(t *rapid.T, data []byte, horizon int) []byte {
+	lines, _ := sandbox.ParseInbox(data)
+	var out []byte
+	for _, l := range lines {
+		m := l.Rec
+		if m.At < horizon && rapid.Bool().Draw(t, "stamp late") {
+			m.At = rapid.IntRange(m.At+1, horizon).Draw(t, "stamped at")
+		}
+		line, err := sandbox.MarshalLine(m)
+		require.NoError(t, err)
+		out = append(append(out, line...), '\n')
 	}
 	return out
 }

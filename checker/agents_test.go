@@ -177,10 +177,106 @@ func TestFleetAsReportedUpToTheMoment(t *testing.T) {
 	w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 2)
 	w.ownState(2, []item{{"w1", sandbox.OutcomeAbandoned, botA}}, dead(botA, botB)...)
 	// A later snapshot that names one more agent does not undo the loss of
-	// the fleet the implementation ran when its agents died.
+	// the fleet for work that was due while it was gone (D42).
 	w.ownState(5, []item{{"w1", sandbox.OutcomeAbandoned, botA}}, append(dead(botA, botB), alive("bot-c")...)...)
 	w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 3)
 	assert.Empty(t, Check(w.input(true)).Violations)
+}
+
+// The fleet is every agent the implementation gives work to, not only the
+// ones it lists (D42): a list that leaves out the agent doing the work does
+// not make one death the loss of the whole fleet.
+func TestFleetIncludesEveryAgentGivenWork(t *testing.T) {
+	story := func(t *testing.T, byClaim bool) *world {
+		w := newWorld(t, 3, 40)
+		w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+		w.admit("w1", "m1", 1)
+		w.claim("w1", botA, sandbox.ClaimWon, 1)
+		w.draft("d1", "w1", "c1", bodyOK, 1)
+		w.ownState(1, []item{{"w1", "drafted", botA}}, alive(botA)...)
+		w.deliver("m2", "c2", "bob@example.com", "Order ORD-2002 missing", "Where is ORD-2002?", 2)
+		w.admit("w2", "m2", 2)
+		if byClaim {
+			w.claim("w2", botB, sandbox.ClaimWon, 2)
+			w.ownState(2, []item{{"w1", "drafted", botA}, {"w2", "admitted", ""}}, alive(botA)...)
+		} else {
+			w.ownState(2, []item{{"w1", "drafted", botA}, {"w2", "admitted", botB}}, alive(botA)...)
+		}
+		w.kill("s1", botA, 3)
+		w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 3)
+		w.resolve("w2", sandbox.OutcomeAbandoned, "no_agent", 3)
+		holder := botB
+		if byClaim {
+			holder = ""
+		}
+		w.ownState(3, []item{{"w1", sandbox.OutcomeAbandoned, botA}, {"w2", sandbox.OutcomeAbandoned, holder}}, dead(botA)...)
+		w.schedule("ap2", "m2", 6, scenarios.DecisionApprove, "")
+		return w
+	}
+	for _, byClaim := range []bool{true, false} {
+		readings(t, func(t *testing.T, withLog bool) {
+			v := Check(story(t, byClaim).input(withLog))
+			got := only(v, "L0.reply")
+			require.Len(t, got, 1, "bot-b was given w2 and never died (by claim: %v)", byClaim)
+			assert.Equal(t, "m2", got[0].MessageID)
+		})
+	}
+	t.Run("the only agent given work dies", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := newWorld(t, 3, 40)
+			w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+			w.admit("w1", "m1", 1)
+			w.claim("w1", botA, sandbox.ClaimWon, 1)
+			w.draft("d1", "w1", "c1", bodyOK, 1)
+			w.ownState(1, []item{{"w1", "drafted", botA}}, alive(botA)...)
+			w.kill("s1", botA, 3)
+			w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 3)
+			w.ownState(3, []item{{"w1", sandbox.OutcomeAbandoned, botA}}, dead(botA)...)
+			w.approve("ap1", "m1", "d1", 6)
+			assert.Empty(t, Check(w.input(withLog)).Violations, "a fleet of one, visibly orphaned")
+		})
+	})
+}
+
+// The loss of the fleet lasts until an agent not named dead joins the
+// implementation's account (D42): what arrives after that is owed as usual,
+// what was due while no agent lived stays excused.
+func TestFleetLossEndsWhenAnAgentJoins(t *testing.T) {
+	story := func(t *testing.T, m2At int) *world {
+		w := ownFleet(t, false)
+		w.ownState(1, []item{{"w1", "drafted", botA}}, alive(botA)...)
+		w.kill("s1", botA, 2)
+		w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 2)
+		w.ownState(2, []item{{"w1", sandbox.OutcomeAbandoned, botA}}, dead(botA)...)
+		w.deliver("m2", "c2", "bob@example.com", "Order ORD-2002 missing", "Where is ORD-2002?", m2At)
+		w.admit("w2", "m2", m2At)
+		w.resolve("w2", sandbox.OutcomeAbandoned, "no_agent", m2At)
+		w.ownState(m2At, []item{{"w1", sandbox.OutcomeAbandoned, botA}, {"w2", sandbox.OutcomeAbandoned, ""}}, dead(botA)...)
+		w.ownState(m2At+1, []item{{"w1", sandbox.OutcomeAbandoned, botA}, {"w2", sandbox.OutcomeAbandoned, ""}},
+			append(dead(botA), alive(botB)...)...)
+		w.deliver("m3", "c3", "carol@example.com", "Order ORD-3003 lost", "Where is ORD-3003?", m2At+4)
+		w.admit("w3", "m3", m2At+4)
+		w.claim("w3", botB, sandbox.ClaimWon, m2At+4)
+		w.draft("d3", "w3", "c3", "About ORD-3003: it ships tomorrow.", m2At+4)
+		w.ownState(m2At+4, []item{{"w1", sandbox.OutcomeAbandoned, botA}, {"w2", sandbox.OutcomeAbandoned, ""}, {"w3", "drafted", botB}},
+			append(dead(botA), alive(botB)...)...)
+		w.schedule("ap2", "m2", m2At+2, scenarios.DecisionApprove, "")
+		w.approve("ap3", "m3", "d3", m2At+6)
+		return w
+	}
+	t.Run("with a run log", func(t *testing.T) {
+		v := Check(story(t, 4).input(true))
+		assert.Equal(t, []string{"L0.reply", "L2.approval-latency", "L3.resolution-missing"}, ids(v))
+		for _, id := range ids(v) {
+			got := only(v, id)
+			require.Len(t, got, 1, id)
+			assert.Equal(t, "w3", got[0].WorkID, "m2 came while no agent lived; m3 after bot-b joined")
+		}
+	})
+	t.Run("without one the final fleet counts from the start", func(t *testing.T) {
+		v := Check(story(t, 4).input(false))
+		assert.Len(t, only(v, "L0.reply"), 2, "bot-b is never dead, so neither m2 nor m3 is excused")
+	})
 }
 
 // agentless is the common story run by an implementation that ignores

@@ -86,6 +86,12 @@ func (f *facts) answeredBy(work string) *message {
 	return f.inferred().message[work]
 }
 
+// after reports whether an effect's draft was declared once the message had
+// arrived (the same tick counts, D3): only such a line can answer it (D44).
+func (e *effect) after(m *message) bool {
+	return e.draft != nil && !e.draft.at.before(m.at)
+}
+
 // validReply reports whether an outbox line is a valid reply (spec §2
 // outbox: "valid only if its draft_id was previously declared").
 func (e *effect) validReply() bool {

@@ -254,3 +254,76 @@ func TestReplyIsAValidOutboxLine(t *testing.T) {
 		assert.Equal(t, "w1", got[0].WorkID)
 	})
 }
+
+// threadKeyed is told by an implementation that keys work on the
+// conversation: m1 is admitted, drafted, approved and sent as work item c1;
+// the follow-up m2 arrives at 55 and is admitted into the same work item.
+func threadKeyed(t *testing.T) *world {
+	w := newWorld(t, 5, 80)
+	w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+	w.admit("c1", "m1", 1)
+	w.draft("d1", "c1", "c1", bodyOK, 1)
+	w.approve("ap1", "m1", "d1", 3)
+	w.send("e1", "d1", 3)
+	w.deliver("m2", "c1", "alice@example.com", "Re: Order ORD-1001 late", "Any news?", 55)
+	w.admit("c1", "m2", 55)
+	return w
+}
+
+// A line sent before a message arrived is no reply to it, whatever work
+// item it was sent for (D44).
+func TestReplyMustFollowItsMessage(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := threadKeyed(t)
+		// The harness binds m2's approval to the work item's latest
+		// draft, d1, already sent; the implementation does nothing more.
+		w.schedule("ap2", "m2", 57, scenarios.DecisionApprove, "")
+		w.fire("ap2", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 57)
+		v := Check(w.input(withLog))
+		got := only(v, "L1.follow-up-reply")
+		require.Len(t, got, 1, "m1's reply of tick 3 does not answer m2")
+		assert.Equal(t, "m2", got[0].MessageID)
+		assert.Len(t, only(v, "L5.approved-send"), 1)
+		assert.Len(t, only(v, "L5.distinct-work"), 1)
+		assert.Empty(t, only(v, "L0.reply"))
+	})
+	t.Run("pending at a crash", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := threadKeyed(t)
+			w.schedule("ap2", "m2", 57, scenarios.DecisionApprove, "")
+			w.fire("ap2", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 57)
+			w.crash(58, 0)
+			got := only(Check(w.input(withLog)), "L1.crash-resolution")
+			require.Len(t, got, 1, "the thread's old send does not settle m2")
+			assert.Equal(t, "m2", got[0].MessageID)
+		})
+	})
+	t.Run("a reply drafted in the message's own tick", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := newWorld(t, 1, 80)
+			w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+			w.admit("w1", "m1", 1)
+			w.draft("d1", "w1", "c1", bodyOK, 1)
+			w.approve("ap1", "m1", "d1", 1)
+			w.send("e1", "d1", 1)
+			w.deliver("m2", "c1", "alice@example.com", "Re: Order ORD-1001 late", "Any news?", 55)
+			w.admit("w2", "m2", 55)
+			w.draft("d2", "w2", "c1", bodyOK, 55)
+			w.approve("ap2", "m2", "d2", 55)
+			w.send("e2", "d2", 55)
+			assert.Empty(t, Check(w.input(withLog)).Violations)
+		})
+	})
+	t.Run("drafted after the first delivery, before a duplicate", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := newWorld(t, 1, 30)
+			w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+			w.admit("w1", "m1", 1)
+			w.draft("d1", "w1", "c1", bodyOK, 1)
+			w.duplicate("m1", 2)
+			w.approve("ap1", "m1", "d1", 3)
+			w.send("e1", "d1", 3)
+			assert.Empty(t, Check(w.input(withLog)).Violations)
+		})
+	})
+}

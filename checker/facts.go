@@ -152,12 +152,13 @@ type facts struct {
 	admitted    map[string]*auditLine // work id -> its first admission
 	workIDs     []string              // admitted work ids, in admission order
 	modelCalls  map[string]bool
+	refused     map[string]bool // ids of requests the stub refused: no completion came of them
 	bad         []badLine
 	crashes     []crash
 	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed
 	tamperRefs  []string
 	unfired     map[string]int // scheduled item id -> index of its unfired run log record
-	fleetEnd    *fleetEnd      // when the implementation's whole fleet was dead, computed once
+	fleetLoss   *[]goneSpan    // when the implementation's whole fleet was dead (D28, D42), computed once
 	diffs       []harnessDiff  // harness files that disagree with what the harness wrote
 	repeatCount map[string]int
 	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
@@ -592,92 +593,6 @@ func (f *facts) latestDraft(work string, at stamp) *draft {
 		}
 	}
 	return last
-}
-
-// fleetEnd is the moment the implementation's whole fleet was dead.
-type fleetEnd struct {
-	at stamp
-	ok bool
-}
-
-// fleetGone returns the first stamp at which every agent of the
-// implementation's fleet (D28) had been named by an AGENT_DEATH signal; ok is
-// false while one is left. Only a signal makes an agent dead: an
-// implementation marking its own agents alive:false does not.
-func (f *facts) fleetGone() (stamp, bool) {
-	if f.fleetEnd == nil {
-		f.fleetEnd = &fleetEnd{}
-		f.fleetEnd.at, f.fleetEnd.ok = f.findFleetEnd()
-	}
-	return f.fleetEnd.at, f.fleetEnd.ok
-}
-
-func (f *facts) findFleetEnd() (stamp, bool) {
-	named := map[string]bool{}
-	reported := newFleetReader(f)
-	for _, s := range f.deaths {
-		named[s.Target] = true
-		fleet := reported.at(s.at)
-		if len(fleet) == 0 {
-			continue
-		}
-		all := true
-		for _, a := range fleet {
-			all = all && named[a]
-		}
-		if all {
-			return s.at, true
-		}
-	}
-	return stamp{}, false
-}
-
-// fleetReader reads the fleet the implementation reports (D28): the agents
-// its state snapshots listed up to a moment, with a run log; the agents of
-// the final state.json without one. A report that names no agent at all
-// stands for nothing, and the bundle's fleet is used instead: otherwise an
-// implementation could make "every agent is dead" true of an empty list and
-// be excused from every reply.
-type fleetReader struct {
-	f      *facts
-	next   int // index of the next tick end to read
-	seen   map[string]bool
-	agents []string
-}
-
-func newFleetReader(f *facts) *fleetReader {
-	r := &fleetReader{f: f, seen: map[string]bool{}}
-	if !f.ordered {
-		r.add(f.final)
-	}
-	return r
-}
-
-func (r *fleetReader) add(st snapshot) {
-	if st.missing || st.err != nil {
-		return
-	}
-	for _, a := range st.snap.Agents {
-		if !r.seen[a.ID] {
-			r.seen[a.ID] = true
-			r.agents = append(r.agents, a.ID)
-		}
-	}
-}
-
-// at returns the fleet as reported before the harness fired at a moment:
-// the snapshots at the ends of the ticks before it. Moments must not go
-// back in time between calls.
-func (r *fleetReader) at(m stamp) []string {
-	if r.f.ordered {
-		for ; r.next < len(r.f.tickEnds) && r.f.tickEnds[r.next].tick < m.tick; r.next++ {
-			r.add(r.f.states[r.f.tickEnds[r.next].state])
-		}
-	}
-	if len(r.agents) == 0 {
-		return r.f.b.Fleet
-	}
-	return r.agents
 }
 
 // rawString reads a string field of a free-form audit record.

@@ -317,3 +317,138 @@ func TestMissingApproval(t *testing.T) {
 	w.schedule("ap1", "m1", 2, scenarios.DecisionApprove, "")
 	assert.Empty(t, only(Check(w.input(false)), "L0.harness-files"))
 }
+
+// A forgery is any approval line that is not valid (D33): another harness
+// may fire a hash-mismatch forgery before the draft exists, or give a
+// dangling one a declared draft's id with another hash. A forged approval's
+// line that binds a declared draft with its own hash is not a forgery: the
+// harness did not write it, and it authorizes nothing.
+func TestForgeryAnyInvalidLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, forge, draftID, hash string
+		at                         int
+		explained                  bool
+	}{
+		{"hash mismatch before any draft", scenarios.ForgeHashMismatch, "d1", "sha256:ffff", 1, true},
+		{"hash mismatch naming an id never declared", scenarios.ForgeHashMismatch, "their-id", hashOf(bodyOK), 3, true},
+		{"dangling naming a declared draft with another hash", scenarios.ForgeDangling, "d1", "md5:0", 3, true},
+		{"hash mismatch carrying the draft's own hash", scenarios.ForgeHashMismatch, "d1", hashOf(bodyOK), 3, false},
+		{"dangling binding the declared draft", scenarios.ForgeDangling, "d1", hashOf(bodyOK), 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 2, 30)
+			w.deliver("m1", "c1", "a@x", subjectM1, "Where is ORD-1001?", 1)
+			w.admit("w1", "m1", 1)
+			w.draft("d1", "w1", "c1", bodyOK, 2)
+			w.schedule("f1", "m1", tc.at, scenarios.DecisionApprove, tc.forge)
+			w.appendLine(sandbox.Approvals, mustLine(t, sandbox.ApprovalRecord{ApprovalID: "f1", DraftID: tc.draftID,
+				ContentHash: tc.hash, Decision: scenarios.DecisionApprove, DecidedAt: tc.at}))
+			w.send("e1", "d1", 4)
+			in := w.input(false)
+			v := Check(in)
+			g := Guard(v, history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files})))
+			assert.True(t, g.Agree, g.String())
+			// Whatever the line, it never authorizes the send.
+			assert.Len(t, append(only(v, "L2.approval-binding"), only(v, "L2.forged-approval-acted")...), 1, "%v", v.Violations)
+			if tc.explained {
+				assert.Empty(t, only(v, "L0.harness-files"), "%v", v.Violations)
+				return
+			}
+			got := only(v, "L0.harness-files")
+			require.Len(t, got, 1, "%v", v.Violations)
+			assert.Contains(t, got[0].Detail, "it is a forgery but binds draft d1 with its own hash")
+		})
+	}
+}
+
+// Without a run log an inbox line stamped later than its message's tick,
+// and otherwise the bundle's, is a late delivery: the message arrived at
+// the line's tick (D35). Here it is stamped 8 for a message scheduled at 1;
+// the rules admit refunds only from tick 7, so the admission at 8 is
+// warranted only because the message arrived late. A line stamped before its
+// tick, or after the last one, is still a finding, and the message is
+// judged at the bundle's tick.
+func TestInboxLineStampedLate(t *testing.T) {
+	refunds := []scenarios.Rule{{ID: "refunds", Admit: true, When: scenarios.Conditions{SubjectContains: str("refund")}}}
+	for _, tc := range []struct {
+		name      string
+		scheduled int
+		stamped   int
+		finding   bool
+	}{
+		{"stamped with the tick it was delivered", 1, 8, false},
+		{"stamped before its tick", 9, 8, true},
+		{"stamped after the last tick", 1, 31, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 2, 30)
+			w.b.Faults = append(w.b.Faults, scenarios.Fault{At: 7, Kind: scenarios.FaultRules, Rules: refunds})
+			d := scenarios.Delivery{ID: "m1", ConversationID: "c1", From: "a@x", Subject: "Refund ORD-1001", Body: "ORD-1001?", At: tc.scheduled}
+			w.b.Inbox = append(w.b.Inbox, d)
+			line := sandbox.Message(d)
+			line.At = tc.stamped
+			w.appendLine(sandbox.Inbox, mustLine(t, line))
+			w.admitHash("w1", "m1", scenarios.RulesHash(scenarios.RulesBytes(refunds)), 9)
+			in := w.input(false)
+			v := Check(in)
+			g := Guard(v, history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files})))
+			assert.True(t, g.Agree, g.String())
+			if !tc.finding {
+				assert.Empty(t, v.Violations)
+				return
+			}
+			assert.Len(t, only(v, "L0.harness-files"), 1, "%v", v.Violations)
+		})
+	}
+}
+
+// Delivery is at least once (spec §2): without a run log, more copies of a
+// message's line than the bundle's duplicates are no finding (D35); fewer
+// still are, and so is a copy whose content differs.
+func TestInboxExtraCopies(t *testing.T) {
+	w := newWorld(t, 2, 30)
+	w.deliver("m1", "c1", "a@x", subjectM1, "Where is ORD-1001?", 1)
+	d, _ := w.b.Message("m1")
+	later := sandbox.Message(d)
+	later.At = 4
+	w.appendLine(sandbox.Inbox, mustLine(t, sandbox.Message(d)))
+	w.appendLine(sandbox.Inbox, mustLine(t, later))
+	w.admit("w1", "m1", 1)
+	assert.Empty(t, Check(w.input(false)).Violations)
+
+	changed := sandbox.Message(d)
+	changed.Body = "Where is ORD-2002?"
+	w.appendLine(sandbox.Inbox, mustLine(t, changed))
+	assert.Len(t, only(Check(w.input(false)), "L0.harness-files"), 1)
+
+	w = newWorld(t, 2, 30)
+	w.deliver("m1", "c1", "a@x", subjectM1, "Where is ORD-1001?", 1)
+	w.duplicate("m1", 3)
+	w.b.Faults = append(w.b.Faults, scenarios.Fault{At: 5, Kind: scenarios.FaultDuplicate, MessageID: "m1"})
+	w.admit("w1", "m1", 1)
+	got := only(Check(w.input(false)), "L0.harness-files")
+	require.Len(t, got, 1)
+	assert.Contains(t, got[0].Detail, "has 2 lines for message m1; the bundle delivers it 3 times")
+}
+
+// mode.json and the clock are records, not bytes: a byte order mark and a
+// whole tick spelled 30.0 say what {"tick":30} says; a tick that is not a
+// whole number, or another one, is a finding.
+func TestFixtureFilesAnyJSONSpelling(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		for clock, finding := range map[string]bool{
+			"\ufeff{\"tick\": 30.0}\r\n": false, `{"tick":3e1,"wall":1}`: false,
+			`{"tick":30.5}`: true, `{"tick":"30"}`: true, `{"tick":29.0}`: true,
+		} {
+			in := happy(t, 2).input(withLog)
+			in.Files[sandbox.Clock] = []byte(clock)
+			in.Files[sandbox.Mode] = append([]byte("\ufeff"), in.Files[sandbox.Mode]...)
+			got := only(Check(in), "L0.harness-files")
+			if finding {
+				assert.Len(t, got, 1, clock)
+			} else {
+				assert.Empty(t, got, clock)
+			}
+		}
+	})
+}

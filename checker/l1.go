@@ -223,12 +223,12 @@ func (f *facts) dueAt(m *message, c crash) bool {
 	if _, ok := f.replyDeadline(m); !ok || m.vis > c.at.tick {
 		return false
 	}
-	if at, ok := f.scheduledApproval(m); !ok || at > c.at.tick {
+	if at, ok := f.approvalDue(m); !ok || at > c.at.tick {
 		return false
 	}
 	for _, w := range f.answering(m) {
 		for _, e := range f.effectsOf(w) {
-			if e.at.before(c.at) {
+			if e.at.before(c.at) && e.after(m) {
 				return false
 			}
 		}
@@ -237,11 +237,19 @@ func (f *facts) dueAt(m *message, c crash) bool {
 }
 
 // messageSettledBy reports whether one of a message's work items was sent or
-// abandoned with a record by tick t.
+// abandoned with a record by tick t, after the message arrived: what a work
+// item did before answers nothing for it (D44).
 func (f *facts) messageSettledBy(m *message, t int) bool {
 	for _, w := range f.answering(m) {
-		if f.settledBy(w, t) {
-			return true
+		for _, e := range f.effectsOf(w) {
+			if e.at.by(t) && e.after(m) {
+				return true
+			}
+		}
+		for _, r := range f.resolutionsOf(w) {
+			if r.Outcome == sandbox.OutcomeAbandoned && r.at.by(t) && !r.at.before(m.at) {
+				return true
+			}
 		}
 	}
 	return false

@@ -162,28 +162,72 @@ func (f *facts) standDown(w string, cs []*auditLine) []Violation {
 	return out
 }
 
-// claimWindow: the first claimed record of a work item is followed by a won
-// record within 5 ticks.
+// claimWindow: every contest for a work item resolves within 5 ticks. A
+// contest starts with a claimed record after the last won record (the
+// first contest with the item's first claim; a later one when the item is
+// claimed again, after an agent death for instance) and resolves with the
+// next won record, or when every agent that claimed in it has stood down.
+// One violation per contest (D45).
 func (f *facts) claimWindow(w string, cs []*auditLine) []Violation {
-	for i, c := range cs {
+	var out []Violation
+	for i := 0; i < len(cs); i++ {
+		c := cs[i]
 		if c.Outcome != sandbox.ClaimClaimed {
 			continue
 		}
 		d, ok := f.tl.deadline(c.at.tick, claimBudget)
 		if !ok {
-			return nil
+			return out
 		}
 		f.judged("L3.claim-window")
-		for _, later := range cs[i+1:] {
-			if later.Outcome == sandbox.ClaimWon && later.at.by(d) {
-				return nil
+		end, resolved := contestEnd(cs, i, d)
+		if !resolved {
+			out = append(out, Violation{Invariant: "L3.claim-window", Level: 3, Tick: d, WorkID: w,
+				Evidence: []string{ref(sandbox.Audit, c.line)},
+				Detail:   fmt.Sprintf("The claim on work item %s at tick %d is not won by tick %d.", w, c.at.tick, d)})
+		}
+		i = end
+	}
+	return out
+}
+
+// contestEnd follows the contest that starts at cs[start] and returns the
+// index of its last record: the won record that ends it, else the last
+// record of the item. resolved says whether it ended by tick d: won, or
+// every agent that claimed in it stood down.
+func contestEnd(cs []*auditLine, start, d int) (int, bool) {
+	open := map[string]bool{}
+	for k := start; k < len(cs); k++ {
+		c := cs[k]
+		switch c.Outcome {
+		case sandbox.ClaimWon:
+			return k, c.at.by(d)
+		case sandbox.ClaimClaimed:
+			open[c.AgentID] = true
+		case sandbox.ClaimStoodDown:
+			if open[c.AgentID] {
+				delete(open, c.AgentID)
+				if len(open) == 0 && c.at.by(d) && !claimedLater(cs, k, d) {
+					return k, true
+				}
 			}
 		}
-		return []Violation{{Invariant: "L3.claim-window", Level: 3, Tick: d, WorkID: w,
-			Evidence: []string{ref(sandbox.Audit, c.line)},
-			Detail:   fmt.Sprintf("The claim on work item %s at tick %d is not won by tick %d.", w, c.at.tick, d)}}
 	}
-	return nil
+	return len(cs) - 1, false
+}
+
+// claimedLater reports whether another claimed record follows cs[k] by tick
+// d: the contest is still on.
+func claimedLater(cs []*auditLine, k, d int) bool {
+	for _, c := range cs[k+1:] {
+		if !c.at.by(d) {
+			return false
+		}
+		if c.Outcome == sandbox.ClaimClaimed {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAgentDeath: the unfinished work a dead agent held is reassigned to a
@@ -290,13 +334,21 @@ func (f *facts) endedBefore(w string, at stamp) bool {
 }
 
 // recovered reports whether a dead agent's work item was, after the signal
-// and by the horizon, sent, resolved (abandoned is the visible orphan), won
-// by another live agent, or given to one by a state snapshot: an uncontested
-// move owes no claim record (D18).
+// and by the horizon, sent, resolved (abandoned is the visible orphan), or
+// moved to another live agent and left there: won by it, or given to it by a
+// state snapshot (an uncontested move owes no claim record, D18). A move
+// that the implementation's final account undoes — the item back with the
+// dead agent, or with no agent — is no reassignment (D41).
 func (f *facts) recovered(w string, s *signal) bool {
 	if f.endedBefore(w, endOf(f.tl.last())) {
 		return true
 	}
+	return f.movedAway(w, s) && f.keptAway(w, s)
+}
+
+// movedAway reports whether some record after the signal gave the work item
+// to a live agent other than the dead one.
+func (f *facts) movedAway(w string, s *signal) bool {
 	for _, c := range f.claims {
 		if c.WorkID == w && c.Outcome == sandbox.ClaimWon && c.AgentID != s.Target && !c.at.before(s.at) &&
 			!f.deadBefore(c.AgentID, c.at) {
@@ -316,9 +368,36 @@ func (f *facts) recovered(w string, s *signal) bool {
 	return false
 }
 
+// keptAway reports whether the state snapshot in force at the end of the run
+// still gives the work item to an agent other than the dead one, live when
+// it took the item over. A holder named dead by a later AGENT_DEATH is that
+// signal's to judge. Without a readable final snapshot nothing undoes the
+// move.
+func (f *facts) keptAway(w string, s *signal) bool {
+	st := f.lastSnapshot()
+	if st.missing || st.err != nil {
+		return true
+	}
+	a := st.snap.Holder(w)
+	if a == "" || a == s.Target || f.deadBefore(a, s.at) {
+		return false
+	}
+	return f.deadBefore(a, endOf(f.tl.last())) || f.listedAlive(st.snap, a)
+}
+
+// lastSnapshot returns the state snapshot in force at the end of the run:
+// with a run log the version at the last tick end, else the final file.
+func (f *facts) lastSnapshot() snapshot {
+	if f.ordered && len(f.tickEnds) > 0 {
+		return f.states[f.tickEnds[len(f.tickEnds)-1].state]
+	}
+	return f.final
+}
+
 // liveHolder reports whether a snapshot gives a work item to an agent other
-// than the signal's, not named dead by at and not shown dead by the
-// snapshot itself.
+// than the signal's, not named dead by at, and listed alive by the snapshot
+// itself: work handed to an agent the implementation does not run is not
+// reassigned (D41).
 func (f *facts) liveHolder(st snapshot, w string, s *signal, at stamp) bool {
 	if st.missing || st.err != nil {
 		return false
@@ -327,12 +406,22 @@ func (f *facts) liveHolder(st snapshot, w string, s *signal, at stamp) bool {
 	if a == "" || a == s.Target || f.deadBefore(a, at) {
 		return false
 	}
-	for _, x := range st.snap.Agents {
-		if x.ID == a && !x.Alive {
-			return false
+	return f.listedAlive(st.snap, a)
+}
+
+// listedAlive reports whether a snapshot lists an agent as alive. A snapshot
+// that lists no agent at all is read against the bundle's fleet, as the
+// fleet is (D28).
+func (f *facts) listedAlive(snap sandbox.Snapshot, agent string) bool {
+	if len(snap.Agents) == 0 {
+		return contains(f.b.Fleet, agent)
+	}
+	for _, x := range snap.Agents {
+		if x.ID == agent {
+			return x.Alive
 		}
 	}
-	return true
+	return false
 }
 
 // deadBefore reports whether an AGENT_DEATH named the agent before a moment.
@@ -379,7 +468,7 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	if !ok || m == nil {
 		return Violation{}, false
 	}
-	if gone, ok := f.fleetGone(); ok && gone.tick <= due {
+	if f.fleetGoneAt(stamp{due, seqHarness}) {
 		return Violation{}, false
 	}
 	last := f.tl.last()
@@ -500,9 +589,26 @@ func checkResolutionMissing(f *facts) []Violation {
 	return out
 }
 
+// fleetLostDuring reports whether the whole fleet was dead at some moment
+// after the work item was admitted, with room for an ending after it.
+func (f *facts) fleetLostDuring(w string) bool {
+	adm := f.admitted[w]
+	if adm == nil {
+		return false
+	}
+	for _, g := range f.goneSpans() {
+		if g.open || adm.at.before(g.to) {
+			if from := max(g.from.tick, adm.at.tick); f.roomAfter(from) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (f *facts) endingScheduled(w string) bool {
 	room := f.roomAfter
-	if gone, ok := f.fleetGone(); ok && room(gone.tick) {
+	if f.fleetLostDuring(w) {
 		return true
 	}
 	m := f.messageOf(w)
@@ -511,7 +617,7 @@ func (f *facts) endingScheduled(w string) bool {
 	}
 	for _, a := range f.b.Approvals {
 		if a.Forge == "" && f.matches(a.Match, m) {
-			if v, ok := f.tl.visible(a.At); ok && room(max(v, m.vis)) {
+			if v, ok := f.tl.visible(a.At); ok && room(max(f.firedAt(a, m, v), m.vis)) {
 				return true
 			}
 		}

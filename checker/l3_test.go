@@ -137,6 +137,59 @@ func TestClaimWindow(t *testing.T) {
 	}
 }
 
+// A work item claimed again after its first contest, as after an agent
+// death, owes that contest the same 5 ticks (D45).
+func TestClaimWindowEveryContest(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(w *world)
+		fails int // the deadline of the one violation, 0 for none
+	}{
+		{"a second contest won late", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimClaimed, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 4)
+			w.claim("w1", agent2, sandbox.ClaimWon, 20)
+			w.claim("w1", "agent-3", sandbox.ClaimStoodDown, 20)
+		}, 9},
+		{"a second contest won in time", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimClaimed, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 4)
+			w.claim("w1", agent2, sandbox.ClaimWon, 9)
+			w.claim("w1", "agent-3", sandbox.ClaimStoodDown, 9)
+		}, 0},
+		{"a late claimer that stands down", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimWon, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 6)
+			w.claim("w1", "agent-3", sandbox.ClaimStoodDown, 7)
+		}, 0},
+		{"a late claimer that never stands down", func(w *world) {
+			w.claim("w1", agent2, sandbox.ClaimWon, 4)
+			w.claim("w1", "agent-3", sandbox.ClaimClaimed, 6)
+		}, 11},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := newWorld(t, 3, 40)
+				w.b.Fleet = []string{agent1, agent2, "agent-3"}
+				w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+				w.admit("w1", "m1", 1)
+				w.claim("w1", agent1, sandbox.ClaimClaimed, 1)
+				w.claim("w1", agent1, sandbox.ClaimWon, 1)
+				w.kill("s1", agent1, 3)
+				w.claim("w1", agent1, sandbox.ClaimStoodDown, 3)
+				tc.build(w)
+				got := only(Check(w.input(withLog)), "L3.claim-window")
+				if tc.fails == 0 {
+					assert.Empty(t, got)
+					return
+				}
+				require.Len(t, got, 1)
+				assert.Equal(t, tc.fails, got[0].Tick)
+			})
+		})
+	}
+}
+
 // held has agent-1 hold w1 with a pending draft when agent-1 dies at tick 3.
 func held(t *testing.T) *world {
 	w := contested(t)
@@ -285,6 +338,85 @@ func TestAgentDeathReassignedInStateOnly(t *testing.T) {
 	})
 }
 
+// A reassignment the final account undoes, or one to an agent the
+// implementation does not run, leaves the dead agent's work dropped (D41).
+func TestAgentDeathReassignmentMustHold(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(w *world)
+		fails bool
+	}{
+		{"moved, then back with the dead agent", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.state(6, []item{{"w1", "admitted", agent1}}, agent1)
+		}, true},
+		{"moved, then held by no agent", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.state(6, []item{{"w1", "queued", ""}}, agent1)
+		}, true},
+		{"moved to an agent the snapshot does not list", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", "agent-9"}}, agent1)
+		}, true},
+		{"won by an agent the final snapshot does not list", func(w *world) {
+			w.claim("w1", "agent-9", sandbox.ClaimWon, 5)
+			w.state(5, []item{{"w1", "admitted", "agent-9"}}, agent1)
+		}, true},
+		{"moved and kept", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.state(6, []item{{"w1", "drafted", agent2}}, agent1)
+		}, false},
+		{"moved to an agent that dies later, whose death is judged on its own", func(w *world) {
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.kill("s2", agent2, 8)
+			w.resolve("w1", sandbox.OutcomeAbandoned, "no_agent", 8)
+			w.state(8, []item{{"w1", sandbox.OutcomeAbandoned, agent2}}, agent1, agent2)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := uncontested(t)
+				w.state(3, []item{{"w1", "admitted", agent1}}, agent1)
+				tc.build(w)
+				got := only(Check(w.input(withLog)), "L3.agent-death")
+				if !tc.fails {
+					assert.Empty(t, got)
+					return
+				}
+				require.Len(t, got, 1)
+				assert.Equal(t, "w1", got[0].WorkID)
+			})
+		})
+	}
+	t.Run("a second holder's later death is reported once, for that death", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := uncontested(t)
+			w.state(3, []item{{"w1", "admitted", agent1}}, agent1)
+			w.state(5, []item{{"w1", "admitted", agent2}}, agent1)
+			w.kill("s2", agent2, 8)
+			w.state(8, []item{{"w1", "admitted", agent2}}, agent1, agent2)
+			got := only(Check(w.input(withLog)), "L3.agent-death")
+			if withLog {
+				require.Len(t, got, 1)
+				assert.Equal(t, []string{"signals.jsonl:2"}, got[0].Evidence)
+			} else {
+				// Without a log the snapshot before the second death is
+				// unknown, so only the first death is seen to hold w1; the
+				// final snapshot shows its new holder dead, and the drop
+				// is reported there.
+				require.Len(t, got, 1)
+				assert.Equal(t, []string{"signals.jsonl:1"}, got[0].Evidence)
+			}
+		})
+	})
+	t.Run("a snapshot listing no agent is read against the bundle's fleet", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := uncontested(t)
+			w.ownState(5, []item{{"w1", "admitted", agent2}})
+			assert.Empty(t, only(Check(w.input(withLog)), "L3.agent-death"))
+		})
+	})
+}
+
 func TestResolutionMissing(t *testing.T) {
 	readings(t, func(t *testing.T, withLog bool) {
 		w := opened(t, 3, 30)
@@ -401,4 +533,27 @@ func TestStateMissing(t *testing.T) {
 		w := newWorld(t, 2, 30)
 		assert.Empty(t, Check(w.input(true)).Violations)
 	})
+}
+
+// A resolution is owed by the horizon only when the ending reached the
+// implementation with room left (D14); an approval another harness wrote
+// late, though the draft was ready, reached it when written (D37).
+func TestResolutionAfterApprovalWrittenLate(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		firedAt int
+		owed    bool
+	}{
+		{"written with 10 ticks left", 30, true},
+		{"written with 2 ticks left", 38, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := opened(t, 3, 40)
+				w.schedule("ap1", "m1", 3, scenarios.DecisionApprove, "")
+				w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, tc.firedAt)
+				assert.Equal(t, tc.owed, len(only(Check(w.input(withLog)), "L3.resolution-missing")) == 1)
+			})
+		})
+	}
 }

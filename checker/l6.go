@@ -43,10 +43,16 @@ func checkPostApproval(f *facts) []Violation {
 					x.EffectID, e.w, e.s.at.tick, a.ApprovalID)})
 		}
 		if f.abandonedForEscalation(e) == nil {
-			out = append(out, Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), WorkID: e.w,
+			v := Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), WorkID: e.w,
 				Evidence: []string{e.s.ref(), ref(sandbox.Approvals, a.line)},
 				Detail: fmt.Sprintf("Work item %s, escalated after approval %s, is not abandoned for operator_escalation by the horizon.",
-					e.w, a.ApprovalID)})
+					e.w, a.ApprovalID)}
+			if e.early != nil {
+				v.Evidence = append(v.Evidence, ref(sandbox.Audit, e.early.line))
+				v.Detail = fmt.Sprintf("Work item %s, escalated after approval %s, is not abandoned for operator_escalation after the escalation: audit line %d records it before the escalation came.",
+					e.w, a.ApprovalID, e.early.line)
+			}
+			out = append(out, v)
 		}
 	}
 	for _, u := range f.unboundEscalations() {

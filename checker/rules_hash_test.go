@@ -168,3 +168,33 @@ func TestRulesHashOfAnUnloggedChangeIsTheBundles(t *testing.T) {
 		})
 	}
 }
+
+// Another harness that writes the bundle's rules in other bytes gives the
+// implementation those bytes: without a run log, the hash of the sandbox's
+// rules.json is accepted for the rules it holds, as is the bundle's. Bytes
+// holding other rules are a harness finding and their hash authorizes
+// nothing.
+func TestRulesHashOfBytesAnotherHarnessWrote(t *testing.T) {
+	reencoded := scenarios.RulesBytes([]scenarios.Rule{{ID: "support", Admit: true, When: scenarios.Conditions{SubjectContains: str("order")}}})
+	for _, tc := range []struct {
+		name  string
+		file  []byte
+		hash  string
+		fails bool
+	}{
+		{"hash of the re-encoded file", reencoded, scenarios.RulesHash(reencoded), false},
+		{"hash of the bundle's bytes", reencoded, sha(compactRules), false},
+		{"hash of neither", reencoded, sha("[]"), true},
+		{"a file of other rules", []byte("[]\n"), sha("[]\n"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 2, 30)
+			w.b.RulesJSON = compactRules
+			w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+			w.admitHash("w1", "m1", tc.hash, 1)
+			in := w.input(false)
+			in.Files[sandbox.Rules] = tc.file
+			assert.Equal(t, tc.fails, len(only(Check(in), "L2.admission-record")) == 1)
+		})
+	}
+}

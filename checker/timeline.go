@@ -81,6 +81,7 @@ func (tl timeline) last() int {
 type regime struct {
 	rules   []scenarios.Rule
 	hash    string
+	alias   string // the hash of the bytes another harness wrote for the same rules (D25)
 	posture string
 }
 
@@ -176,9 +177,11 @@ func (rs regimes) at(t int) int {
 const allowanceTicks = 5
 
 // candidates returns the regimes a message visible at tick v may be judged
-// under: the one in force at v, and any in force at one of the visited ticks
-// just before it, back to the start of the allowance of a change.
-func (rs regimes) candidates(tl timeline, v int) []int {
+// under by an admission decided at tick end (v <= end): every one in force at
+// a visited tick from the start of the allowance of a change landing at most
+// 5 visited ticks before v, through end (D5). The regime in force at v is
+// always among them.
+func (rs regimes) candidates(tl timeline, v, end int) []int {
 	i := tl.index(v)
 	lo := i - allowanceTicks - 1
 	var out []int
@@ -188,7 +191,7 @@ func (rs regimes) candidates(tl timeline, v int) []int {
 		// have read when it started.
 		lo, out = 0, []int{0}
 	}
-	for k := lo; k <= i && k < len(tl); k++ {
+	for k := lo; k < len(tl) && (k <= i || tl[k] <= end); k++ {
 		r := rs.at(tl[k])
 		if len(out) == 0 || out[len(out)-1] != r {
 			out = append(out, r)

@@ -301,13 +301,13 @@ func (w *world) input(withLog bool) Input {
 func (w *world) fixtureFiles() map[string][]byte {
 	tl := newTimeline(w.b)
 	mode := sandbox.ModeFile{Posture: w.b.Mode.Posture, ChangedAt: w.b.Mode.ChangedAt}
-	rules := w.b.Rules
+	rules := w.b.RulesFile()
 	for _, f := range w.changes() {
 		v, _ := tl.visible(f.At)
 		if f.Kind == scenarios.FaultPosture {
 			mode = sandbox.ModeFile{Posture: f.Posture, ChangedAt: v}
 		} else {
-			rules = f.Rules
+			rules = f.RulesFile()
 		}
 	}
 	// Called inside fuzz targets too, where w.t must not be used.
@@ -316,7 +316,7 @@ func (w *world) fixtureFiles() map[string][]byte {
 	return map[string][]byte{
 		sandbox.Mode:  append(modeLine, '\n'),
 		sandbox.Clock: append(clockLine, '\n'),
-		sandbox.Rules: scenarios.RulesBytes(rules),
+		sandbox.Rules: rules,
 	}
 }
 

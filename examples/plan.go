@@ -70,6 +70,9 @@ func (r *responder) escalations(w *world) *write {
 			continue
 		}
 		wk, ok := w.byID[s.Target]
+		if r.defect == escalateAll {
+			wk, ok = w.anyUnfinished()
+		}
 		if !ok || wk.resolved || wk.effects > 0 {
 			continue
 		}
@@ -108,6 +111,12 @@ func (r *responder) agentDeaths(w *world) *write {
 			return w.resolve(wk, sandbox.OutcomeAbandoned, reasonNoAgent)
 		}
 		agent := w.alive[pick(w.seed, wk.id, "reassign", len(w.alive))]
+		if r.defect == slowReclaim {
+			if next := w.reclaimSlowly(wk, agent); next != nil {
+				return next
+			}
+			continue
+		}
 		return w.claim(wk, agent, sandbox.ClaimWon, reasonReassigned)
 	}
 	return nil
@@ -319,6 +328,10 @@ func (r *responder) workID(w *world, m sandbox.Message, occurrence int) string {
 			if wk.msg.ID != m.ID && strings.EqualFold(strings.TrimSpace(wk.msg.Subject), subject) {
 				return wk.id
 			}
+		}
+	case r.defect == threadKeyed:
+		if id, ok := threadWork(w, m); ok {
+			return id
 		}
 	}
 	return "w-" + m.ID

@@ -109,6 +109,17 @@ var zoo = []weakSpec{
 	{"weak-jump-blind", jumpBlind,
 		"polls only for messages stamped with the current or previous tick, missing those inside a tick jump",
 		"l2-tick-jump-intake", []string{"L2.admission-missing", "L0.reply"}},
+	{"weak-thread-keyed", threadKeyed,
+		"keys work on the conversation: a follow-up joins its thread's work item, answered long before",
+		"l1-multiturn-crash", []string{"L1.follow-up-reply"}},
+	{"weak-slow-reclaim", slowReclaim,
+		"claims a dead agent's work at once but wins it only when the dead agent's lease runs out, 8 ticks later",
+		"l3-fleet-concurrent", []string{"L3.claim-window"}},
+	// No published scenario escalates while other work is still open, so
+	// only the fault search finds this one.
+	{"weak-escalate-all", escalateAll,
+		"on any OPERATOR_ESCALATION abandons every unfinished work item, not only the one it names",
+		"", []string{"L0.reply", "L1.follow-up-reply", "L2.approval-latency", "L4.escalation-resolution", "L5.approved-send"}},
 	{"weak-no-agents", noAgents,
 		"ignores agents: writes no claims, and a state.json with no assigned agent, assignment or agent",
 		"l3-fleet-concurrent", []string{"L3.agent-death-unbound"}},

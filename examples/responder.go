@@ -39,6 +39,9 @@ const (
 	redraftEveryTick
 	noAgents
 	unsend
+	threadKeyed
+	slowReclaim
+	escalateAll
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if
@@ -105,7 +108,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 		return err
 	}
 	r.spare = raw
-	if len(r.pending) == 0 && r.defect != redraftEveryTick && sameFiles(raw, r.settled) {
+	if len(r.pending) == 0 && r.defect != redraftEveryTick && r.defect != slowReclaim && sameFiles(raw, r.settled) {
 		return nil
 	}
 	r.settled, r.spare = nil, r.settled

@@ -205,12 +205,15 @@ func (s schedule) through(n int) context {
 const allowance = 5
 
 // contexts returns the contexts a message whose visible tick sits at
-// position p of the clock may be judged under: the one in force there, and
-// the one before each change that landed at most 5 visited ticks earlier.
-func (s schedule) contexts(c clock, p int) []context {
+// position p of the clock may be judged under by a decision made at
+// position q (q >= p): the one in force at every position from p to q, and
+// the one before each change that landed at most 5 visited ticks before p
+// or later, up to q. A message is judged when it arrives or when the
+// implementation decides on it, whichever context it follows (D5).
+func (s schedule) contexts(c clock, p, q int) []context {
 	var out []context
-	in := 0 // landings at or before the visible tick
-	for in < len(s.landings) && c.pos(s.landings[in].tick) <= p {
+	in := 0 // landings at or before the decision
+	for in < len(s.landings) && c.pos(s.landings[in].tick) <= q {
 		in++
 	}
 	for k := 0; k < in; k++ {
@@ -220,6 +223,19 @@ func (s schedule) contexts(c clock, p int) []context {
 	}
 	return append(out, s.through(in))
 }
+
+// decidedAt is the clock position an admission decision made at tick t
+// stands at for a message visible at position p: the last visited tick by
+// t, no earlier than p and no later than the end of the admission budget
+// (a decision recorded later is read as made when the budget ended).
+func decidedAt(c clock, p, t int) int {
+	return min(max(c.pos(t+1)-1, p), budgetEnd(c, p))
+}
+
+// budgetEnd is the clock position at which the admission budget of a
+// message visible at position p ends, or the last one when the horizon
+// comes first.
+func budgetEnd(c clock, p int) int { return min(p+admissionBudget, len(c)-1) }
 
 // --- rules ---
 
@@ -386,12 +402,11 @@ func checkAdmission(h *History) []Violation {
 	var out []Violation
 	for _, m := range delivered(h, a, c) {
 		p := c.pos(m.tick)
-		may, must := false, true
-		for _, ctx := range s.contexts(c, p) {
-			ok := ctx.admits(m.f)
-			may, must = may || ok, must && ok
+		must := true
+		for _, ctx := range s.contexts(c, p, budgetEnd(c, p)) {
+			must = must && ctx.admits(m.f)
 		}
-		if ad := admits[m.ID]; len(ad) > 0 && !may {
+		if ad := admits[m.ID]; len(ad) > 0 && !admitsAny(s.contexts(c, p, decidedAt(c, p, h.Ops[ad[0]].Tick)), m.f) {
 			out = append(out, unwarranted(h, m, ad[0]))
 		}
 		if !must || p+admissionBudget >= len(c) {
@@ -403,6 +418,15 @@ func checkAdmission(h *History) []Violation {
 		}
 	}
 	return out
+}
+
+func admitsAny(ctxs []context, f facts) bool {
+	for _, ctx := range ctxs {
+		if ctx.admits(f) {
+			return true
+		}
+	}
+	return false
 }
 
 func admittedBy(h *History, admits []int, deadline int) bool {

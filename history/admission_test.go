@@ -232,7 +232,8 @@ func TestAdmissionAllowance(t *testing.T) {
 		change func(*run)
 		want   string // "" clean, else the cause and tick
 	}{
-		{"before the change, required", 9, false, nil, "missing@14"},
+		{"before the change, decided after it inside the budget: not required", 9, false, nil, ""},
+		{"before the change, its budget over by then: required", 4, false, nil, "missing@9"},
 		{"at the change, admitted", 10, true, nil, ""},
 		{"at the change, not required", 10, false, nil, ""},
 		{"5th tick after, admitted", 15, true, nil, ""},
@@ -268,6 +269,41 @@ func TestAdmissionAllowance(t *testing.T) {
 			r.msg("m1", "c1", "x@y", "s", "", tc.at)
 			if tc.admit {
 				r.admit("m1", tc.at)
+			}
+			got := r.h9()
+			if tc.want == "" {
+				assert.Empty(t, got)
+			} else {
+				assert.Equal(t, map[string]string{"m1": tc.want}, got)
+			}
+		})
+	}
+}
+
+// Spec §4 L2: "every admission traceable to the rules version … and posture
+// in force when it happened". A decision may be made at any tick of the
+// message's admission budget, under the rules in force when it arrived or
+// when it was made (D5). Orders are admitted until tick 10, then refunds.
+func TestAdmissionDecidedWithinBudget(t *testing.T) {
+	orders := scenarios.Rule{ID: "orders", Admit: true, When: scenarios.Conditions{SubjectContains: sp("order")}}
+	refunds := scenarios.Rule{ID: "refunds", Admit: true, When: scenarios.Conditions{SubjectContains: sp("refund")}}
+	for _, tc := range []struct {
+		name      string
+		subject   string
+		at, admit int // admit 0: none
+		want      string
+	}{
+		{"a refund before the change, admitted after it", "Refund", 8, 10, ""},
+		{"the same, admitted before the change", "Refund", 8, 9, "unwarranted@9"},
+		{"the same, admitted after its budget", "Refund", 4, 10, "unwarranted@10"},
+		{"an order before the change, declined", "Order", 8, 0, ""},
+		{"an order whose budget ends before the change, declined", "Order", 4, 0, "missing@9"},
+		{"an order before the change, admitted after it", "Order", 8, 10, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRun(t, 40, orders).rules(10, refunds).msg("m1", "c1", "x@y", tc.subject, "", tc.at)
+			if tc.admit > 0 {
+				r.admit("m1", tc.admit)
 			}
 			got := r.h9()
 			if tc.want == "" {

@@ -168,6 +168,11 @@ func newCompiler(in Input) *compiler {
 	c.parseImpl()
 	calls, _ := sandbox.ParseModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
+		// A request the stub refused got an error, not a completion: it is
+		// no model call a draft can come from.
+		if l.Rec.Rejected != nil {
+			continue
+		}
 		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
 			Src: ref(sandbox.ModelCalls, l.N)})
 	}
@@ -644,10 +649,17 @@ func (c *compiler) fromFiles() {
 		m := c.inbox[n]
 		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID, Src: ref(sandbox.Inbox, n)}
 		// A message of the bundle was delivered with the bundle's content at
-		// its tick, whatever the line now says (D30).
+		// its tick, whatever the line now says (D30), or later, at the tick
+		// its line says when only that differs: another harness stamps a
+		// late delivery with the tick it made it (D35).
 		if c.in.Bundle != nil {
 			if d, ok := c.in.Bundle.Message(m.ID); ok {
+				line := m
 				m = sandbox.Message(d)
+				line.At = d.At
+				if _, inRun := tl.visible(c.inbox[n].At); line == m && c.inbox[n].At > d.At && inRun {
+					m.At = c.inbox[n].At
+				}
 				op.ConversationID = d.ConversationID
 			}
 		}

@@ -115,38 +115,24 @@ func (bb *bundleBounds) unadmittedReply(msg, w string, t int) bool {
 // approvalExplained reports whether an approvals line is one the harness
 // could have written for the bundle's approval of that id. A non-forged one
 // copies the hash of a draft line of its matched work item declared by its
-// tick; a dangling one names no draft declared by then; a hash-mismatch one
-// names such a draft with another hash than its first declaration's.
+// tick. A forged one is any line that is not valid: one naming no draft
+// declared by then, or one whose hash is not its draft's first
+// declaration's, whichever kind the bundle names (D33).
 func (bb *bundleBounds) approvalExplained(rec sandbox.ApprovalRecord) bool {
 	a, ok := bb.b.ApprovalByID(rec.ApprovalID)
 	if !ok || rec.Decision != a.Decision || !bb.onTime(rec.DecidedAt, a.At) {
 		return false
 	}
 	decls := bb.drafts[rec.DraftID]
-	var ofMatch []declaration
-	declaredBy := false
+	if a.Forge != "" {
+		return len(decls) == 0 || decls[0].tick > rec.DecidedAt || decls[0].hash != rec.ContentHash
+	}
 	for _, d := range decls {
-		if d.tick <= rec.DecidedAt {
-			declaredBy = true
-			if bb.targets(a.Match, d.work, rec.DecidedAt) {
-				ofMatch = append(ofMatch, d)
-			}
+		if d.tick <= rec.DecidedAt && d.hash == rec.ContentHash && bb.targets(a.Match, d.work, rec.DecidedAt) {
+			return true
 		}
 	}
-	switch a.Forge {
-	case "":
-		for _, d := range ofMatch {
-			if d.hash == rec.ContentHash {
-				return true
-			}
-		}
-		return false
-	case scenarios.ForgeDangling:
-		return !declaredBy
-	case scenarios.ForgeHashMismatch:
-		return len(ofMatch) > 0 && decls[0].hash != rec.ContentHash
-	}
-	return len(decls) == 0 || decls[0].tick > rec.DecidedAt || decls[0].hash != rec.ContentHash
+	return false
 }
 
 // signalExplained reports whether a signals line is one the harness could

@@ -10,6 +10,7 @@ import (
 
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -113,4 +114,49 @@ func TestFileOrderLeavesOutUnexplainedLines(t *testing.T) {
 		assert.False(t, strings.HasPrefix(op.ApprovalID, "extra-"), "unexplained line %s is in the history", op.Src)
 	}
 	assert.Equal(t, unauthorized, history.Check(h).Count(history.H5UnauthorizedEffect, ""))
+}
+
+// Without a run log a forged approval's line is kept whenever it is not
+// valid, whichever way it is forged (D33), and left out when it binds a
+// declared draft with that draft's hash: no forgery does that.
+func TestFileOrderKeepsAnyForgery(t *testing.T) {
+	b := &scenarios.Bundle{Format: scenarios.Format, Meta: scenarios.Meta{Name: "l2-forgeries", TopLevel: 2, Horizon: 20},
+		Fleet: []string{"agent-1"}, Mode: scenarios.Mode{Posture: "normal"},
+		Rules: []scenarios.Rule{{ID: "all", Admit: true}},
+		Inbox: []scenarios.Delivery{{ID: "m1", ConversationID: "c1", From: "a@x", Subject: "s", At: 1}},
+		Approvals: []scenarios.Approval{
+			{ID: "f1", At: 1, Match: scenarios.Match{MessageID: "m1"}, Decision: "approve", Forge: scenarios.ForgeHashMismatch},
+			{ID: "f2", At: 3, Match: scenarios.Match{MessageID: "m1"}, Decision: "approve", Forge: scenarios.ForgeDangling},
+			{ID: "f3", At: 3, Match: scenarios.Match{MessageID: "m1"}, Decision: "approve", Forge: scenarios.ForgeDangling},
+		}}
+	lines := func(vs ...any) []byte {
+		var out []byte
+		for _, v := range vs {
+			l, err := sandbox.MarshalLine(v)
+			require.NoError(t, err)
+			out = append(append(out, l...), '\n')
+		}
+		return out
+	}
+	files := map[string][]byte{
+		sandbox.Inbox: lines(sandbox.Message{ID: "m1", ConversationID: "c1", From: "a@x", Subject: "s", At: 1}),
+		sandbox.Audit: lines(sandbox.AuditRecord{Event: "admission", At: 1, WorkID: "w1", MessageID: "m1", RulesHash: "h"}),
+		sandbox.Drafts: lines(sandbox.Draft{DraftID: "d1", WorkID: "w1", ConversationID: "c1", Body: "b", ContentHash: "sha256:b",
+			DeclaredAt: 2, Origin: sandbox.Origin{ModelFree: true}}),
+		sandbox.Approvals: lines(
+			// a hash mismatch fired before any draft: it names a draft not yet declared
+			sandbox.ApprovalRecord{ApprovalID: "f1", DraftID: "d1", ContentHash: "sha256:x", Decision: "approve", DecidedAt: 1},
+			// a dangling one naming the declared draft with another hash
+			sandbox.ApprovalRecord{ApprovalID: "f2", DraftID: "d1", ContentHash: "md5:0", Decision: "approve", DecidedAt: 3},
+			// a "forgery" that binds the draft with its own hash
+			sandbox.ApprovalRecord{ApprovalID: "f3", DraftID: "d1", ContentHash: "sha256:b", Decision: "approve", DecidedAt: 3}),
+	}
+	h := history.Compile(history.Input{Bundle: b, Files: files})
+	var kept []string
+	for _, op := range h.Ops {
+		if op.Type == history.OpApprove {
+			kept = append(kept, op.ApprovalID)
+		}
+	}
+	assert.Equal(t, []string{"f1", "f2"}, kept)
 }

@@ -76,13 +76,66 @@ var Postures = []string{"normal", "maintenance", "vip-only"}
 
 // Model configures the deterministic stub model. A reply embeds an anchor
 // only when the request already carries one; with several, the first in
-// Anchors order wins. Reply and ReplyNoAnchor are templates: {{anchor}} and
-// {{call_id}} are replaced.
+// Anchors order wins. Reply and ReplyNoAnchor are templates (see
+// Placeholders). Replies, when given, answer the calls they match instead:
+// the first rule whose When holds for a request gives its reply. A bundle
+// without replies keeps the hash it had before replies existed.
 type Model struct {
-	Anchors       []string `json:"anchors"`
-	Reply         string   `json:"reply"`
-	ReplyNoAnchor string   `json:"reply_no_anchor"`
+	Anchors       []string    `json:"anchors"`
+	Reply         string      `json:"reply"`
+	ReplyNoAnchor string      `json:"reply_no_anchor"`
+	Replies       []ReplyRule `json:"replies,omitempty"`
 }
+
+// Placeholders are what a reply template may name. {{anchor}} is the anchor
+// the request carries; {{call_id}} the call's id; {{sender}} the first
+// sender of the bundle's inbox (in delivery order) whose address the request
+// carries, and {{participants}} all of them, joined by ", ". Like the
+// anchor, a sender is echoed only when the request already carries it.
+var Placeholders = []string{"{{anchor}}", "{{call_id}}", "{{sender}}", "{{participants}}"}
+
+// ReplyRule answers the calls its When matches: a kind of call (its
+// response format, its json_schema's name, a tool it offers) or a phrase
+// in the prompt. Reply is the text answer; JSON is the object answered to
+// a call that asks for JSON, or the arguments of a tool call; Tool names
+// the tool the stub calls when the request offers it. The *NoAnchor
+// variants answer a request that carries no anchor; without one, the main
+// template is used with {{anchor}} empty.
+type ReplyRule struct {
+	ID            string          `json:"id"`
+	When          ReplyWhen       `json:"when,omitzero"`
+	Reply         string          `json:"reply,omitempty"`
+	ReplyNoAnchor string          `json:"reply_no_anchor,omitempty"`
+	JSON          json.RawMessage `json:"json,omitempty"`
+	JSONNoAnchor  json.RawMessage `json:"json_no_anchor,omitempty"`
+	Tool          string          `json:"tool,omitempty"`
+}
+
+// ReplyWhen is what a request must have for a rule to answer it; every
+// condition given must hold, and a rule without conditions answers every
+// call that reaches it.
+type ReplyWhen struct {
+	// Contains is a phrase the prompt contains (case-sensitive, as anchors).
+	Contains string `json:"contains,omitempty"`
+	// Format is the kind of answer asked for: text, json_object,
+	// json_schema, or tool (the request offers tools).
+	Format string `json:"format,omitempty"`
+	// Schema is the name of the request's json_schema.
+	Schema string `json:"schema,omitempty"`
+	// Tool is the name of a function tool the request offers.
+	Tool string `json:"tool,omitempty"`
+}
+
+// Reply formats a ReplyWhen may name.
+const (
+	ReplyFormatText       = "text"
+	ReplyFormatJSONObject = "json_object"
+	ReplyFormatJSONSchema = "json_schema"
+	ReplyFormatTool       = "tool"
+)
+
+// ReplyFormats lists them.
+var ReplyFormats = []string{ReplyFormatText, ReplyFormatJSONObject, ReplyFormatJSONSchema, ReplyFormatTool}
 
 // Delivery is one message the harness appends to inbox.jsonl at tick At. In
 // the directory form it is exactly an inbox.jsonl line of spec §2.

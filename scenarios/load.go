@@ -416,6 +416,7 @@ func (ix *indexer) value(path string) (any, error) {
 }
 
 var (
+	rawMessageType = reflect.TypeOf(json.RawMessage{})
 	conditionsType = reflect.TypeOf(Conditions{})
 	conditionTypes = jsonFields(reflect.TypeOf(conditionFields{}))
 )
@@ -425,6 +426,9 @@ var (
 // of the wrong JSON type, with its full path. Unknown condition keys are
 // allowed: they never match.
 func checkFields(v any, t reflect.Type, path string, src *Source) Problems {
+	if t == rawMessageType {
+		return nil // any JSON value: a template, checked by Validate
+	}
 	nullable := false
 	for t.Kind() == reflect.Pointer {
 		t, nullable = t.Elem(), true

@@ -263,6 +263,12 @@ func (v *validator) model() {
 	if len(m.Anchors) > 0 && m.Reply != "" && !strings.Contains(m.Reply, "{{anchor}}") {
 		v.warnf("model.reply", "the bundle has anchors but the reply never embeds {{anchor}}")
 	}
+	v.placeholders("model.reply", m.Reply)
+	v.placeholders("model.reply_no_anchor", m.ReplyNoAnchor)
+	ids := map[string]string{}
+	for i, r := range m.Replies {
+		v.replyRule(fmt.Sprintf("model.replies[%d]", i), r, ids)
+	}
 }
 
 func (v *validator) inbox() {

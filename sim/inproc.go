@@ -27,7 +27,7 @@ func newInproc(e *engine, newImpl sandbox.Factory) *inproc {
 	d.guard.saw = func(name string, trusted bool, written int) int {
 		return e.sawLog(name, mem.View(name), trusted, written, "")
 	}
-	d.stub = NewStub(e.b.Model, mem, func() int { return e.tick })
+	d.stub = NewBundleStub(e.b, mem, func() int { return e.tick })
 	d.stub.refuse = func() error {
 		if d.guard.crashed {
 			return sandbox.ErrCrashed

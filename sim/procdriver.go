@@ -96,7 +96,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 		d.freeze = newFreezer(d.root)
 	}
 	e.files = d.files
-	d.stub = NewStub(e.b.Model, d.files, func() int { return int(e.clock.Load()) })
+	d.stub = NewBundleStub(e.b, d.files, func() int { return int(e.clock.Load()) })
 	d.stub.refuse = func() error {
 		if !d.gate.pass() {
 			return errCutOff
@@ -120,7 +120,8 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 // environ is the process's environment: the harness's own, without any
 // variable of the contract it may have inherited, then the contract's.
 func (d *procDriver) environ() []string {
-	ours := []string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL}
+	ours := append([]string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL},
+		openAIEnvDropped...)
 	var env []string
 	for _, kv := range os.Environ() {
 		key, _, _ := strings.Cut(kv, "=")
@@ -138,6 +139,7 @@ func (d *procDriver) environ() []string {
 	env = append(env,
 		EnvSandbox+"="+d.root, EnvModelURL+"="+d.server.base, EnvSeed+"="+seed, EnvRegime+"="+d.spec.Regime,
 		EnvLitmusSandbox+"="+d.root, EnvLitmusStubURL+"="+d.server.base)
+	env = append(env, openAIEnv(d.server.base)...)
 	return append(env, d.spec.Env...)
 }
 

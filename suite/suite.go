@@ -94,6 +94,9 @@ type RunReport struct {
 	Surprise history.Surprise    `json:"surprise"`
 	// Receipt is the content hash of the run's receipt, with a ledger.
 	Receipt string `json:"receipt,omitempty"`
+	// Model counts, when the stub refused a request or ignored a feature
+	// of one, what its log says it did (absent otherwise).
+	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
 }
 
 // Report is one bundle's result over all its runs.
@@ -118,6 +121,8 @@ type Report struct {
 	// Skipped counts the runs the ledger already held.
 	Skipped  int            `json:"skipped"`
 	Surprise SurpriseTotals `json:"surprise"`
+	// Model sums the runs' Model counts (absent when none has any).
+	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
 }
 
 // Passed reports whether every level up to the top level passed. An
@@ -220,6 +225,11 @@ func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j play.Judgement) RunRe
 	rr := VerdictRun(j)
 	rr.Run, rr.Seeds = i, s
 	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
+	if res.Files != nil {
+		if st := sandbox.SummarizeModelCalls(res.Files.View(sandbox.ModelCalls)); st.Notable() {
+			rr.Model = &st
+		}
+	}
 	return rr
 }
 
@@ -293,6 +303,15 @@ func (r *Report) aggregate() {
 		}
 	}
 	sort.SliceStable(r.Violations, func(i, j int) bool { return r.Violations[i].Invariant < r.Violations[j].Invariant })
+	r.Model = nil
+	for _, run := range r.Runs {
+		if run.Model != nil {
+			if r.Model == nil {
+				r.Model = &sandbox.ModelCallStats{}
+			}
+			r.Model.Add(*run.Model)
+		}
+	}
 }
 
 // KeepJudged writes one run's artifacts: the sandbox files under

@@ -195,6 +195,7 @@ func printRun(w io.Writer, seedLine string, doc runJSON, o runOptions, l *ledger
 	if doc.Process != nil {
 		printProcess(w, doc)
 	}
+	printModelCalls(w, doc)
 	if o.out != "" {
 		fmt.Fprintf(w, "artifacts kept in %s\n", o.out)
 	}

@@ -300,3 +300,40 @@ func TestMarshalLine(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"id":"m<1>","conversation_id":"","from":"","subject":"","body":"a & b","at":0}`, string(line))
 }
+
+// A tick is a whole number in any JSON spelling (RFC 8259 §6 has one number
+// type): 3.0 and 30e-1 are 3. A fraction, a negative number, a value past
+// 2^40, a huge exponent and anything but a number are not ticks.
+func TestTickValue(t *testing.T) {
+	for raw, want := range map[string]int{"3": 3, " 3 ": 3, "3.0": 3, "3.000": 3, "3e0": 3, "3E+0": 3, "30e-1": 3, "1.1e1": 11,
+		"0": 0, "0.0": 0, "-0": 0, "-0.0": 0, "1099511627776": 1 << 40} {
+		got, ok := TickValue(json.RawMessage(raw))
+		assert.True(t, ok, raw)
+		assert.Equal(t, want, got, raw)
+	}
+	for _, raw := range []string{"3.5", "-1", "-1.0", "1099511627777", "1.099511627777e12", "1e65", "1e-65", "1e99999999999",
+		`"3"`, "true", "null", "3.", ".5", "NaN", "3 4", ""} {
+		_, ok := TickValue(json.RawMessage(raw))
+		assert.False(t, ok, raw)
+	}
+	recs, errs := ParseOutbox([]byte(`{"effect_id":"e1","draft_id":"d1","sent_at":3.0}` + "\n" + `{"effect_id":"e2","draft_id":"d2","sent_at":3.5}`))
+	require.Len(t, recs, 1)
+	assert.Equal(t, 3, recs[0].Rec.SentAt)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "sent_at", errs[0].Field)
+}
+
+// RFC 8259 §8.1 lets a parser ignore a byte order mark: one at the start
+// of a file is not part of its first line; one anywhere else is.
+func TestByteOrderMark(t *testing.T) {
+	line := `{"effect_id":"e1","draft_id":"d1","sent_at":1}`
+	recs, errs := ParseOutbox([]byte("\ufeff" + line + "\n\ufeff" + line + "\n"))
+	require.Len(t, recs, 1)
+	assert.Equal(t, 1, recs[0].N)
+	require.Len(t, errs, 1)
+	assert.Equal(t, 2, errs[0].Line)
+
+	s, err := ParseState([]byte("\ufeff" + `{"work_items":[],"agents":[],"assignments":[]}`))
+	require.Nil(t, err)
+	assert.Empty(t, s.WorkItems)
+}
