@@ -17,6 +17,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -384,7 +385,7 @@ func readSandboxDir(t *testing.T, dir string) map[string][]byte {
 // recording is one recorded case: an implementation on a published
 // scenario. targets is nil for an implementation that must pass.
 type recording struct {
-	impl     suite.Impl
+	impl     play.Impl
 	scenario string
 	targets  []string
 	why      string
@@ -407,7 +408,7 @@ func recordPlan(t *testing.T) []recording {
 	require.NoError(t, err)
 	var out []recording
 	for _, p := range published {
-		out = append(out, recording{impl: suite.Impl{Name: examples.ReferenceName, New: examples.Reference()}, scenario: p.Name,
+		out = append(out, recording{impl: play.Impl{Name: examples.ReferenceName, New: examples.Reference()}, scenario: p.Name,
 			why: fmt.Sprintf("The reference responder on %s: correct at every level under every fault, so every level it reports passes.", p.Name)})
 	}
 	for _, im := range examples.All() {
@@ -419,14 +420,14 @@ func recordPlan(t *testing.T) []recording {
 			why = fmt.Sprintf("%s %s; the spec allows that, so the level checker owes it no failure: its target on %s (%s) is a diagnostic of the history oracle.",
 				im.Name, im.Description, im.Scenario, strings.Join(im.Targets, ", "))
 		}
-		out = append(out, recording{impl: suite.Impl{Name: im.Name, New: im.New}, scenario: im.Scenario, targets: im.Targets, why: why,
+		out = append(out, recording{impl: play.Impl{Name: im.Name, New: im.New}, scenario: im.Scenario, targets: im.Targets, why: why,
 			needsLog: im.NeedsRunLog})
 	}
 	for _, p := range published {
 		if p.Bundle.Meta.TopLevel > 2 {
 			continue
 		}
-		out = append(out, recording{impl: suite.Impl{Name: pythonImpl}, scenario: p.Name,
+		out = append(out, recording{impl: play.Impl{Name: pythonImpl}, scenario: p.Name,
 			why: fmt.Sprintf("The Python responder, an OS process in the step regime, on %s: correct for L0-L2, so every level it reports passes.", p.Name)})
 	}
 	for i := range out {

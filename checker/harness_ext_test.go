@@ -12,6 +12,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -118,7 +119,7 @@ func TestGeneratedSandboxesHoldWhatTheHarnessWrote(t *testing.T) {
 		"weak-send-per-approval", "weak-redraft-every-tick"}
 	for _, preset := range faults.PresetNames() {
 		for i := 0; i < 10; i++ {
-			_, b, err := faults.Generated(20240611, i, preset)
+			_, b, err := fuzz.Generated(20240611, i, preset)
 			require.NoError(t, err)
 			for _, name := range impls {
 				im, ok := examples.Lookup(name)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
 )
@@ -70,7 +71,7 @@ type Config struct {
 // Check runs the probes each declared capability implies against impl and
 // compares what the runs show with what the submission declares. A probe
 // scenario is played once for all the capabilities that need it.
-func Check(s *Submission, impl suite.Impl, cfg Config) (*Report, error) {
+func Check(s *Submission, impl play.Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}

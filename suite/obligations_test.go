@@ -11,6 +11,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -34,7 +35,7 @@ func TestPublishedScenariosExerciseTheirTopLevel(t *testing.T) {
 func TestEveryViolationOnThePublishedSuiteWasJudged(t *testing.T) {
 	for _, im := range examples.All() {
 		for _, p := range published(t) {
-			rep, err := suite.Run(p.Bundle, suite.Impl{Name: im.Name, New: im.New}, suite.Config{Runs: 1})
+			rep, err := suite.Run(p.Bundle, play.Impl{Name: im.Name, New: im.New}, suite.Config{Runs: 1})
 			require.NoError(t, err)
 			run := rep.Runs[0]
 			for _, x := range run.Violations {

@@ -13,6 +13,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -27,7 +28,7 @@ const (
 // Fingerprint is an implementation's identity for receipts and
 // memoization: "in-process:<name>@<harness version>" for a built-in one,
 // "process:<command>@<hash of its executable>" for an OS process.
-func Fingerprint(impl Impl, harnessVersion string) string {
+func Fingerprint(impl play.Impl, harnessVersion string) string {
 	if impl.Process == nil || len(impl.Process.Command) == 0 {
 		return ledger.Fingerprint(impl.Name, harnessVersion)
 	}
@@ -43,14 +44,14 @@ func Fingerprint(impl Impl, harnessVersion string) string {
 	return "process:" + cmd + "@" + ledger.Digest(data)
 }
 
-func (cfg Config) key(impl Impl, hash string, seed uint64) ledger.Key {
+func (cfg Config) key(impl play.Impl, hash string, seed uint64) ledger.Key {
 	return ledger.Key{BundleHash: hash, Fingerprint: Fingerprint(impl, cfg.HarnessVersion),
 		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10)}
 }
 
 // memoized returns the report of a run the ledger already holds, after
 // appending a skipped receipt that copies its verdict forward.
-func memoized(scenario string, impl Impl, cfg Config, hash string, s seeds.Seeds, i int) (RunReport, bool, error) {
+func memoized(scenario string, impl play.Impl, cfg Config, hash string, s seeds.Seeds, i int) (RunReport, bool, error) {
 	if cfg.Ledger == nil || cfg.Force {
 		return RunReport{}, false, nil
 	}
@@ -76,14 +77,14 @@ func memoized(scenario string, impl Impl, cfg Config, hash string, s seeds.Seeds
 	return rr, true, nil
 }
 
-func newReceipt(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int, status string) ledger.Receipt {
+func newReceipt(scenario string, impl play.Impl, cfg Config, hash string, seed uint64, i int, status string) ledger.Receipt {
 	return ledger.Receipt{Scenario: scenario, BundleHash: hash,
 		Impl:           ledger.Impl{Name: impl.Name, Fingerprint: Fingerprint(impl, cfg.HarnessVersion)},
 		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10), Run: i, Status: status}
 }
 
 // failedReceipt records a run the engine could not play.
-func failedReceipt(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int, runErr error) error {
+func failedReceipt(scenario string, impl play.Impl, cfg Config, hash string, seed uint64, i int, runErr error) error {
 	if cfg.Ledger == nil {
 		return nil
 	}
@@ -120,7 +121,7 @@ func verdictBytes(rr RunReport) ([]byte, error) {
 
 // ranReceipt appends the receipt of a run that was played and judged, after
 // storing every artifact beside the ledger by its hash.
-func ranReceipt(scenario string, impl Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
+func ranReceipt(scenario string, impl play.Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
 	r := newReceipt(scenario, impl, cfg, hash, uint64(*rr.Engine), rr.Run, ledger.StatusRan)
 	r.Verdict = ledger.Verdict{Levels: rr.Levels, Origin: rr.Origin, Invalid: rr.Invalid,
 		Obligations: copyCounts(rr.Obligations), Judged: copyCounts(rr.Judged), Vacuous: append([]string(nil), rr.Vacuous...),

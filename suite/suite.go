@@ -1,9 +1,8 @@
-// Package suite runs scenario bundles against an implementation, judges
-// every run with the checker, and aggregates the verdicts the way spec §5
-// scores them: a level passes only when it holds in every run.
-//
-// It is the one place that ties the engine, the checker and the
-// implementations together, so the CLI stays thin wiring.
+// Package suite runs scenario bundles against an implementation, each run
+// one judged play (package play), and aggregates the verdicts the way spec
+// §5 scores them: a level passes only when it holds in every run. It keeps
+// the runs it is asked to keep, writes their receipts to a ledger, and
+// owns the regression baseline over the published scenarios.
 package suite
 
 import (
@@ -17,6 +16,7 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
@@ -35,14 +35,6 @@ const (
 
 // LevelNames are the report keys of the levels, in order.
 var LevelNames = [7]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
-
-// Impl is an implementation to run: a name for reports and a factory, or
-// a process spec when it runs as an OS process (then New is not used).
-type Impl struct {
-	Name    string
-	New     sandbox.Factory
-	Process *sim.ProcessSpec
-}
 
 // Config says how to run a bundle.
 type Config struct {
@@ -148,7 +140,7 @@ func (r *Report) Passed() bool {
 }
 
 // Run plays a bundle cfg.Runs times against impl and judges each run.
-func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
+func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}
@@ -178,14 +170,13 @@ func NewReport(scenario, impl string, top int, runs []RunReport) *Report {
 	return rep
 }
 
-func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
+func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int) (RunReport, error) {
 	s := seeds.OfScored(seeds.RunOr(cfg.RunSeed, b.Meta.Name), i)
 	seed := uint64(*s.Engine)
 	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, s, i); err != nil || ok {
 		return rr, err
 	}
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash,
-		Process: impl.Process, Context: cfg.Context})
+	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true})
 	if err != nil {
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
@@ -193,7 +184,7 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 		}
 		return RunReport{}, err
 	}
-	j := Judge(b, res.Files.Files(), res.Log)
+	res, j := p.Result, p.Judgement
 	v := j.Level
 	rr := NewRunReport(i, s, res, j)
 	hist := j.Compiled.Bytes()
@@ -230,7 +221,7 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 
 // NewRunReport is run i's report: what the run did and how both oracles
 // judged it.
-func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j Judgement) RunReport {
+func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j play.Judgement) RunReport {
 	rr := VerdictRun(j)
 	rr.Run, rr.Seeds = i, s
 	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
@@ -244,7 +235,7 @@ func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j Judgement) RunReport 
 
 // VerdictRun is the report of a run judged from its artifacts alone, with
 // nothing known of how it was played: what both oracles found.
-func VerdictRun(j Judgement) RunReport {
+func VerdictRun(j play.Judgement) RunReport {
 	v := j.Level
 	rr := RunReport{Levels: LevelMap(v.Levels), Obligations: ObligationMap(v), Judged: v.Judged,
 		Vacuous: VacuousNames(v), Origin: v.Origin, Violations: v.Violations,
@@ -327,7 +318,7 @@ func (r *Report) aggregate() {
 // dir/sandbox, the run log as dir/run.jsonl, the history both oracles read as
 // dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
 // its stdout.log and stderr.log.
-func KeepJudged(dir string, res *sim.Result, rr RunReport, j Judgement) error {
+func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) error {
 	return keep(dir, res, rr, j.Compiled.Bytes())
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -25,11 +26,11 @@ func published(t testing.TB) []scenarios.PublishedBundle {
 	return pubs
 }
 
-func impl(t testing.TB, name string) suite.Impl {
+func impl(t testing.TB, name string) play.Impl {
 	t.Helper()
 	i, ok := examples.Lookup(name)
 	require.True(t, ok, "implementation %s", name)
-	return suite.Impl{Name: i.Name, New: i.New}
+	return play.Impl{Name: i.Name, New: i.New}
 }
 
 func TestReferencePassesEveryPublishedScenarioFiveRuns(t *testing.T) {
@@ -65,7 +66,7 @@ func TestEveryWeakImplementationIsCaughtByItsScenario(t *testing.T) {
 			b, ok := pubs[wi.Scenario]
 			require.True(t, ok, "scenario %s is published", wi.Scenario)
 			covered[wi.Scenario] = true
-			rep, err := suite.Run(b, suite.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
+			rep, err := suite.Run(b, play.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
 			require.NoError(t, err)
 			if diagnosticOnly(wi.Targets) {
 				// A cost defect breaks no invariant: the surprise

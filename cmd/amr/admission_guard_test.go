@@ -8,9 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
-	"github.com/amr-bench/amr/suite"
 )
 
 // levelForgetsPosture is the level checker judging as if the bundle never
@@ -55,8 +56,8 @@ func TestAnEvaluatorThatForgetsPostureMakesRunsInvalid(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 
 	for side, doctor := range map[string]func() func(){
-		"level":   func() func() { return suite.WithOracles(levelForgetsPosture, nil) },
-		"history": func() func() { return suite.WithOracles(nil, historyForgetsPosture) },
+		"level":   func() func() { return play.WithOracles(levelForgetsPosture, nil) },
+		"history": func() func() { return play.WithOracles(nil, historyForgetsPosture) },
 	} {
 		t.Run(side, func(t *testing.T) {
 			restore := doctor()
@@ -72,7 +73,7 @@ func TestAnEvaluatorThatForgetsPostureMakesRunsInvalid(t *testing.T) {
 			require.Equal(t, exitInvalid, code, stderr)
 			assert.Contains(t, stdout, "INVALID: run ")
 			assert.Contains(t, stdout, "admissions")
-			assert.FileExists(t, filepath.Join(out, invalidDir, "bundle.json"))
+			assert.FileExists(t, filepath.Join(out, fuzz.InvalidDir, fuzz.BundleJSON))
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -239,7 +240,7 @@ func TestFuzzFindsAndShrinksAProcess(t *testing.T) {
 	require.Empty(t, s.Error)
 	assert.Equal(t, doc.Counterexample.Invariants[0], s.Invariant)
 	assert.Less(t, s.Stats.EventsAfter, s.Stats.EventsBefore)
-	for _, sub := range []string{rawDir, shrunkDir} {
+	for _, sub := range []string{fuzz.RawDir, fuzz.ShrunkDir} {
 		for _, name := range []string{"bundle.json", "run.jsonl", "verdict.json", sim.StdoutLog, sim.StderrLog} {
 			assert.FileExists(t, filepath.Join(out, sub, name))
 		}

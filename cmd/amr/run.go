@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
@@ -27,23 +30,7 @@ type runJSON struct {
 	Results []*suite.Report `json:"results"`
 }
 
-func newRunCmd() *cobra.Command {
-	var (
-		implName string
-		runs     int
-		seed     uint64
-		out      string
-		asJSON   bool
-		maxSteps int
-		shown    int
-		proc     *processFlags
-		ledgerAt string
-		force    bool
-	)
-	cmd := &cobra.Command{
-		Use:   "run [BUNDLE...]",
-		Short: "Run scenario bundles against an implementation and report each level",
-		Long: `Run plays each bundle --runs times on the deterministic simulator against an
+const runLong = `Run plays each bundle --runs times on the deterministic simulator against an
 implementation, judges every run with the checker, and prints a table with one
 row per scenario and one column per level (pass, FAIL, or - for untested). A
 level passes only when it holds in every run (spec §5: five consecutive runs).
@@ -79,107 +66,140 @@ receipt, writing a cheap "skipped" receipt that copies its verdict; --force
 runs everything again.
 
 Exit 0 when every level up to each scenario's top level passed, 1 when any
-failed, 2 on bad input, 3 when the oracles disagreed.`,
+failed, 2 on bad input, 3 when the oracles disagreed.`
+
+type runOptions struct {
+	implName string
+	runs     int
+	seed     uint64
+	out      string
+	asJSON   bool
+	maxSteps int
+	shown    int
+	proc     *processFlags
+	ledgerAt string
+	force    bool
+}
+
+func newRunCmd() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [BUNDLE...]",
+		Short: "Run scenario bundles against an implementation and report each level",
+		Long:  runLong,
 		Example: `  amr run                                  # the published suite against the reference, 5 runs each
   amr run --impl weak-no-send scenarios/l0-respond
   amr run --runs 1 --seed 7 --out out/ --json
   amr run --impl-cmd "amr serve-impl reference" --regime step`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			impl, err := resolveImpl(cmd, implName, proc)
-			if err != nil {
-				return err
-			}
-			ctx, stop := interruptContext(cmd)
-			defer stop()
-			if runs < 1 {
-				return usageErr("--runs must be at least 1")
-			}
-			bundles, err := loadBundles(cmd.ErrOrStderr(), args)
-			if err != nil {
-				return err
-			}
-			cfg := suite.Config{Runs: runs, Out: out, MaxSteps: maxSteps, Context: ctx}
-			if cmd.Flags().Changed("seed") {
-				cfg.RunSeed = &seed
-			}
-			cfg.Force, cfg.HarnessVersion = force, version
-			if ledgerAt != "" {
-				if cfg.Ledger, err = openLedger(ledgerAt); err != nil {
-					return err
-				}
-			}
-			receipted := len(cfg.Ledger.Receipts())
-			doc := runJSON{Impl: impl.Name, Runs: runs, Passed: true}
-			if cfg.RunSeed != nil {
-				doc.Seeds = seeds.OfRun(*cfg.RunSeed)
-			}
-			if impl.Process != nil {
-				doc.Process = impl.Process.Params()
-			}
-			for _, nb := range bundles {
-				rep, err := suite.Run(nb.bundle, impl, cfg)
-				if err != nil {
-					return &exitError{code: exitBad, err: fmt.Errorf("%s: %w", nb.path, err)}
-				}
-				doc.Results = append(doc.Results, rep)
-				doc.Passed = doc.Passed && rep.Passed()
-			}
-			doc.Invalid = anyInvalid(doc.Results)
-			if out != "" {
-				if err := writeJSONFile(filepath.Join(out, "report.json"), doc); err != nil {
-					return err
-				}
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				if err := printJSON(w, doc); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintln(w, runSeedsLine(cfg.RunSeed, bundles))
-				printTable(w, doc.Results, shown)
-				passed := 0
-				for _, r := range doc.Results {
-					if r.Passed() {
-						passed++
-					}
-				}
-				vacuous := ""
-				if n := vacuousLevels(doc.Results); n > 0 {
-					vacuous = fmt.Sprintf(", %d vacuous level(s)", n)
-				}
-				fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed%s (impl %s, %d run(s) each)\n",
-					len(doc.Results), passed, len(doc.Results)-passed, vacuous, impl.Name, runs)
-				if impl.Process != nil {
-					printProcess(w, doc)
-				}
-				printModelCalls(w, doc)
-				if out != "" {
-					fmt.Fprintf(w, "artifacts kept in %s\n", out)
-				}
-				printDiagnostics(w, doc.Results, cfg.Ledger, receipted)
-			}
-			if doc.Invalid {
-				return invalidErr()
-			}
-			if !doc.Passed {
-				return &exitError{code: exitFail}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, args, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&implName, "impl", "reference", "implementation to run (see 'amr impls')")
-	f.IntVar(&runs, "runs", 5, "scored runs per bundle")
-	f.Uint64Var(&seed, "seed", 0, "run seed of every bundle: scored run k plays with an engine seed derived from it and k (default: derived from each bundle's name)")
-	f.StringVar(&out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	f.IntVar(&maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
-	f.IntVar(&shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
-	f.StringVar(&ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
-	f.BoolVar(&force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
-	proc = addProcessFlags(cmd)
+	f.StringVar(&o.implName, "impl", "reference", "implementation to run (see 'amr impls')")
+	f.IntVar(&o.runs, "runs", 5, "scored runs per bundle")
+	f.Uint64Var(&o.seed, "seed", 0, "run seed of every bundle: scored run k plays with an engine seed derived from it and k (default: derived from each bundle's name)")
+	f.StringVar(&o.out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
+	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
+	f.IntVar(&o.shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
+	f.StringVar(&o.ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
+	f.BoolVar(&o.force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
+	o.proc = addProcessFlags(cmd)
 	return cmd
+}
+
+func runRun(cmd *cobra.Command, args []string, o runOptions) error {
+	impl, err := resolveImpl(cmd, o.implName, o.proc)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptContext(cmd)
+	defer stop()
+	if o.runs < 1 {
+		return usageErr("--runs must be at least 1")
+	}
+	bundles, err := loadBundles(cmd.ErrOrStderr(), args)
+	if err != nil {
+		return err
+	}
+	cfg := suite.Config{Runs: o.runs, Out: o.out, MaxSteps: o.maxSteps, Context: ctx, Force: o.force, HarnessVersion: version}
+	if cmd.Flags().Changed("seed") {
+		cfg.RunSeed = &o.seed
+	}
+	if o.ledgerAt != "" {
+		if cfg.Ledger, err = openLedger(o.ledgerAt); err != nil {
+			return err
+		}
+	}
+	receipted := len(cfg.Ledger.Receipts())
+	doc, err := runAll(bundles, impl, cfg)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := writeJSONFile(filepath.Join(o.out, "report.json"), doc); err != nil {
+			return err
+		}
+	}
+	w := cmd.OutOrStdout()
+	seedLine := runSeedsLine(cfg.RunSeed, bundles)
+	if err := emit(w, o.asJSON, doc, func() { printRun(w, seedLine, doc, o, cfg.Ledger, receipted) }); err != nil {
+		return err
+	}
+	if doc.Invalid {
+		return invalidErr()
+	}
+	if !doc.Passed {
+		return &exitError{code: exitFail}
+	}
+	return nil
+}
+
+// runAll runs every bundle and gathers the reports into the --json
+// document.
+func runAll(bundles []namedBundle, impl play.Impl, cfg suite.Config) (runJSON, error) {
+	doc := runJSON{Impl: impl.Name, Runs: cfg.Runs, Passed: true}
+	if cfg.RunSeed != nil {
+		doc.Seeds = seeds.OfRun(*cfg.RunSeed)
+	}
+	if impl.Process != nil {
+		doc.Process = impl.Process.Params()
+	}
+	for _, nb := range bundles {
+		rep, err := suite.Run(nb.bundle, impl, cfg)
+		if err != nil {
+			return doc, &exitError{code: exitBad, err: fmt.Errorf("%s: %w", nb.path, err)}
+		}
+		doc.Results = append(doc.Results, rep)
+		doc.Passed = doc.Passed && rep.Passed()
+	}
+	doc.Invalid = anyInvalid(doc.Results)
+	return doc, nil
+}
+
+// printRun writes the human report of amr run, its seed line first.
+func printRun(w io.Writer, seedLine string, doc runJSON, o runOptions, l *ledger.Ledger, receipted int) {
+	fmt.Fprintln(w, seedLine)
+	printTable(w, doc.Results, o.shown)
+	passed := 0
+	for _, r := range doc.Results {
+		if r.Passed() {
+			passed++
+		}
+	}
+	vacuous := ""
+	if n := vacuousLevels(doc.Results); n > 0 {
+		vacuous = fmt.Sprintf(", %d vacuous level(s)", n)
+	}
+	fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed%s (impl %s, %d run(s) each)\n",
+		len(doc.Results), passed, len(doc.Results)-passed, vacuous, doc.Impl, doc.Runs)
+	if doc.Process != nil {
+		printProcess(w, doc)
+	}
+	printModelCalls(w, doc)
+	if o.out != "" {
+		fmt.Fprintf(w, "artifacts kept in %s\n", o.out)
+	}
+	printDiagnostics(w, doc.Results, l, receipted)
 }
 
 func writeJSONFile(path string, v any) error {

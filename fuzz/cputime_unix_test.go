@@ -1,6 +1,6 @@
 //go:build unix
 
-package faults
+package fuzz
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"strings"
@@ -67,7 +67,7 @@ func counterIndex(name string) int {
 			return i
 		}
 	}
-	panic("faults: unknown counter " + name)
+	panic("fuzz: unknown counter " + name)
 }
 
 // Seen is the set of counters one run reached.

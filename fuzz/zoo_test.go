@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
-	"github.com/amr-bench/amr/suite"
+	"github.com/amr-bench/amr/play"
 )
 
 // zooBudget is the most runs a campaign may take to find a weak
@@ -62,7 +62,7 @@ func TestFuzzerFindsEveryWeakImplementation(t *testing.T) {
 	for _, im := range weakOnes() {
 		t.Run(im.Name, func(t *testing.T) {
 			for _, seed := range seeds {
-				sum := runCampaign(t, Config{Impl: suite.Impl{Name: im.Name, New: im.New}, Seed: seed, Runs: zooBudget})
+				sum := runCampaign(t, Config{Impl: play.Impl{Name: im.Name, New: im.New}, Seed: seed, Runs: zooBudget})
 				require.NotNil(t, sum.Failure, "seed %d: not found in %d runs", seed, zooBudget)
 				require.True(t, hitsTarget(sum.Failure.Run, im.Targets),
 					"seed %d, run %d: found %v, but the declared targets are %v", seed, sum.Failure.Index, sum.Failure.Invariants(), im.Targets)
@@ -75,7 +75,7 @@ func TestFuzzerFindsEveryWeakImplementation(t *testing.T) {
 // time to the first failure over 20 campaign seeds (one worker), and prints
 // the table docs/fuzz.md quotes. It runs only with AMR_ZOO_TABLE=1:
 //
-//	AMR_ZOO_TABLE=1 go test ./faults -run TestZooTable -v -timeout 30m
+//	AMR_ZOO_TABLE=1 go test ./fuzz -run TestZooTable -v -timeout 30m
 func TestZooTable(t *testing.T) {
 	if os.Getenv("AMR_ZOO_TABLE") != "1" {
 		t.Skip("set AMR_ZOO_TABLE=1 to measure the zoo table")
@@ -90,7 +90,7 @@ func TestZooTable(t *testing.T) {
 		found := map[string]int{}
 		for seed := uint64(1); seed <= seeds; seed++ {
 			start := time.Now()
-			sum := runCampaign(t, Config{Impl: suite.Impl{Name: im.Name, New: im.New}, Seed: seed, Runs: 100_000, Workers: 1})
+			sum := runCampaign(t, Config{Impl: play.Impl{Name: im.Name, New: im.New}, Seed: seed, Runs: 100_000, Workers: 1})
 			if sum.Failure == nil {
 				continue
 			}
@@ -158,7 +158,7 @@ func TestZooCampaignsHaveNoInvalidRun(t *testing.T) {
 	}
 	for _, im := range examples.All() {
 		t.Run(im.Name, func(t *testing.T) {
-			sum := runCampaign(t, Config{Impl: suite.Impl{Name: im.Name, New: im.New}, Seed: 11, Runs: runs, KeepGoing: true})
+			sum := runCampaign(t, Config{Impl: play.Impl{Name: im.Name, New: im.New}, Seed: 11, Runs: runs, KeepGoing: true})
 			require.Equal(t, runs, sum.Runs)
 			if sum.Invalid != nil {
 				t.Fatalf("run %d is INVALID: %s", sum.Invalid.Index, sum.Invalid.Judgement.Guard.String())

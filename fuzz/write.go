@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
@@ -24,7 +25,7 @@ const (
 // DefaultOutDir is where a campaign's counterexample is written unless told
 // otherwise.
 func DefaultOutDir(impl string, seed uint64) string {
-	return filepath.Join(".amr", "fuzz", impl, strconv.FormatUint(seed, 10))
+	return filepath.Join(".amr", "fuzz", pathName(impl), strconv.FormatUint(seed, 10))
 }
 
 // ProfileRecord is the first record of a run's fuzz log, kept as
@@ -33,8 +34,8 @@ type ProfileRecord struct {
 	Kind string `json:"kind"`
 	Run  int    `json:"run"`
 	seeds.Seeds
-	Source  string   `json:"source"`
-	Profile *Profile `json:"profile,omitempty"`
+	Source  string          `json:"source"`
+	Profile *faults.Profile `json:"profile,omitempty"`
 }
 
 // Record returns the counterexample's profile record.

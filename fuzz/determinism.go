@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func artifactsOf(r *Run) artifacts {
 		a.names = append(a.names, name)
 	}
 	sort.Strings(a.names)
-	a.verdict, _ = json.Marshal(r.Verdict)
+	a.verdict, _ = json.Marshal(r.Verdict())
 	return a
 }
 

@@ -1,4 +1,4 @@
-package suite
+package play
 
 import (
 	"sync"
@@ -28,7 +28,8 @@ func (j Judgement) Invalid() bool { return !j.Guard.Agree }
 
 // Judge runs both oracles over one run's artifacts and compares them. The
 // run log may be nil (artifacts from elsewhere): both oracles then read the
-// files' own ticks. Judge is what Run, amr check and amr fuzz use.
+// files' own ticks. Play judges with it, and so does amr check, which
+// judges a sandbox no engine of ours played.
 func Judge(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord) Judgement {
 	level, hist := currentOracles()
 	j := Judgement{Level: level(checker.Input{Bundle: b, Files: files, Log: log})}

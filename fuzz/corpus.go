@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"errors"
@@ -22,7 +22,24 @@ type CorpusEntry struct {
 
 // DefaultCorpusDir is where failing bundles of an implementation are kept
 // unless told otherwise.
-func DefaultCorpusDir(impl string) string { return filepath.Join(".amr", "corpus", impl) }
+func DefaultCorpusDir(impl string) string { return filepath.Join(".amr", "corpus", pathName(impl)) }
+
+// pathName makes an implementation name (a process's command line, say)
+// usable as one path element.
+func pathName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if s := strings.Trim(b.String(), "."); s != "" {
+		return s
+	}
+	return "impl"
+}
 
 // LoadCorpus reads every *.json bundle of dir, in name order. A missing
 // directory is an empty corpus. A file that does not load or validate is

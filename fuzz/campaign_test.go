@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"context"
@@ -12,18 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
-	"github.com/amr-bench/amr/suite"
 )
 
-func builtin(t testing.TB, name string) suite.Impl {
+func builtin(t testing.TB, name string) play.Impl {
 	t.Helper()
 	im, ok := examples.Lookup(name)
 	require.True(t, ok, name)
-	return suite.Impl{Name: im.Name, New: im.New}
+	return play.Impl{Name: im.Name, New: im.New}
 }
 
 func runCampaign(t testing.TB, cfg Config) *Summary {
@@ -69,7 +70,7 @@ func TestCampaignOutcomeDoesNotDependOnWorkers(t *testing.T) {
 			if tc.impl != "reference" {
 				require.NotNil(t, one.Failure, "the weak implementation was not found")
 				require.NotNil(t, four.Failure)
-				assert.Equal(t, one.Failure.Verdict, four.Failure.Verdict)
+				assert.Equal(t, one.Failure.Verdict(), four.Failure.Verdict())
 				assert.Equal(t, one.Failure.Result.LogBytes(), four.Failure.Result.LogBytes())
 			}
 		})
@@ -113,7 +114,7 @@ func TestCampaignStopsAtTheLowestFailingRun(t *testing.T) {
 	require.NotNil(t, sum.Failure)
 	assert.Equal(t, sum.Failure.Index+1, sum.Runs, "every run up to the failure is judged, none after")
 	for i := range sum.Failure.Index {
-		r, err := PlayGenerated(11, i, DefaultPreset, impl, 0)
+		r, err := PlayGenerated(11, i, faults.DefaultPreset, impl, 0)
 		require.NoError(t, err)
 		require.False(t, r.Failed(), "run %d fails too, below the reported one", i)
 	}
@@ -148,7 +149,7 @@ func (l *leaky) Step(env *sandbox.Env) error {
 }
 
 func TestCheckDeterminismFindsADivergence(t *testing.T) {
-	impl := suite.Impl{Name: "leaky", New: func() sandbox.Implementation { return &leaky{inner: examples.Reference()()} }}
+	impl := play.Impl{Name: "leaky", New: func() sandbox.Implementation { return &leaky{inner: examples.Reference()()} }}
 	sum := runCampaign(t, Config{Impl: impl, Seed: 5, Runs: 10, Workers: 1, CheckDeterminism: true})
 	require.NotNil(t, sum.Divergence)
 	d := sum.Divergence
@@ -182,7 +183,7 @@ func TestCorpusKeepsReplaysAndReportsFixed(t *testing.T) {
 	require.NotNil(t, again.Failure)
 	assert.Equal(t, path, again.Failure.Source)
 	assert.Zero(t, again.Runs, "nothing is generated while a kept bundle still fails")
-	assert.Equal(t, sum.Failure.Verdict, again.Failure.Verdict, "the replay meets the failure's engine seed")
+	assert.Equal(t, sum.Failure.Verdict(), again.Failure.Verdict(), "the replay meets the failure's engine seed")
 	require.Len(t, again.Replays, 1)
 	assert.True(t, again.Replays[0].Fails)
 
@@ -220,7 +221,7 @@ func TestACounterexampleReplaysExactly(t *testing.T) {
 		require.Equal(t, seeds.Seed(seed), *cx.Seeds.Engine)
 		again, err := Play(b, weak, &run, 0)
 		require.NoError(t, err)
-		assert.Equal(t, cx.Verdict, again.Verdict)
+		assert.Equal(t, cx.Verdict(), again.Verdict())
 		assert.Equal(t, cx.Result.LogBytes(), again.Result.LogBytes())
 		res, err := sim.Run(b, weak.New, sim.Options{Seed: seed, Impl: weak.Name, BundleHash: cx.BundleHash})
 		require.NoError(t, err)
@@ -241,7 +242,7 @@ func TestCampaignRejectsBadConfigs(t *testing.T) {
 	ref := builtin(t, "reference")
 	for _, cfg := range []Config{
 		{Impl: ref, Seed: 1},
-		{Impl: suite.Impl{Name: "none"}, Runs: 1},
+		{Impl: play.Impl{Name: "none"}, Runs: 1},
 		{Impl: ref, Runs: 1, Preset: "nope"},
 		{Impl: ref, Runs: 1, Shard: Shard{3, 3}},
 		{Impl: ref, Runs: 1, Shard: Shard{-1, 2}},

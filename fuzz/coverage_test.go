@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"testing"
@@ -67,7 +67,7 @@ func TestDefaultCampaignReachesEveryCounter(t *testing.T) {
 	sum := runCampaign(t, Config{Impl: builtin(t, "reference"), Seed: 1, Runs: runs})
 	if sum.Failure != nil {
 		data, _ := sum.Failure.Bundle.MarshalIndent()
-		t.Fatalf("the reference failed run %d: %v\n%s", sum.Failure.Index, sum.Failure.Verdict.Violations, data)
+		t.Fatalf("the reference failed run %d: %v\n%s", sum.Failure.Index, sum.Failure.Verdict().Violations, data)
 	}
 	assert.Equal(t, runs, sum.Runs)
 	assert.Empty(t, sum.Coverage.Missing())

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package faults
+package fuzz
 
 func cpuSeconds() float64 { return 0 }

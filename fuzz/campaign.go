@@ -1,4 +1,4 @@
-package faults
+package fuzz
 
 import (
 	"context"
@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/internal/rng"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
-	"github.com/amr-bench/amr/sim"
-	"github.com/amr-bench/amr/suite"
 )
 
 // Shard selects part of a campaign's run space: the runs whose index modulo
@@ -21,6 +21,20 @@ import (
 type Shard struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
+}
+
+// ParseShard reads a shard given as "k/n"; "" is the whole campaign.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{Index: 0, Count: 1}, nil
+	}
+	k, n, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(k)
+	c, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || c < 1 || i < 0 || i >= c {
+		return Shard{}, fmt.Errorf("%q: want k/n with 0 <= k < n", s)
+	}
+	return Shard{Index: i, Count: c}, nil
 }
 
 func (s Shard) normal() Shard {
@@ -32,7 +46,7 @@ func (s Shard) normal() Shard {
 
 // Config is one campaign.
 type Config struct {
-	Impl suite.Impl
+	Impl play.Impl
 	// Seed is the campaign seed; run i's run seed is seeds.Run(Seed, i).
 	Seed uint64
 	// Runs is the size of the whole campaign's run space (all shards
@@ -44,7 +58,7 @@ type Config struct {
 	// Workers is how many runs are played at once; 0 means GOMAXPROCS. The
 	// outcome does not depend on it.
 	Workers int
-	// Preset names the swarm profile preset; "" means DefaultPreset.
+	// Preset names the swarm profile preset; "" means faults.DefaultPreset.
 	Preset string
 	Shard  Shard
 	// CheckDeterminism plays every run twice and compares the bytes.
@@ -71,45 +85,19 @@ type Progress struct {
 	Failed, Invalid int
 }
 
-// Run is one generated run: what was drawn and what happened.
+// Run is one generated run: what was drawn and what happened, a judged
+// play (package play) with the campaign's view of it. Its Seeds are the
+// campaign seed for a generated run, the run seed its profile and bundle
+// derive from (what `amr run --runs 1 --seed` takes to replay it), and the
+// engine seed it was played with, seeds.Engine(run, 1). A corpus bundle of
+// unknown provenance has the run seed of its name, and replays without
+// --seed.
 type Run struct {
+	*play.Run
 	// Index is the run's place in the campaign; -1 for a corpus replay.
-	Index int
-	// Seeds are the run's: the campaign seed for a generated run, the run
-	// seed its profile and bundle derive from (what `amr run --runs 1
-	// --seed` takes to replay it), and the engine seed it was played with,
-	// seeds.Engine(run, 1). A corpus bundle of unknown provenance has the
-	// run seed of its name, and replays without --seed.
-	Seeds      seeds.Seeds
-	Profile    Profile
-	Bundle     *scenarios.Bundle
-	BundleHash string
-	Result     *sim.Result
-	// Judgement is both oracles' answers and the guard's comparison;
-	// Verdict is the level checker's part of it.
-	Judgement suite.Judgement
-	Verdict   checker.Verdict
-	Seen      Seen
-}
-
-// Failed reports whether the checker found any violation.
-func (r *Run) Failed() bool { return len(r.Verdict.Violations) > 0 }
-
-// Invalid reports whether the two oracles disagreed on the run: a harness
-// bug, neither a pass nor a fail of the implementation.
-func (r *Run) Invalid() bool { return r.Judgement.Invalid() }
-
-// Invariants lists the violated invariant ids, each once, in verdict order.
-func (r *Run) Invariants() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, v := range r.Verdict.Violations {
-		if !seen[v.Invariant] {
-			seen[v.Invariant] = true
-			out = append(out, v.Invariant)
-		}
-	}
-	return out
+	Index   int
+	Profile faults.Profile
+	Seen    Seen
 }
 
 // Counterexample is a run that failed, with where it came from: "generated"
@@ -123,7 +111,7 @@ type Counterexample struct {
 type Divergence struct {
 	Index        int
 	Seeds        seeds.Seeds
-	Profile      Profile
+	Profile      faults.Profile
 	Bundle       *scenarios.Bundle
 	HashA, HashB string
 	// Where names the first difference: a sandbox file and line, a run log
@@ -193,13 +181,13 @@ func (s *Summary) Outcome() string {
 
 // Generated draws run i of a campaign: its profile and its bundle, named
 // after the run and carrying its provenance.
-func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundle, error) {
+func Generated(campaign uint64, i int, preset string) (faults.Profile, *scenarios.Bundle, error) {
 	seed := seeds.Run(campaign, i)
-	p, err := DrawProfile(rng.Stream(seed, "profile"), preset)
+	p, err := faults.DrawProfile(rng.Stream(seed, "profile"), preset)
 	if err != nil {
-		return Profile{}, nil, err
+		return faults.Profile{}, nil, err
 	}
-	b := Generate(rng.Stream(seed, "bundle"), p)
+	b := faults.Generate(rng.Stream(seed, "bundle"), p)
 	b.Meta.Name = "l6-fuzz-" + strconv.Itoa(i)
 	b.Meta.Origin = &scenarios.Origin{Kind: "generated",
 		CampaignSeed: strconv.FormatUint(campaign, 10), Run: strconv.Itoa(i)}
@@ -210,40 +198,25 @@ func Generated(campaign uint64, i int, preset string) (Profile, *scenarios.Bundl
 // --runs 1 --seed seed` uses (without --seed when seed is nil), judges it
 // and reads its coverage. So a command printed for a counterexample replays
 // exactly the run that failed.
-func Play(b *scenarios.Bundle, impl suite.Impl, seed *uint64, maxSteps int) (*Run, error) {
-	s := seeds.OfScored(seeds.RunOr(seed, b.Meta.Name), 1)
-	r, err := PlayEngine(b, impl, uint64(*s.Engine), maxSteps)
-	if err == nil {
-		r.Seeds = s
-	}
-	return r, err
-}
-
-// PlayEngine is Play with the engine seed given outright, as a replay of a
-// recorded run log has it.
-func PlayEngine(b *scenarios.Bundle, impl suite.Impl, engine uint64, maxSteps int) (*Run, error) {
-	hash, err := b.Hash()
-	if err != nil {
-		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
-	}
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: engine, MaxSteps: maxSteps, Impl: impl.Name, BundleHash: hash,
-		Process: impl.Process})
+func Play(b *scenarios.Bundle, impl play.Impl, seed *uint64, maxSteps int) (*Run, error) {
+	r, err := observe(play.Play(b, impl, given(seed), play.Options{MaxSteps: maxSteps}))
 	if err != nil {
 		return nil, fmt.Errorf("playing bundle %s: %w", b.Meta.Name, err)
 	}
-	files := res.Files.Files()
-	j := suite.Judge(b, files, res.Log)
-	r := &Run{Index: -1, Seeds: seeds.OfEngine(engine), Bundle: b, BundleHash: hash, Result: res,
-		Judgement: j, Verdict: j.Level, Seen: Observe(b, files, res.Log)}
-	// A process run leaves its directory on disk; everything judged, and
-	// the process's own output, is in memory already.
-	_ = res.Cleanup()
 	return r, nil
+}
+
+// observe reads a judged play's coverage.
+func observe(p *play.Run, err error) (*Run, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &Run{Run: p, Index: -1, Seen: Observe(p.Bundle, p.Result.Files.Files(), p.Result.Log)}, nil
 }
 
 // PlayGenerated draws and plays run i of a campaign. A generated bundle
 // that does not validate is a generator defect, reported as an error.
-func PlayGenerated(campaign uint64, i int, preset string, impl suite.Impl, maxSteps int) (*Run, error) {
+func PlayGenerated(campaign uint64, i int, preset string, impl play.Impl, maxSteps int) (*Run, error) {
 	p, b, err := Generated(campaign, i, preset)
 	if err != nil {
 		return nil, err
@@ -272,10 +245,10 @@ func Campaign(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, errors.New("campaign: give a number of runs or a time budget")
 	}
 	if cfg.Preset == "" {
-		cfg.Preset = DefaultPreset
+		cfg.Preset = faults.DefaultPreset
 	}
-	if _, ok := lookupPreset(cfg.Preset); !ok {
-		return nil, unknownPreset(cfg.Preset)
+	if err := faults.CheckPreset(cfg.Preset); err != nil {
+		return nil, err
 	}
 	cfg.Shard = cfg.Shard.normal()
 	if cfg.Shard.Index < 0 || cfg.Shard.Index >= cfg.Shard.Count {
