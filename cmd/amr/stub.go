@@ -47,6 +47,15 @@ gets.`,
 			if err != nil {
 				return badInput(fmt.Errorf("--dir: %w", err))
 			}
+			// The handler is in place before the address is printed, so a
+			// caller that stops the stub as soon as it sees the address
+			// gets a clean exit.
+			parent := cmd.Context()
+			if parent == nil {
+				parent = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			stub := sim.NewBundleStub(b, store, func() int { return clockTick(dir) })
 			srv, base, err := sim.ServeStub(stub, addr)
 			if err != nil {
@@ -57,12 +66,6 @@ gets.`,
 			fmt.Fprintf(w, "stub model for %s at %s\n", b.Meta.Name, base)
 			fmt.Fprintf(w, "OPENAI_BASE_URL=%s OPENAI_API_KEY=%s\n", base, sim.StubAPIKey)
 			fmt.Fprintf(w, "calls are logged to %s\n", filepath.Join(dir, sandbox.ModelCalls))
-			parent := cmd.Context()
-			if parent == nil {
-				parent = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			<-ctx.Done()
 			return nil
 		},
