@@ -65,18 +65,26 @@ func readCuts(path string, b *scenarios.Bundle) (*cutSource, error) {
 }
 
 // replayImpl picks the implementation to replay: --impl when given, else the
-// one a shrunk or promoted bundle names in its provenance, else the
-// reference.
-func replayImpl(flag string, changed bool, b *scenarios.Bundle) (suite.Impl, error) {
+// one a shrunk or promoted bundle names in its provenance, else the one a
+// run folder's run log recorded, else the reference.
+func replayImpl(flag string, changed bool, b *scenarios.Bundle, recorded string) (suite.Impl, error) {
 	name := flag
 	if !changed {
-		if o := b.Meta.Origin; o != nil && o.Impl != "" {
-			if _, ok := examples.Lookup(o.Impl); ok {
-				name = o.Impl
+		for _, n := range []string{originImpl(b), recorded} {
+			if _, ok := examples.Lookup(n); ok && n != "" {
+				name = n
+				break
 			}
 		}
 	}
 	return lookupImpl(name)
+}
+
+func originImpl(b *scenarios.Bundle) string {
+	if o := b.Meta.Origin; o != nil {
+		return o.Impl
+	}
+	return ""
 }
 
 func newReplayCmd() *cobra.Command {
@@ -99,9 +107,12 @@ long quiet stretches collapsed. --json prints the same as records.
 
 The run seed is the one 'amr run --runs 1 [--seed N]' uses: derived from --seed
 when given, from the bundle's name otherwise, so the replay command printed for
-a counterexample shows exactly the run that failed. Without --impl, a bundle
+a counterexample shows exactly the run that failed. A folder amr fuzz wrote
+(raw/ or shrunk/) replays its bundle/ with the run seed its run.jsonl
+recorded, unless --seed is given. Without --impl, a bundle
 whose meta.origin names a built-in implementation (a shrunk or promoted
-counterexample) replays against it; any other against the reference.
+counterexample) replays against it, a folder against the built-in
+implementation its run log names; any other against the reference.
 
 --out DIR keeps the run as 'amr run --out' does (sandbox/, run.jsonl,
 verdict.json) plus timeline.txt and timeline.json. --impl-cmd replays an
@@ -116,7 +127,8 @@ looks may again get further, and the replay's run log says where it cut.
 
 Exit 0 when every level passes, 1 when one fails, 2 on bad input, 3 when the
 two oracles disagree on the run.`,
-		Example: `  amr replay shrunk/
+		Example: `  amr replay .amr/fuzz/latest/shrunk      # the newest counterexample amr fuzz found
+  amr replay shrunk/
   amr replay scenarios/l4-operator-escalation --impl weak-ignore-escalation --refs
   amr replay found.json --impl reference --seed 7 --json
   amr replay found/ --impl-cmd "./my-daemon" --regime step --cut-from found/run.jsonl`,
@@ -127,11 +139,12 @@ two oracles disagree on the run.`,
 				return err
 			}
 			b := bundles[0].bundle
+			rec, recorded, note := readRecordedRun(args[0], b)
 			var impl suite.Impl
 			if proc.cmdline != "" {
 				impl, err = resolveImpl(cmd, implName, proc)
 			} else {
-				impl, err = replayImpl(implName, cmd.Flags().Changed("impl"), b)
+				impl, err = replayImpl(implName, cmd.Flags().Changed("impl"), b, rec.impl)
 			}
 			if err != nil {
 				return err
@@ -141,6 +154,13 @@ two oracles disagree on the run.`,
 				campaign = &seed
 			}
 			runSeed := suite.RunSeed(b, campaign, 1)
+			if campaign == nil && cutFrom == "" {
+				if recorded {
+					runSeed = rec.seed
+				} else if note != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
+				}
+			}
 			if cutFrom != "" {
 				if impl.Process == nil {
 					return usageErr("--cut-from replays where a process run's crashes landed; it needs --impl-cmd (in process a crash lands exactly at its write)")
