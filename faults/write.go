@@ -20,12 +20,6 @@ const (
 	ProfileJSON = "profile.json"
 )
 
-// DefaultOutDir is where a campaign's counterexample is written unless told
-// otherwise.
-func DefaultOutDir(impl string, seed uint64) string {
-	return filepath.Join(".amr", "fuzz", impl, strconv.FormatUint(seed, 10))
-}
-
 // ProfileRecord is the first record of a run's fuzz log, kept as
 // profile.json: which run it was and everything drawn from its seed.
 type ProfileRecord struct {

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/amr-bench/amr/faults"
+)
+
+// Where amr fuzz keeps what it finds when no --out is given. Each
+// counterexample gets a folder of its own, named by what determines its
+// bundle, so a later campaign never writes over an earlier counterexample:
+//
+//	.amr/fuzz/<impl>/<seed>/run-<i>/         run i of campaign seed <seed> (default profile)
+//	.amr/fuzz/<impl>/<seed>-<profile>/run-<i>/ the same under another profile preset
+//	.amr/fuzz/<impl>/corpus-<hash>/          a kept corpus bundle that still fails
+//	.amr/fuzz/latest                         a link to the newest of them
+//
+// A generated run's bundle is a function of (campaign seed, profile, run
+// index), so the same folder always holds the same bundle.
+var fuzzRoot = filepath.Join(".amr", "fuzz")
+
+// latestName is the link, in fuzzRoot, to the newest counterexample.
+const latestName = "latest"
+
+// counterexampleDir is the folder a failing, invalid or diverging run is
+// written to: --out itself when given, else its own folder under fuzzRoot.
+// index is the run's index in the campaign, source where its bundle came
+// from ("generated" or a corpus path), hash its bundle's hash.
+func counterexampleDir(o fuzzOptions, impl, source string, index int, hash string) string {
+	if o.out != "" {
+		return o.out
+	}
+	base := filepath.Join(fuzzRoot, pathName(impl))
+	if source != "" && source != "generated" {
+		return filepath.Join(base, "corpus-"+shortHash(hash))
+	}
+	campaign := strconv.FormatUint(o.seed, 10)
+	if o.preset != faults.DefaultPreset {
+		campaign += "-" + pathName(o.preset)
+	}
+	return filepath.Join(base, campaign, fmt.Sprintf("run-%d", index))
+}
+
+// shortHash is the first 12 hex digits of a "sha256:..." hash.
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	if h == "" {
+		return "unknown"
+	}
+	return h
+}
+
+// linkLatest points fuzzRoot/latest at dir, relative when dir is under
+// fuzzRoot, and returns the link's path. The link is replaced, never the
+// folder it pointed at.
+func linkLatest(dir string) (string, error) {
+	link := filepath.Join(fuzzRoot, latestName)
+	if err := os.MkdirAll(fuzzRoot, 0o755); err != nil {
+		return "", err
+	}
+	target, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	root, err := filepath.Abs(fuzzRoot)
+	if err != nil {
+		return "", err
+	}
+	if rel, err := filepath.Rel(root, target); err == nil && !strings.HasPrefix(rel, "..") {
+		target = rel
+	}
+	if info, err := os.Lstat(link); err == nil {
+		if info.Mode()&fs.ModeSymlink == 0 {
+			return "", fmt.Errorf("%s exists and is not a link: remove it to let amr fuzz point it at the newest counterexample", link)
+		}
+		if err := os.Remove(link); err != nil {
+			return "", err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err := os.Symlink(target, link); err != nil {
+		return "", err
+	}
+	return link, nil
+}
