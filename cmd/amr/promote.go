@@ -230,11 +230,20 @@ bundle the reference fails: a published scenario must be passable.
 
 Published scenarios are embedded in the amr binary when it is built: 'amr run'
 includes the new one from the next build ('go run ./cmd/amr run' rebuilds).
-Whether a weak implementation should name it as the scenario that catches its
-defect (examples/registry.go) is a decision for a person.
+
+Promote leaves the repository green, or says exactly what is left to do.
+When --scenarios is the repository's scenarios/ folder, it plays the new
+scenario against every built-in implementation as 'amr regress' does and
+adds those rows to testdata/baseline.json (no other row changes), so
+'amr regress' and the test of the baseline pass with it. It lists the weak
+implementations the scenario catches: a published scenario must catch at
+least one (its meta.origin's, or any other); when none fails it, it prints the
+edit of examples/registry.go that is needed. Whether a weak implementation
+should also name it as its scenario is a decision for a person.
 
 Exit 0 when promoted, 1 when the reference fails it, 2 when refused.`,
-		Example: `  amr shrink scenarios/l2-govern --impl weak-send-without-approval --out shrunk/
+		Example: `  amr promote .amr/fuzz/latest/shrunk --name l1-crash-between-send-and-record
+  amr shrink scenarios/l2-govern --impl weak-send-without-approval --out shrunk/
   amr promote shrunk/ --name l2-unapproved-send --description "A send with no approval at all."`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -261,7 +270,12 @@ Exit 0 when promoted, 1 when the reference fails it, 2 when refused.`,
 			if err := scenarios.SaveDir(p.bundle, p.path); err != nil {
 				return err
 			}
+			end, err := finishPromotion(p, root, checks[0].report.Passed())
+			if err != nil {
+				return err
+			}
 			printPromotion(w, p, checks)
+			printPromotionEnd(w, p, end)
 			return nil
 		},
 	}
@@ -299,6 +313,4 @@ func printPromotion(w io.Writer, p *promotion, checks []promotionCheck) {
 	if len(checks) > 1 && checks[1].report.Passed() {
 		fmt.Fprintf(w, "  note: %s passes under the seeds 'amr run' derives from the new name: its failure depended on the seed\n", checks[1].impl)
 	}
-	fmt.Fprintln(w, "amr run includes it from the next build: published scenarios are embedded at build time (go run ./cmd/amr run rebuilds).")
-	fmt.Fprintln(w, "Whether a weak implementation should name it as its scenario (examples/registry.go) is a decision for a person.")
 }

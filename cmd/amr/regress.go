@@ -295,6 +295,11 @@ direction. The reference passing a level it failed is an improvement.
 --update rewrites the baseline from this run, deliberately; commit it with the
 change that explains it.
 
+The baseline is the repository's testdata/baseline.json, found from the
+working directory upward (the nearest go.mod of the amr module), so regress
+reads and --update writes the same file from any folder of the repository;
+outside the repository it refuses unless --baseline names a file.
+
 Exit 0 when nothing that passed now fails and no detection was lost, 1
 otherwise, 2 on bad
 input (a missing or unreadable baseline without --update), 3 when the two
@@ -306,6 +311,12 @@ oracles disagree on a run.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runs < 1 {
 				return usageErr("--runs must be at least 1")
+			}
+			if !cmd.Flags().Changed("baseline") {
+				var err error
+				if path, err = committedBaseline(); err != nil {
+					return err
+				}
 			}
 			var base *baseline
 			if !update {
@@ -363,7 +374,7 @@ oracles disagree on a run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&path, "baseline", defaultBaseline, "the baseline file")
+	f.StringVar(&path, "baseline", defaultBaseline, "the baseline file (default: the repository's, found from the working directory)")
 	f.IntVar(&runs, "runs", 5, "scored runs per scenario and implementation")
 	f.BoolVar(&update, "update", false, "rewrite the baseline from this run")
 	f.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
