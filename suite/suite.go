@@ -95,9 +95,14 @@ type RunReport struct {
 
 // Report is one bundle's result over all its runs.
 type Report struct {
-	Scenario   string              `json:"scenario"`
-	BundleHash string              `json:"bundle_hash"`
-	Impl       string              `json:"impl"`
+	Scenario   string `json:"scenario"`
+	BundleHash string `json:"bundle_hash"`
+	Impl       string `json:"impl"`
+	// Seed is the campaign seed the runs' seeds derive from (--seed, or
+	// the one derived from the bundle's name): 'amr run --seed Seed'
+	// plays the same runs, 'amr replay --seed Seed' shows run 1. Nil for
+	// a report of artifacts no run of amr made.
+	Seed       *uint64             `json:"seed,omitempty"`
 	TopLevel   int                 `json:"top_level"`
 	Levels     map[string]string   `json:"levels"`
 	Origin     string              `json:"origin"`
@@ -124,14 +129,18 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// RunSeed derives run i's seed: from the campaign seed when one is given,
-// otherwise from the bundle's name.
-func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
-	base := rng.Hash("bundle:" + b.Meta.Name)
+// CampaignSeed is the seed a bundle's run seeds derive from: the campaign
+// seed when one is given, otherwise one derived from the bundle's name.
+func CampaignSeed(b *scenarios.Bundle, campaign *uint64) uint64 {
 	if campaign != nil {
-		base = *campaign
+		return *campaign
 	}
-	return rng.Mix(base, uint64(i))
+	return rng.Hash("bundle:" + b.Meta.Name)
+}
+
+// RunSeed derives run i's seed from the bundle's campaign seed.
+func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
+	return rng.Mix(CampaignSeed(b, campaign), uint64(i))
 }
 
 // Run plays a bundle cfg.Runs times against impl and judges each run.
@@ -143,7 +152,8 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
 	}
-	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, TopLevel: b.Meta.TopLevel}
+	seed := CampaignSeed(b, cfg.Seed)
+	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, Seed: &seed, TopLevel: b.Meta.TopLevel}
 	for i := 1; i <= cfg.Runs; i++ {
 		rr, err := runOnce(b, impl, cfg, hash, i)
 		if err != nil {

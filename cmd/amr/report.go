@@ -23,16 +23,26 @@ func cell(v string) string {
 }
 
 // printTable writes the per-scenario, per-level table and, under it, the
-// violations of failed scenarios (at most maxShown each).
+// violations of failed scenarios (at most maxShown each). Reports of runs
+// amr played get a SEED column: the campaign seed that plays them again.
 func printTable(w io.Writer, reports []*suite.Report, maxShown int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS")
+	seeded := len(reports) > 0 && reports[0].Seed != nil
+	header := "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS"
+	if seeded {
+		header += "\tSEED"
+	}
+	fmt.Fprintln(tw, header)
 	for _, r := range reports {
 		var cells []string
 		for _, name := range suite.LevelNames {
 			cells = append(cells, cell(r.Levels[name]))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
+		if seeded && r.Seed != nil {
+			fmt.Fprintf(tw, "\t%d", *r.Seed)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	for _, r := range reports {

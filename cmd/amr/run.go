@@ -46,8 +46,16 @@ implementation, judges every run with the checker, and prints a table with one
 row per scenario and one column per level (pass, FAIL, or - for untested). A
 level passes only when it holds in every run (spec §5: five consecutive runs).
 
-With no BUNDLE, every published scenario is run. Without --seed the run seeds
-derive from each bundle's name, so two invocations agree byte for byte.
+ORIGIN is the drafting origin tag the spec puts on every level result (§5):
+model-based (every draft cites stub model calls), model-free (every draft
+says "model-free"), mixed, or none (no draft was declared). SEED is the
+campaign seed of the row's runs: run i's run seed derives from it and i.
+
+With no BUNDLE, every published scenario is run. Without --seed each bundle's
+campaign seed derives from its name, so two invocations agree byte for byte;
+'amr run --seed SEED BUNDLE' plays a row's runs again, and 'amr replay BUNDLE
+--seed SEED' shows its run 1 tick by tick. --json has the same seeds
+(results[].seed, and each run's run seed in results[].runs[].seed).
 
 --out DIR keeps every run: DIR/<scenario>/run-<i>/sandbox/ (the spec's files),
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
