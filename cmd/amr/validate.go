@@ -23,7 +23,7 @@ unknown rule condition, which never matches) do not fail validation.
 
 Exit 0 when every bundle is valid, 2 otherwise.`,
 		Example: `  amr validate scenarios/l2-govern
-  amr validate scenarios/*/ --json`,
+  amr validate scenarios/l*/ --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			type result struct {
