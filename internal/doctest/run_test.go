@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -82,9 +83,39 @@ func hasRunnable(blocks []Block) bool {
 	return false
 }
 
-// runFile runs one file's blocks in order and stops at the first command
-// that fails: the ones after it depend on what it should have done.
+// outcome is what one documented command did, or, for a block's
+// contains=, what its output lacked.
+type outcome struct {
+	where, text string
+	code        int
+	output      string
+	took        time.Duration
+	// skipped says why the command was not run (a missing tool).
+	skipped string
+	// problem says how the command broke what its text says.
+	problem string
+}
+
+// runFile runs one file's blocks in order, each command as a subtest, and
+// stops at the first that breaks its text: the ones after it depend on
+// what it should have done.
 func runFile(t *testing.T, dir string, env []string, blocks []Block, n *tally) {
+	runBlocks(dir, env, blocks, n, func(o outcome) bool {
+		return t.Run(filepath.Base(o.where), func(t *testing.T) {
+			if o.skipped != "" {
+				t.Skipf("%s: not run: %s: %s", o.where, o.skipped, o.text)
+			}
+			t.Logf("%s: exit %d in %s: %s", o.where, o.code, o.took.Round(100*time.Millisecond), o.text)
+			if o.problem != "" {
+				t.Fatalf("%s: %s\n%s; its output ends:\n%s", o.where, o.text, o.problem, tail(o.output, 4000))
+			}
+		})
+	})
+}
+
+// runBlocks runs the blocks meant to run and hands each outcome to report,
+// stopping at the first problem or when report says to.
+func runBlocks(dir string, env []string, blocks []Block, n *tally, report func(outcome) bool) {
 	for _, b := range blocks {
 		if b.NoRun {
 			n.notRun += len(b.Commands)
@@ -95,30 +126,28 @@ func runFile(t *testing.T, dir string, env []string, blocks []Block, n *tally) {
 			continue
 		}
 		missing := missingTools(b.Needs)
-		var out bytes.Buffer
+		var out strings.Builder
 		for _, c := range b.Commands {
-			where := fmt.Sprintf("%s:%d", b.File, c.Line)
-			if c.Skipped {
+			o := outcome{where: fmt.Sprintf("%s:%d", b.File, c.Line), text: c.Text}
+			switch {
+			case c.Skipped:
 				n.notRun++
-				n.notRunWhy = append(n.notRunWhy, fmt.Sprintf("%s %s: %s", where, c.Text, b.Reason))
+				n.notRunWhy = append(n.notRunWhy, fmt.Sprintf("%s %s: %s", o.where, c.Text, b.Reason))
 				continue
-			}
-			ok := t.Run(filepath.Base(where), func(t *testing.T) {
-				if len(missing) > 0 {
-					n.missingTool++
-					t.Skipf("%s: not run: needs %s, not on PATH: %s", where, strings.Join(missing, ", "), c.Text)
-				}
+			case len(missing) > 0:
+				n.missingTool++
+				o.skipped = "needs " + strings.Join(missing, ", ") + ", not on PATH"
+			default:
 				n.ran++
-				got, output, took := runCommand(dir, env, c.Text)
-				out.WriteString(output)
-				t.Logf("%s: exit %d in %s: %s", where, got, took.Round(100*time.Millisecond), c.Text)
-				if got != b.Exit {
+				o.code, o.output, o.took = runCommand(dir, env, c.Text)
+				out.WriteString(o.output)
+				if o.code != b.Exit {
 					n.failed++
-					t.Fatalf("%s: %s\nexits %d, the text says %d; its output ends:\n%s", where, c.Text, got, b.Exit, tail(output, 4000))
+					o.problem = fmt.Sprintf("exits %d, the text says %d", o.code, b.Exit)
 				}
-			})
-			if !ok {
-				t.FailNow()
+			}
+			if !report(o) || o.problem != "" {
+				return
 			}
 		}
 		if len(missing) > 0 {
@@ -127,7 +156,9 @@ func runFile(t *testing.T, dir string, env []string, blocks []Block, n *tally) {
 		for _, want := range b.Contains {
 			if !strings.Contains(out.String(), want) {
 				n.failed++
-				t.Fatalf("%s: the block's output lacks %q; it ends:\n%s", b.Where(), want, tail(out.String(), 4000))
+				report(outcome{where: b.Where(), text: "(the block's output)", output: out.String(),
+					problem: fmt.Sprintf("the block's output lacks %q", want)})
+				return
 			}
 		}
 	}
@@ -228,4 +259,56 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
+}
+
+// The runner holds a command to its block's exit code and text, skips a
+// block whose tool is missing, and stops at the first problem: it can fail.
+func TestRunBlocksHoldsCommandsToTheirText(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not on PATH")
+	}
+	md := "<!-- doc: run -->\n```sh\ntrue\necho hello\n```\n" +
+		"<!-- doc: run exit=3 contains=\"hello\" -->\n```sh\necho hello; exit 3\n```\n" +
+		"<!-- doc: run needs=no-such-tool-amr -->\n```sh\nno-such-tool-amr --version\n```\n" +
+		"<!-- doc: no-run reason=\"it is CI\" -->\n```sh\nbash .ci/run\n```\n"
+	parse := func(md string) []Block {
+		blocks, err := Parse("x.md", []byte(md))
+		require.NoError(t, err)
+		return blocks
+	}
+	run := func(blocks []Block) (tally, []outcome) {
+		var n tally
+		var got []outcome
+		runBlocks(t.TempDir(), os.Environ(), blocks, &n, func(o outcome) bool { got = append(got, o); return true })
+		return n, got
+	}
+
+	n, got := run(parse(md))
+	require.Len(t, got, 4)
+	for _, o := range got {
+		assert.Empty(t, o.problem, o.where)
+	}
+	assert.Equal(t, "hello\n", got[1].output)
+	assert.Equal(t, 3, got[2].code)
+	assert.Contains(t, got[3].skipped, "needs no-such-tool-amr")
+	assert.Equal(t, tally{ran: 3, missingTool: 1, notRun: 1, notRunWhy: []string{"x.md:15 (1 command(s)): it is CI"}}, n)
+
+	tests := []struct{ name, md, want string }{
+		{"an exit code the text does not say", "<!-- doc: run -->\n```sh\nexit 2\necho after\n```\n", "exits 2, the text says 0"},
+		{"a failure the text does not say", "<!-- doc: run exit=1 -->\n```sh\ntrue\n```\n", "exits 0, the text says 1"},
+		{"a pipe that hides a failure", "<!-- doc: run -->\n```sh\nfalse | cat\n```\n", "exits 1, the text says 0"},
+		{"output without the text", "<!-- doc: run contains=\"no change\" -->\n```sh\necho 2 changes\n```\n", `lacks "no change"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n, got := run(parse(tc.md))
+			require.NotEmpty(t, got)
+			last := got[len(got)-1]
+			assert.Contains(t, last.problem, tc.want)
+			assert.Equal(t, 1, n.failed)
+			for _, o := range got {
+				assert.NotEqual(t, "echo after", o.text, "nothing runs after a problem")
+			}
+		})
+	}
 }
