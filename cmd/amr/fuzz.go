@@ -205,8 +205,8 @@ The folder is --out when given (an earlier counterexample there is
 replaced); otherwise every counterexample gets its own, so no campaign
 writes over another's: .amr/fuzz/<impl>/<seed>/run-<i>/ for run i of a
 campaign (<seed>-<profile>/ under a profile other than default), and
-.amr/fuzz/<impl>/corpus-<hash>/ for a kept bundle that still fails. The link
-.amr/fuzz/latest points at the newest counterexample's folder, so
+.amr/fuzz/<impl>/corpus-<hash>/ for a kept bundle that still fails. Without --out
+the link .amr/fuzz/latest points at the newest counterexample's folder, so
 'amr replay .amr/fuzz/latest/shrunk' shows the last one found. The shrunk bundle (the raw one with --no-shrink) is kept in the
 corpus, which the next campaign against the same implementation replays
 first; a kept bundle that no longer fails is reported as fixed.
@@ -350,10 +350,14 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 			return err
 		}
 		doc.Counterexample = cx
-		if cx.Latest, err = linkLatest(cx.folder()); err != nil {
-			fmt.Fprintf(stderr, "warning: no %s link: %v\n", latestName, err)
-		} else {
-			fmt.Fprintf(human, "  latest:   %s -> %s\n", cx.Latest, cx.folder())
+		// --out is a place the user chose; the link is for the folders
+		// amr fuzz names itself.
+		if o.out == "" {
+			if cx.Latest, err = linkLatest(cx.folder()); err != nil {
+				fmt.Fprintf(stderr, "warning: no %s link: %v\n", latestName, err)
+			} else {
+				fmt.Fprintf(human, "  latest:   %s -> %s\n", cx.Latest, cx.folder())
+			}
 		}
 		if doc.Corpus != nil && sum.Failure.Source == "generated" {
 			path, added, err := faults.SaveToCorpus(corpusDir, kept)

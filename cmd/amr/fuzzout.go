@@ -19,7 +19,7 @@ import (
 //	.amr/fuzz/<impl>/<seed>/run-<i>/         run i of campaign seed <seed> (default profile)
 //	.amr/fuzz/<impl>/<seed>-<profile>/run-<i>/ the same under another profile preset
 //	.amr/fuzz/<impl>/corpus-<hash>/          a kept corpus bundle that still fails
-//	.amr/fuzz/latest                         a link to the newest of them
+//	.amr/fuzz/latest                         a link to the newest of them (not to an --out folder)
 //
 // A generated run's bundle is a function of (campaign seed, profile, run
 // index), so the same folder always holds the same bundle.
