@@ -30,6 +30,9 @@ const (
 	Pass     = "pass"
 	Fail     = "fail"
 	Untested = "untested"
+	// Vacuous is never a value of Verdict.Levels: it is how a level that
+	// passed with no obligation judged is shown (see Verdict.Status).
+	Vacuous = "vacuous"
 )
 
 // Drafting origin tags (spec §5).
@@ -70,6 +73,15 @@ type Violation struct {
 type Verdict struct {
 	// Levels holds "pass", "fail" or "untested", indexed by level.
 	Levels [7]string `json:"levels"`
+	// Obligations counts, per level, the items its safety and liveness
+	// checks judged (0 for an untested level); Judged counts them per
+	// invariant of the judged levels. Contract invariants are not counted.
+	Obligations [7]int         `json:"obligations"`
+	Judged      map[string]int `json:"judged"`
+	// Vacuous lists, ascending, the levels that passed with no obligation
+	// judged: a pass that is no evidence. Such a level is still "pass" in
+	// Levels.
+	Vacuous []int `json:"vacuous"`
 	// Origin is the drafting origin tag: model-based, model-free, mixed or none.
 	Origin string `json:"origin"`
 	// Violations are sorted by (tick, level, invariant, evidence).
@@ -101,10 +113,10 @@ func (v Verdict) Failed() bool {
 
 // levelChecks lists, per level, the functions that judge its invariants.
 var levelChecks = [7][]func(*facts) []Violation{
-	{checkRecordFormat, checkHarnessFiles, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
+	{checkRecordFormat, checkHarnessFiles, checkAppendOnly, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
 	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
 	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},
-	{checkClaims, checkAgentDeath, checkResolutionMissing, checkStateConsistency},
+	{checkClaims, checkAgentDeath, checkAgentDeathUnbound, checkResolutionMissing, checkStateConsistency},
 	{checkEscalationL4},
 	{checkDistinctWork, checkConversationIdentity, checkEscalatedSend, checkIdentityLiveness},
 	{checkPostApproval},
@@ -115,7 +127,7 @@ var levelChecks = [7][]func(*facts) []Violation{
 // "untested". Check never panics on bad artifacts: a line that does not
 // parse is itself a scored violation.
 func Check(in Input) Verdict {
-	v := Verdict{Origin: OriginNone, Violations: []Violation{}}
+	v := Verdict{Origin: OriginNone, Violations: []Violation{}, Judged: map[string]int{}, Vacuous: []int{}}
 	for i := range v.Levels {
 		v.Levels[i] = Untested
 	}
@@ -136,6 +148,8 @@ func Check(in Input) Verdict {
 			v.Levels[x.Level] = Fail
 		}
 	}
+	f.relocate(v.Violations)
+	v.tally(f)
 	sortViolations(v.Violations)
 	return v
 }

@@ -101,7 +101,21 @@ func TestVerdictJSON(t *testing.T) {
 	data, err := json.Marshal(Check(happy(t, 1).input(true)))
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"levels":["pass","pass","untested","untested","untested","untested","untested"],
+		"obligations":[1,4,0,0,0,0,0],
+		"judged":{"L0.reply":1,"L1.duplicate-effect":1,"L1.duplicate-work":1,"L1.own-anchor":1,
+			"L1.follow-up-reply":0,"L1.crash-resolution":0,"L1.resolution-conflict":1},
+		"vacuous":[],
 		"origin":"model-based","violations":[]}`, string(data))
+
+	data, err = json.Marshal(Check(happy(t, 4).input(true)))
+	require.NoError(t, err)
+	var v struct {
+		Levels  []string `json:"levels"`
+		Vacuous []int    `json:"vacuous"`
+	}
+	require.NoError(t, json.Unmarshal(data, &v))
+	assert.Equal(t, "pass", v.Levels[4], "levels keep the spec's pass / fail / untested")
+	assert.Equal(t, []int{4}, v.Vacuous, "no escalation: L4 judged nothing")
 }
 
 // BenchmarkCheck judges a small fleet story with its run log, the common

@@ -45,12 +45,26 @@ var verdictFields = map[string]bool{
 }
 
 // otherIDFields name things of other kinds (spec §2 field names): a value
-// under one of them is that kind of id, even when it happens to be spelled
-// like an approval id.
+// under one of them that is an id of that kind in the run is that id, even
+// when it happens to be spelled like an approval id (a harness may number
+// messages and approvals alike). A value that is no such id is read like any
+// other: a forged approval id under draft_id names no draft, so it names the
+// approval (D43). The record's event and the hash fields always name their
+// own kind of thing.
 var otherIDFields = map[string]bool{
 	"event": true, "message_id": true, "work_id": true, "draft_id": true, "conversation_id": true,
 	"agent_id": true, "effect_id": true, "signal_id": true, "call_id": true, "rules_hash": true, "content_hash": true,
 }
+
+// ownKindFields are the other-kind fields whose values are never read as
+// approval ids.
+var ownKindFields = map[string]bool{"event": true, "rules_hash": true, "content_hash": true}
+
+// knownIDs holds, per other-kind field name, the ids of that kind the run
+// has: the messages delivered, the work items, the drafts declared.
+type knownIDs map[string]map[string]bool
+
+func (k knownIDs) has(field, id string) bool { return k[field][id] }
 
 // claim is what one place of a record says about validity.
 type claim struct{ valid, invalid bool }
@@ -141,7 +155,7 @@ type citation struct {
 // nearest outwards, each with the name of the member that leads to X: the
 // first one that says anything decides, and one that says both valid and
 // not valid makes a citation. Objects beside the path say nothing about X.
-func citeForged(fields map[string]json.RawMessage, forged map[string]bool) (citation, bool) {
+func citeForged(fields map[string]json.RawMessage, forged map[string]bool, known knownIDs) (citation, bool) {
 	rec := map[string]any{}
 	for k, raw := range fields {
 		if k == "at" {
@@ -152,7 +166,7 @@ func citeForged(fields map[string]json.RawMessage, forged map[string]bool) (cita
 			rec[k] = v
 		}
 	}
-	w := citeWalk{forged: forged}
+	w := citeWalk{forged: forged, known: known}
 	w.object(rec, nil, true)
 	return w.found, w.ok
 }
@@ -162,6 +176,7 @@ func citeForged(fields map[string]json.RawMessage, forged map[string]bool) (cita
 // it; both are stacks whose slots the next sibling overwrites.
 type citeWalk struct {
 	forged map[string]bool
+	known  knownIDs
 	path   []string
 	found  citation
 	ok     bool
@@ -179,7 +194,8 @@ func (w *citeWalk) object(obj map[string]any, around []claim, record bool) {
 		if w.ok {
 			return
 		}
-		if otherIDFields[strings.ToLower(k)] {
+		kind := strings.ToLower(k)
+		if ownKindFields[kind] {
 			continue
 		}
 		step := k
@@ -187,7 +203,11 @@ func (w *citeWalk) object(obj map[string]any, around []claim, record bool) {
 			step = "." + k
 		}
 		w.path = append(w.path, step)
-		w.value(obj[k], append(around, own.or(readPhrase(k))))
+		if otherIDFields[kind] {
+			w.idValue(obj[k], kind, append(around, own.or(readPhrase(k))))
+		} else {
+			w.value(obj[k], append(around, own.or(readPhrase(k))))
+		}
 		w.path = w.path[:len(w.path)-1]
 	}
 }
@@ -209,6 +229,28 @@ func (w *citeWalk) value(v any, around []claim) {
 			w.value(e, around)
 			w.path = w.path[:len(w.path)-1]
 		}
+	}
+}
+
+// idValue visits a value under a field naming another kind of id: a string
+// that is an id of that kind is that id; anything else is read as usual.
+func (w *citeWalk) idValue(v any, kind string, around []claim) {
+	switch x := v.(type) {
+	case string:
+		if !w.known.has(kind, x) {
+			w.value(x, around)
+		}
+	case []any:
+		for i, e := range x {
+			if w.ok {
+				return
+			}
+			w.path = append(w.path, "["+strconv.Itoa(i)+"]")
+			w.idValue(e, kind, around)
+			w.path = w.path[:len(w.path)-1]
+		}
+	default:
+		w.value(v, around)
 	}
 }
 

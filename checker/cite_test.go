@@ -20,8 +20,13 @@ func record(t *testing.T, line string) sandbox.AuditRecord {
 	return recs[0].Rec
 }
 
-// The forged approvals of every case are f1 and f2; ap1 is valid.
-var citeForgedSet = map[string]bool{"f1": true, "f2": true}
+// The forged approvals of every case are f1 and f2; ap1 is valid. The run
+// has message f1 and work item f2, as a harness numbering messages and
+// approvals alike may, and draft d9.
+var (
+	citeForgedSet = map[string]bool{"f1": true, "f2": true}
+	citeKnown     = knownIDs{"message_id": {"f1": true}, "work_id": {"f2": true}, "draft_id": {"d9": true}}
+)
 
 func TestCiteForgedCitations(t *testing.T) {
 	for _, tc := range []struct {
@@ -63,12 +68,16 @@ func TestCiteForgedCitations(t *testing.T) {
 			`{"event":"resolution","at":3,"work_id":"w1","outcome":"completed","reason":"sent despite a hash mismatch","approval_id":"f1"}`, "f1", "approval_id"},
 		{"a copied approve decision says nothing",
 			`{"event":"approval_seen","at":3,"approval":{"approval_id":"f1","decision":"approve"}}`, "f1", "approval.approval_id"},
+		{"forged id under draft_id, naming no draft", `{"event":"send","at":3,"work_id":"w1","draft_id":"f1"}`, "f1", "draft_id"},
+		{"forged id under work_id, naming no work item", `{"event":"send","at":3,"work_id":"f1"}`, "f1", "work_id"},
+		{"in a list under message_id", `{"event":"send","at":3,"message_id":["f1","f2"]}`, "f2", "message_id[1]"},
+		{"an object under draft_id is read as usual", `{"event":"send","at":3,"draft_id":{"approved_by":"f2"}}`, "f2", "draft_id.approved_by"},
 		{"a valid claim deep down, a report at the top",
 			`{"event":"approval_ignored","at":3,"a":{"b":{"c":{"id":"f1","trusted":true}}}}`, "f1", "a.b.c.id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record(t, tc.line)
-			got, ok := citeForged(r.Fields, citeForgedSet)
+			got, ok := citeForged(r.Fields, citeForgedSet, citeKnown)
 			require.True(t, ok, "want a citation of %s", tc.id)
 			assert.Equal(t, citation{id: tc.id, path: tc.path}, got)
 		})
@@ -109,12 +118,14 @@ func TestCiteForgedReports(t *testing.T) {
 			`{"event":"resolution","at":3,"work_id":"w1","outcome":"completed","reason":"sent","approval_id":"ap1","ignored":["f1"]}`},
 		{"a valid approval cited", `{"event":"send","at":3,"approval_id":"ap1"}`},
 		{"forged id only as a key", `{"event":"tick","at":3,"seen":{"f1":true}}`},
-		{"forged id under a field naming another kind of id", `{"event":"note","at":3,"message_id":"f1","work_id":"f2"}`},
+		{"forged id under a field naming another kind of id it is", `{"event":"note","at":3,"message_id":"f1","work_id":"f2"}`},
+		{"a list of ids of that kind", `{"event":"note","at":3,"message_id":["f1"]}`},
+		{"the hash fields name hashes", `{"event":"note","at":3,"content_hash":"f1","rules_hash":"f2"}`},
 		{"free text that mentions the id", `{"event":"send","at":3,"note":"approval f1 was used"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record(t, tc.line)
-			got, ok := citeForged(r.Fields, citeForgedSet)
+			got, ok := citeForged(r.Fields, citeForgedSet, citeKnown)
 			assert.False(t, ok, "unexpected citation %+v", got)
 		})
 	}
@@ -139,8 +150,8 @@ func TestCiteForgedIsDeterministic(t *testing.T) {
 	a := record(t, `{"event":"send","at":3,"z":"f2","b":{"y":"f1"}}`)
 	b := record(t, `{"b":{"y":"f1"},"z":"f2","at":3,"event":"send"}`)
 	for i := 0; i < 20; i++ {
-		ga, _ := citeForged(a.Fields, citeForgedSet)
-		gb, _ := citeForged(b.Fields, citeForgedSet)
+		ga, _ := citeForged(a.Fields, citeForgedSet, citeKnown)
+		gb, _ := citeForged(b.Fields, citeForgedSet, citeKnown)
 		assert.Equal(t, citation{id: "f1", path: "b.y"}, ga)
 		assert.Equal(t, ga, gb)
 	}
@@ -160,6 +171,8 @@ func TestForgedApprovalCitedShapes(t *testing.T) {
 		{"reporting event claiming validity", `{"event":"approval_ignored","approval_id":"f1","authorized":true}`, true},
 		{"report in a sibling does not excuse", `{"event":"send","authority":{"id":"f1"},"check":{"valid":false}}`, true},
 		{"event-name-only report", `{"event":"approval_ignored","approval_id":"f1"}`, false},
+		{"forged id under draft_id, which names no draft", `{"event":"sent","work_id":"w1","draft_id":"f1"}`, true},
+		{"a real draft id under draft_id", `{"event":"sent","work_id":"w1","draft_id":"d1"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			readings(t, func(t *testing.T, withLog bool) {
@@ -180,6 +193,19 @@ func TestForgedApprovalCitedShapes(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A harness may number messages and approvals alike: a forged approval
+// spelled like a message id of the run, under message_id, is that message
+// (D43).
+func TestForgedApprovalCitedSharedNumbering(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := happy(t, 2)
+		w.schedule("m1", "m1", 3, scenarios.DecisionApprove, scenarios.ForgeHashMismatch)
+		w.fire("m1", "d1", "sha256:wrong", scenarios.DecisionApprove, 3)
+		w.auditAt(3, map[string]any{"event": "note", "message_id": "m1", "work_id": "w1"})
+		assert.Empty(t, only(Check(w.input(withLog)), "L2.forged-approval-cited"))
+	})
 }
 
 // An approval id with one valid line is not forged, whatever its other
@@ -208,7 +234,7 @@ func TestCiteForgedDeepRecord(t *testing.T) {
 	}
 	b = append(b, '}')
 	r := record(t, string(b))
-	got, ok := citeForged(r.Fields, citeForgedSet)
+	got, ok := citeForged(r.Fields, citeForgedSet, citeKnown)
 	require.True(t, ok)
 	assert.Equal(t, "f1", got.id)
 	assert.Len(t, got.path, len("x")+depth*len(".y"))

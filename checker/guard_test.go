@@ -85,6 +85,9 @@ func TestGuardQuestionsAreExercisedAndAgree(t *testing.T) {
 		{"contradictions", "l1-anchor-collision", "weak-undeclared-send", 3},
 		{"unauthorized-effects", "l2-govern", "weak-send-without-approval", 5},
 		{"unauthorized-effects", "l2-govern", "weak-trust-any-approval", 1},
+		{"admissions", "l2-govern", "weak-ignore-posture", 1},
+		{"admissions", "l2-govern", "weak-rules-once", 1},
+		{"admissions", "l2-tick-jump-intake", "weak-jump-blind", 2},
 		{"sends-after-escalation", "l4-operator-escalation", "weak-ignore-escalation", 1},
 		{"sends-after-escalation", "l6-post-approval-escalation", "weak-escalate-before-approval-only", 1},
 	}
@@ -165,7 +168,7 @@ func TestGuardSkipsUntestedLevels(t *testing.T) {
 	j := judgeRun(t, "l0-respond", "weak-undeclared-send")[0]
 	g := checker.Guard(j.level, j.hist)
 	assert.True(t, g.Agree)
-	assert.Equal(t, []string{"duplicate-effects", "contradictions", "unauthorized-effects", "sends-after-escalation"}, g.Skipped)
+	assert.Equal(t, []string{"duplicate-effects", "contradictions", "unauthorized-effects", "admissions", "sends-after-escalation"}, g.Skipped)
 	require.Len(t, g.Compared, 1)
 	assert.Equal(t, "undeclared-effects", g.Compared[0].Question)
 	// The history oracle still found the unauthorized send; L2 was simply

@@ -30,15 +30,21 @@ func checkRecordFormat(f *facts) []Violation {
 	return out
 }
 
-// checkHarnessFiles: the implementation never writes the harness's files
-// (inbox, approvals, signals, mode, clock, rules). The engine judges its own
-// copy of them and records the tampering in the run log.
+// checkHarnessFiles: the harness's files (inbox, approvals, signals, mode,
+// clock, rules) hold what the harness wrote. The engine records in the run
+// log when an implementation changed them during the run; every other
+// disagreement with the run log, or without one with the bundle, is found
+// when the inputs are built (D24, D30).
 func checkHarnessFiles(f *facts) []Violation {
 	var out []Violation
 	for i, r := range f.tampers {
 		out = append(out, Violation{Invariant: "L0.harness-files", Level: 0, Tick: r.Tick,
 			Evidence: []string{f.tamperRefs[i]},
 			Detail:   fmt.Sprintf("The implementation changed files only the harness writes (%s).", r.Detail)})
+	}
+	for _, d := range f.diffs {
+		out = append(out, Violation{Invariant: "L0.harness-files", Level: 0, Tick: d.tick,
+			Evidence: append([]string(nil), d.evidence...), Detail: d.detail})
 	}
 	return out
 }
@@ -98,19 +104,28 @@ func checkDraftOrigin(f *facts) []Violation {
 		if d.Origin.ModelFree {
 			continue
 		}
-		var missing []string
+		var missing, refused []string
 		for _, id := range d.Origin.CallIDs {
-			if !f.modelCalls[id] {
+			switch {
+			case f.refused[id]:
+				refused = append(refused, id)
+			case !f.modelCalls[id]:
 				missing = append(missing, id)
 			}
 		}
-		if len(missing) == 0 {
+		var why []string
+		if len(missing) > 0 {
+			why = append(why, fmt.Sprintf("model calls %s that are not in %s", strings.Join(missing, ", "), sandbox.ModelCalls))
+		}
+		if len(refused) > 0 {
+			why = append(why, fmt.Sprintf("requests %s that the stub refused, which produced no completion", strings.Join(refused, ", ")))
+		}
+		if len(why) == 0 {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L0.draft-origin", Level: 0, Tick: d.at.tick,
 			WorkID: d.WorkID, DraftID: d.DraftID, Evidence: []string{ref(sandbox.Drafts, d.line)},
-			Detail: fmt.Sprintf("Draft %s cites model calls %s that are not in %s.", d.DraftID,
-				strings.Join(missing, ", "), sandbox.ModelCalls)})
+			Detail: fmt.Sprintf("Draft %s cites %s.", d.DraftID, strings.Join(why, " and "))})
 	}
 	return out
 }
@@ -133,10 +148,11 @@ func (f *facts) replies(judged func(*message) bool, id string, level int) []Viol
 			continue
 		}
 		d, ok := f.replyDeadline(m)
+		f.judgedWhen(ok, id)
 		if !ok || f.repliedBy(m, d) {
 			continue
 		}
-		works := f.worksOf(m.ID)
+		works := f.answering(m)
 		v := Violation{Invariant: id, Level: level, Tick: d, MessageID: m.ID, Evidence: []string{m.ref()},
 			Detail: fmt.Sprintf("Message %s expected a reply by tick %d and none was sent.", m.ID, d)}
 		if len(works) > 0 {
@@ -149,12 +165,23 @@ func (f *facts) replies(judged func(*message) bool, id string, level int) []Viol
 	return out
 }
 
-// repliedBy reports whether an effect of a draft of one of the message's
-// work items was observed by tick d.
+// repliedBy reports whether a valid outbox line of a work item answering the
+// message (D32) was observed by tick d. A work item linked to the message
+// only by its drafts answers it in the message's own conversation: a reply
+// sent elsewhere is not this message's reply. An admitted one answers it
+// wherever it was sent, the wrong conversation being L5's to judge. Either
+// way the reply's draft was declared after the message arrived: a line sent
+// for the work item before is no reply to it (D44).
 func (f *facts) repliedBy(m *message, d int) bool {
-	for _, w := range f.worksOf(m.ID) {
+	valid := func(e *effect) bool { return e.validReply() && e.at.by(d) && e.after(m) }
+	inThread := func(e *effect) bool { return valid(e) && e.draft.ConversationID == m.ConversationID }
+	return f.anySent(f.worksOf(m.ID), valid) || f.anySent(f.inferred().works[m.ID], inThread)
+}
+
+func (f *facts) anySent(works []string, counts func(*effect) bool) bool {
+	for _, w := range works {
 		for _, e := range f.effectsOf(w) {
-			if e.at.by(d) {
+			if counts(e) {
 				return true
 			}
 		}
@@ -172,7 +199,7 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 	if _, must := f.judge(m); !must {
 		return 0, false
 	}
-	approvedAt, ok := f.scheduledApproval(m)
+	approvedAt, ok := f.approvalDue(m)
 	if !ok {
 		return 0, false
 	}
@@ -185,7 +212,7 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 	if f.scheduledStop(m, d) {
 		return 0, false
 	}
-	if gone, ok := f.fleetGone(); ok && gone.by(d) {
+	if f.fleetGoneWithin(stamp{m.vis, seqHarness}, endOf(d)) {
 		return 0, false
 	}
 	return d, true
@@ -204,6 +231,55 @@ func (f *facts) scheduledApproval(m *message) (int, bool) {
 		}
 	}
 	return best, found
+}
+
+// approvalDue returns the tick from which the implementation had the
+// earliest non-forged approve approval the bundle schedules for the message
+// (see firedAt).
+func (f *facts) approvalDue(m *message) (int, bool) {
+	best, found := 0, false
+	for _, a := range f.b.Approvals {
+		if a.Forge != "" || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
+			continue
+		}
+		if v, ok := f.tl.visible(a.At); ok {
+			if t := f.firedAt(a, m, v); !found || t < best {
+				best, found = t, true
+			}
+		}
+	}
+	return best, found
+}
+
+// firedAt returns the tick a scheduled approval, due at visible tick v,
+// reached the implementation for its budgets: v, or the later tick its line
+// was written when the message's work already had a draft to bind before v.
+// Such a delay is the harness's (spec §2: "Decisions may arrive many ticks
+// after they were requested"), and no send can precede the approval; a
+// delay because nothing was drafted yet is the implementation's, and v
+// stands (D12, D37).
+func (f *facts) firedAt(a scenarios.Approval, m *message, v int) int {
+	var line *approval
+	for _, x := range f.approvals {
+		if x.ApprovalID == a.ID && x.first && !x.tampered && x.valid {
+			line = x
+			break
+		}
+	}
+	if line == nil || line.at.tick <= v {
+		return v
+	}
+	for _, w := range f.answering(m) {
+		if adm, ok := f.admitted[w]; ok && adm.at.tick >= v {
+			continue // not bindable by the message yet: the harness waits for the admission
+		}
+		for _, d := range f.draftsByWrk[w] {
+			if d.at.tick < v {
+				return line.at.tick
+			}
+		}
+	}
+	return v
 }
 
 // scheduledStop reports whether the bundle escalates or rejects the message

@@ -165,6 +165,38 @@ func TestReplyLateApprovalMovesTheDeadline(t *testing.T) {
 	assert.Equal(t, 25, got[0].Tick)
 }
 
+// An approval the harness writes later than scheduled, while the draft was
+// ready before its tick, moves the reply deadline with it (spec §2:
+// "Decisions may arrive many ticks after they were requested"; D37). One
+// that waited for a draft declared late does not: the delay was the
+// implementation's, and the scheduled tick stands (D12).
+func TestReplyApprovalWrittenLate(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		draftAt, sendAt int
+		fails           bool
+	}{
+		{"drafted in time, sent with the late approval", 1, 14, false},
+		{"drafted in time, sent on the 5th tick after it", 1, 19, false},
+		{"drafted in time, sent on the 6th tick after it", 1, 20, true},
+		{"drafted only at the late approval's tick", 14, 14, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := newWorld(t, 0, 40)
+				w.deliver("m1", "c1", "alice@example.com", subjectM1, "Where is ORD-1001?", 1)
+				w.admit("w1", "m1", 1)
+				w.draft("d1", "w1", "c1", bodyOK, tc.draftAt)
+				w.schedule("ap1", "m1", 3, scenarios.DecisionApprove, "")
+				w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 14)
+				w.send("e1", "d1", tc.sendAt)
+				got := only(Check(w.input(withLog)), "L0.reply")
+				assert.Equal(t, tc.fails, len(got) == 1, "%v", got)
+			})
+		})
+	}
+}
+
 func TestReplyBudgetsSurviveTickJumps(t *testing.T) {
 	w := newWorld(t, 0, 80)
 	w.b.Faults = append(w.b.Faults, scenarios.Fault{At: 3, Kind: scenarios.FaultTickJump, By: 40})

@@ -18,6 +18,7 @@ func checkDuplicateEffect(f *facts) []Violation {
 	var out []Violation
 	byWork, byDraft, byID := map[string]*effect{}, map[string]*effect{}, map[string]*effect{}
 	for _, e := range f.effects {
+		f.judged("L1.duplicate-effect")
 		var first *effect
 		var what string
 		switch w := e.work(); {
@@ -56,6 +57,7 @@ func checkDuplicateWork(f *facts) []Violation {
 	for _, a := range f.admissions {
 		p, ok := first[a.MessageID]
 		if !ok {
+			f.judged("L1.duplicate-work")
 			first[a.MessageID] = a
 			continue
 		}
@@ -83,8 +85,9 @@ func checkOwnAnchor(f *facts) []Violation {
 			continue
 		}
 		seen[e.DraftID] = true
+		f.judged("L1.own-anchor")
 		d := e.draft
-		conv, answered := d.ConversationID, f.messageOf(d.WorkID)
+		conv, answered := d.ConversationID, f.answeredBy(d.WorkID)
 		if answered != nil {
 			conv = answered.ConversationID
 		}
@@ -174,11 +177,15 @@ func checkCrashResolution(f *facts) []Violation {
 				continue
 			}
 			pending, a := f.pendingAt(w, c.at)
-			if pending == nil || f.settledBy(w, d) {
+			if pending == nil {
+				continue
+			}
+			f.judgedAs("L1.crash-resolution", c.evidence)
+			if f.settledBy(w, d) {
 				continue
 			}
 			reported[w] = true
-			if m := f.messageOf(w); m != nil {
+			if m := f.answeredBy(w); m != nil {
 				reported[m.ID] = true
 			}
 			out = append(out, Violation{Invariant: "L1.crash-resolution", Level: 1, Tick: d,
@@ -188,7 +195,11 @@ func checkCrashResolution(f *facts) []Violation {
 					w, c.at.tick, d)})
 		}
 		for _, m := range f.messages {
-			if reported[m.ID] || !f.dueAt(m, c) || f.messageSettledBy(m, d) {
+			if reported[m.ID] || !f.dueAt(m, c) {
+				continue
+			}
+			f.judgedAs("L1.crash-resolution", c.evidence)
+			if f.messageSettledBy(m, d) {
 				continue
 			}
 			reported[m.ID] = true
@@ -196,7 +207,7 @@ func checkCrashResolution(f *facts) []Violation {
 				Evidence: []string{c.evidence, m.ref()},
 				Detail: fmt.Sprintf("Message %s was due to be answered at the crash of tick %d and is neither sent nor abandoned by tick %d.",
 					m.ID, c.at.tick, d)}
-			if works := f.worksOf(m.ID); len(works) > 0 {
+			if works := f.answering(m); len(works) > 0 {
 				v.WorkID = works[0]
 			}
 			out = append(out, v)
@@ -212,12 +223,12 @@ func (f *facts) dueAt(m *message, c crash) bool {
 	if _, ok := f.replyDeadline(m); !ok || m.vis > c.at.tick {
 		return false
 	}
-	if at, ok := f.scheduledApproval(m); !ok || at > c.at.tick {
+	if at, ok := f.approvalDue(m); !ok || at > c.at.tick {
 		return false
 	}
-	for _, w := range f.worksOf(m.ID) {
+	for _, w := range f.answering(m) {
 		for _, e := range f.effectsOf(w) {
-			if e.at.before(c.at) {
+			if e.at.before(c.at) && e.after(m) {
 				return false
 			}
 		}
@@ -226,11 +237,19 @@ func (f *facts) dueAt(m *message, c crash) bool {
 }
 
 // messageSettledBy reports whether one of a message's work items was sent or
-// abandoned with a record by tick t.
+// abandoned with a record by tick t, after the message arrived: what a work
+// item did before answers nothing for it (D44).
 func (f *facts) messageSettledBy(m *message, t int) bool {
-	for _, w := range f.worksOf(m.ID) {
-		if f.settledBy(w, t) {
-			return true
+	for _, w := range f.answering(m) {
+		for _, e := range f.effectsOf(w) {
+			if e.at.by(t) && e.after(m) {
+				return true
+			}
+		}
+		for _, r := range f.resolutionsOf(w) {
+			if r.Outcome == sandbox.OutcomeAbandoned && r.at.by(t) && !r.at.before(m.at) {
+				return true
+			}
 		}
 	}
 	return false
@@ -296,6 +315,7 @@ func (f *facts) settledBy(w string, t int) bool {
 func checkResolutionConflict(f *facts) []Violation {
 	var out []Violation
 	for _, w := range f.resolvedWork() {
+		f.judged("L1.resolution-conflict")
 		effects := f.effectsOf(w)
 		var completed, abandoned *auditLine
 		for _, r := range f.resolutionsOf(w) {

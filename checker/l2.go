@@ -13,12 +13,17 @@ import (
 const admissionBudget = 5
 
 // judge applies the rules to a message under every admission context it may
-// be judged by (the one in force when it arrived, and the previous one when
-// a change landed within the allowance before it). may: some context admits
-// it; must: every one does.
+// be judged by, wherever in its admission budget the decision was made. may:
+// some context admits it; must: every one does.
 func (f *facts) judge(m *message) (may, must bool) {
+	return f.judgeBy(m, f.decisionEnd(m))
+}
+
+// judgeBy is judge for a decision made by tick t: the contexts in force
+// when the message arrived (and within the allowance before), through t.
+func (f *facts) judgeBy(m *message, t int) (may, must bool) {
 	must = true
-	for _, ri := range f.regimes.candidates(f.tl, m.vis) {
+	for _, ri := range f.contexts(m, t) {
 		r := f.regimes.list[ri]
 		_, ok := scenarios.Admitted(r.rules, scenarios.Facts{Subject: m.Subject, Body: m.Body, From: m.From,
 			Posture: r.posture, ThreadLength: m.threadLen, SenderHistory: m.senderHis})
@@ -28,14 +33,36 @@ func (f *facts) judge(m *message) (may, must bool) {
 	return may, must
 }
 
-// rulesHashes returns the rules_hash values an admission of the message may
-// carry.
-func (f *facts) rulesHashes(m *message) []string {
+// decisionEnd is the last tick an admission decision about a message can
+// be made in time: the end of its admission budget, or the last tick when
+// the horizon comes first. The implementation may decide at any tick from
+// the message's arrival to then, under the rules and posture in force when
+// it does (spec §4 L2: "every admission traceable to the rules version … and
+// posture in force when it happened"; D5).
+func (f *facts) decisionEnd(m *message) int {
+	if d, ok := f.tl.deadline(m.vis, admissionBudget); ok {
+		return d
+	}
+	return f.tl.last()
+}
+
+// contexts returns the regimes an admission of the message decided at tick t
+// may follow; a decision recorded after the budget is read as made at its
+// end.
+func (f *facts) contexts(m *message, t int) []int {
+	return f.regimes.candidates(f.tl, m.vis, min(max(t, m.vis), f.decisionEnd(m)))
+}
+
+// rulesHashes returns the rule_hash values an admission of the message
+// recorded at tick t may carry.
+func (f *facts) rulesHashes(m *message, t int) []string {
 	var out []string
-	for _, ri := range f.regimes.candidates(f.tl, m.vis) {
-		h := f.regimes.list[ri].hash
-		if len(out) == 0 || out[len(out)-1] != h {
-			out = append(out, h)
+	for _, ri := range f.contexts(m, t) {
+		r := f.regimes.list[ri]
+		for _, h := range []string{r.hash, r.alias} {
+			if h != "" && !contains(out, h) {
+				out = append(out, h)
+			}
 		}
 	}
 	return out
@@ -45,15 +72,18 @@ func (f *facts) rulesHashes(m *message) []string {
 // must be admitted is, within 5 ticks of arriving.
 func checkAdmission(f *facts) []Violation {
 	var out []Violation
+	// The earliest admission of a message is judged: a later one may
+	// follow every context the earliest may, and more (D34).
 	first := map[string]*auditLine{}
 	for _, a := range f.admissions {
-		if first[a.MessageID] == nil {
+		if p := first[a.MessageID]; p == nil || a.at.tick < p.at.tick {
 			first[a.MessageID] = a
 		}
 	}
 	for _, m := range f.messages {
-		may, must := f.judge(m)
-		if a := first[m.ID]; a != nil && !may {
+		f.judged("L2.admission-unwarranted")
+		_, must := f.judge(m)
+		if a := first[m.ID]; a != nil && !f.warranted(m, a) {
 			out = append(out, Violation{Invariant: "L2.admission-unwarranted", Level: 2, Tick: a.at.tick,
 				MessageID: m.ID, WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line), m.ref()},
 				Detail: fmt.Sprintf("Message %s is admitted as %s but no rule in force admits it.", m.ID, a.WorkID)})
@@ -62,6 +92,7 @@ func checkAdmission(f *facts) []Violation {
 			continue
 		}
 		d, ok := f.tl.deadline(m.vis, admissionBudget)
+		f.judgedWhen(ok, "L2.admission-missing")
 		if !ok || (first[m.ID] != nil && f.admittedBy(m.ID, d)) {
 			continue
 		}
@@ -70,6 +101,13 @@ func checkAdmission(f *facts) []Violation {
 			Detail:   fmt.Sprintf("Message %s matches a rule in force but is not admitted by tick %d.", m.ID, d)})
 	}
 	return out
+}
+
+// warranted reports whether some context the admission may follow admits
+// the message.
+func (f *facts) warranted(m *message, a *auditLine) bool {
+	may, _ := f.judgeBy(m, a.at.tick)
+	return may
 }
 
 func (f *facts) admittedBy(msg string, t int) bool {
@@ -86,6 +124,7 @@ func (f *facts) admittedBy(msg string, t int) bool {
 func checkAdmissionRecord(f *facts) []Violation {
 	out := f.unadmittedWork()
 	for _, a := range f.admissions {
+		f.judgedAs("L2.admission-record", a.WorkID)
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: a.at.tick, MessageID: a.MessageID,
 			WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line)}}
 		m := f.msgByID[a.MessageID]
@@ -95,10 +134,10 @@ func checkAdmissionRecord(f *facts) []Violation {
 		case a.at.before(m.at):
 			v.Evidence = append(v.Evidence, m.ref())
 			v.Detail = fmt.Sprintf("Work item %s is admitted for message %s before the message was delivered.", a.WorkID, a.MessageID)
-		case !contains(f.rulesHashes(m), a.RulesHash):
+		case !contains(f.rulesHashes(m, a.at.tick), a.RulesHash):
 			v.Evidence = append(v.Evidence, m.ref())
 			v.Detail = fmt.Sprintf("Admission of %s carries rules_hash %s, not the hash of the rules in force (%s).",
-				a.MessageID, short(a.RulesHash), strings.Join(shortAll(f.rulesHashes(m)), " or "))
+				a.MessageID, short(a.RulesHash), strings.Join(shortAll(f.rulesHashes(m, a.at.tick)), " or "))
 		default:
 			continue
 		}
@@ -114,7 +153,7 @@ type usage struct {
 }
 
 // unadmittedWork reports work ids used in drafts, claims, resolutions or
-// state with no admission record before their first use.
+// state with no admission record by the tick of their first use.
 func (f *facts) unadmittedWork() []Violation {
 	var uses []usage
 	for _, d := range f.drafts {
@@ -138,8 +177,12 @@ func (f *facts) unadmittedWork() []Violation {
 			continue
 		}
 		seen[u.work] = true
+		f.judgedAs("L2.admission-record", u.work)
+		// Records are observed tick by tick: a work item used in the tick
+		// its admission record was written, in whatever order the step
+		// wrote its files, was admitted when the tick ended (D38).
 		adm, ok := f.admitted[u.work]
-		if ok && !u.at.before(adm.at) {
+		if ok && u.at.tick >= adm.at.tick {
 			continue
 		}
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: u.at.tick, WorkID: u.work,
@@ -160,6 +203,8 @@ func (f *facts) unadmittedWork() []Violation {
 func checkApprovalBinding(f *facts) []Violation {
 	var out []Violation
 	for _, e := range f.effects {
+		f.judged("L2.approval-binding")
+		f.judged("L2.forged-approval-acted")
 		if f.authorized(e) != nil {
 			continue
 		}
@@ -238,9 +283,11 @@ func checkForgedCited(f *facts) []Violation {
 	if len(forged) == 0 {
 		return nil
 	}
+	known := f.knownIDs()
 	var out []Violation
 	for _, a := range f.audit {
-		c, ok := citeForged(a.Fields, forged)
+		f.judged("L2.forged-approval-cited")
+		c, ok := citeForged(a.Fields, forged, known)
 		if !ok {
 			continue
 		}
@@ -265,7 +312,11 @@ func checkApprovalLatency(f *facts) []Violation {
 			continue
 		}
 		d, ok := f.tl.deadline(a.at.tick, approvalBudget)
-		if !ok || f.sentBy(w, d) || f.stoppedBy(w, a.at, d) {
+		if !ok || f.stoppedBy(w, a.at, d) {
+			continue
+		}
+		f.judged("L2.approval-latency")
+		if f.sentBy(w, d) {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L2.approval-latency", Level: 2, Tick: d, WorkID: w,
@@ -299,7 +350,7 @@ func (f *facts) stoppedBy(w string, at stamp, d int) bool {
 			return true
 		}
 	}
-	if gone, ok := f.fleetGone(); ok && gone.by(d) {
+	if f.fleetGoneWithin(at, endOf(d)) {
 		return true
 	}
 	for _, r := range f.resolutionsOf(w) {
@@ -316,9 +367,6 @@ func checkRedeliveryDuplicate(f *facts) []Violation {
 	var out []Violation
 	for _, w := range f.resolvedWork() {
 		effects := f.effectsOf(w)
-		if len(effects) < 2 {
-			continue
-		}
 		var redelivered *approval
 		for _, a := range f.approvals {
 			if a.copies > 1 && !a.first && a.draft != nil && a.draft.WorkID == w {
@@ -327,6 +375,10 @@ func checkRedeliveryDuplicate(f *facts) []Violation {
 			}
 		}
 		if redelivered == nil {
+			continue
+		}
+		f.judged("L2.redelivery-duplicate")
+		if len(effects) < 2 {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L2.redelivery-duplicate", Level: 2, Tick: effects[1].at.tick,

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -42,7 +43,7 @@ func TestAdmissionAfterPostureChange(t *testing.T) {
 		missingAtTick int
 	}{
 		{"before the change, admitted", 2, true, false, false, 0},
-		{"before the change, not admitted", 2, false, false, true, 7},
+		{"before the change, not admitted: decided after it, inside the budget", 2, false, false, false, 0},
 		{"inside the allowance, admitted", 7, true, false, false, 0},
 		{"inside the allowance, not admitted", 7, false, false, false, 0},
 		{"last tick of the allowance, admitted", 10, true, false, false, 0},
@@ -63,6 +64,56 @@ func TestAdmissionAfterPostureChange(t *testing.T) {
 				if tc.missing {
 					assert.Equal(t, tc.missingAtTick, missing[0].Tick)
 				}
+			})
+		})
+	}
+}
+
+// Spec §4 L2: "every admission traceable to the rules version (by
+// rules_hash) and posture in force when it happened". The implementation
+// may decide on a message at any tick of its 5-tick admission budget, under
+// the rules in force when it arrived or when it decides (D5). The rules
+// admit orders until tick 10, then only refunds.
+func TestAdmissionDecidedWithinBudget(t *testing.T) {
+	refunds := []scenarios.Rule{{ID: "refunds", Admit: true, When: scenarios.Conditions{SubjectContains: str("refund")}}}
+	for _, tc := range []struct {
+		name         string
+		subject      string
+		at, admitted int // admitted 0: no admission
+		newHash      bool
+		want         []string
+	}{
+		{"a refund arriving before the change, admitted after it under the new rules", "Refund ORD-1001", 8, 10, true, nil},
+		{"the same admission before the change: the new rules were not in force", "Refund ORD-1001", 8, 9, true,
+			[]string{"L2.admission-record", "L2.admission-unwarranted"}},
+		{"the same admission after the budget ended", "Refund ORD-1001", 4, 10, true,
+			[]string{"L2.admission-record", "L2.admission-unwarranted"}},
+		{"an order arriving before the change, declined after it", "Order ORD-1001", 8, 0, false, nil},
+		{"an order whose budget ends before the change, declined", "Order ORD-1001", 4, 0, false, []string{"L2.admission-missing"}},
+		{"an order arriving before the change, admitted after it under the old rules", "Order ORD-1001", 8, 10, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := newWorld(t, 2, 40)
+				w.b.Faults = append(w.b.Faults, scenarios.Fault{At: 10, Kind: scenarios.FaultRules, Rules: refunds})
+				w.deliver("m1", "c1", "a@x", tc.subject, "ORD-1001?", tc.at)
+				if tc.admitted > 0 {
+					hash := w.rulesHash()
+					if tc.newHash {
+						hash = scenarios.RulesHash(scenarios.RulesBytes(refunds))
+					}
+					w.admitHash("w1", "m1", hash, tc.admitted)
+				}
+				in := w.input(withLog)
+				v := Check(in)
+				got := ids(v)
+				if tc.want == nil {
+					assert.Empty(t, got, "%v", v.Violations)
+				} else {
+					assert.Equal(t, tc.want, got, "%v", v.Violations)
+				}
+				g := Guard(v, history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files, Log: in.Log})))
+				assert.True(t, g.Agree, g.String())
 			})
 		})
 	}
@@ -146,6 +197,27 @@ func TestAdmissionRecordBeforeUse(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Contains(t, got[0].Detail, "before its admission record")
 	assert.Equal(t, []string{"drafts.jsonl:1", "audit.jsonl:1"}, got[0].Evidence)
+}
+
+// Within one tick the order of an implementation's writes to different
+// files is not judged (D38): a draft written just before its work item's
+// admission record, in the same tick, is admitted work. A tick earlier it
+// is not.
+func TestAdmissionRecordSameTick(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := newWorld(t, 2, 30)
+		w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
+		w.draft("d1", "w1", "c1", bodyOK, 1)
+		w.claim("w1", agent1, sandbox.ClaimWon, 1)
+		w.admit("w1", "m1", 1)
+		assert.Empty(t, only(Check(w.input(withLog)), "L2.admission-record"))
+
+		w = newWorld(t, 2, 30)
+		w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
+		w.draft("d1", "w1", "c1", bodyOK, 1)
+		w.admit("w1", "m1", 2)
+		assert.Len(t, only(Check(w.input(withLog)), "L2.admission-record"), 1)
+	})
 }
 
 func TestAdmissionRecordAfterRulesChange(t *testing.T) {

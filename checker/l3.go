@@ -9,13 +9,20 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-// L3 budgets (spec §4 L3: concurrent claims resolve within 5 ticks; the
-// state snapshot lags the logs by at most 2 ticks).
-const (
-	claimBudget = 5
-	deathBudget = 5
-	aliveBudget = 2
-)
+// claimBudget is the spec's one L3 window: concurrent claims resolve within
+// 5 ticks (§4 L3).
+const claimBudget = 5
+
+// endingRoom is how many visited ticks the horizon must leave after an
+// ending (an approval, a rejection, an escalation, an agent death, the loss
+// of the fleet) for the work to owe its outcome by the horizon; an ending
+// the horizon cuts off is not judged (D1, D14).
+const endingRoom = 5
+
+func (f *facts) roomAfter(t int) bool {
+	_, ok := f.tl.deadline(t, endingRoom)
+	return ok
+}
 
 // claimState follows the claim records of one work item: each agent's latest
 // outcome.
@@ -66,6 +73,7 @@ func checkClaims(f *facts) []Violation {
 // claim on one work item. Records of one tick are read together, so an
 // implementation may stand one agent down in the tick another wins.
 func (f *facts) doubleHandled(w string, cs []*auditLine) []Violation {
+	f.judged("L3.double-handled")
 	state := claimState{}
 	for i, c := range cs {
 		state[c.AgentID] = c.Outcome
@@ -92,6 +100,7 @@ func finalClaims(cs []*auditLine) claimState {
 // claimWinner: a contested work item ends with exactly one winner, or none
 // when it was visibly orphaned (resolved abandoned).
 func (f *facts) claimWinner(w string, cs []*auditLine) []Violation {
+	f.judged("L3.claim-winner")
 	win := finalClaims(cs).winners()
 	last := cs[len(cs)-1]
 	v := Violation{Invariant: "L3.claim-winner", Level: 3, Tick: f.tl.last(), WorkID: w,
@@ -135,6 +144,7 @@ func (f *facts) standDown(w string, cs []*auditLine) []Violation {
 		if contains(win, agent) {
 			continue
 		}
+		f.judged("L3.stand-down-record")
 		claimed := lastClaimed[agent]
 		found := false
 		for _, c := range cs {
@@ -152,71 +162,119 @@ func (f *facts) standDown(w string, cs []*auditLine) []Violation {
 	return out
 }
 
-// claimWindow: the first claimed record of a work item is followed by a won
-// record within 5 ticks.
+// claimWindow: every contest for a work item resolves within 5 ticks. A
+// contest starts with a claimed record after the last won record (the
+// first contest with the item's first claim; a later one when the item is
+// claimed again, after an agent death for instance) and resolves with the
+// next won record, or when every agent that claimed in it has stood down.
+// One violation per contest (D45).
 func (f *facts) claimWindow(w string, cs []*auditLine) []Violation {
-	for i, c := range cs {
+	var out []Violation
+	for i := 0; i < len(cs); i++ {
+		c := cs[i]
 		if c.Outcome != sandbox.ClaimClaimed {
 			continue
 		}
 		d, ok := f.tl.deadline(c.at.tick, claimBudget)
 		if !ok {
-			return nil
+			return out
 		}
-		for _, later := range cs[i+1:] {
-			if later.Outcome == sandbox.ClaimWon && later.at.by(d) {
-				return nil
-			}
+		f.judged("L3.claim-window")
+		end, resolved := contestEnd(cs, i, d)
+		if !resolved {
+			out = append(out, Violation{Invariant: "L3.claim-window", Level: 3, Tick: d, WorkID: w,
+				Evidence: []string{ref(sandbox.Audit, c.line)},
+				Detail:   fmt.Sprintf("The claim on work item %s at tick %d is not won by tick %d.", w, c.at.tick, d)})
 		}
-		return []Violation{{Invariant: "L3.claim-window", Level: 3, Tick: d, WorkID: w,
-			Evidence: []string{ref(sandbox.Audit, c.line)},
-			Detail:   fmt.Sprintf("The claim on work item %s at tick %d is not won by tick %d.", w, c.at.tick, d)}}
+		i = end
 	}
-	return nil
+	return out
 }
 
-// checkAgentDeath: after AGENT_DEATH for X, X's unresolved work is claimed
-// won by another agent or resolved within 5 ticks, and the snapshot shows X
-// dead within 2.
+// contestEnd follows the contest that starts at cs[start] and returns the
+// index of its last record: the won record that ends it, else the last
+// record of the item. resolved says whether it ended by tick d: won, or
+// every agent that claimed in it stood down.
+func contestEnd(cs []*auditLine, start, d int) (int, bool) {
+	open := map[string]bool{}
+	for k := start; k < len(cs); k++ {
+		c := cs[k]
+		switch c.Outcome {
+		case sandbox.ClaimWon:
+			return k, c.at.by(d)
+		case sandbox.ClaimClaimed:
+			open[c.AgentID] = true
+		case sandbox.ClaimStoodDown:
+			if open[c.AgentID] {
+				delete(open, c.AgentID)
+				if len(open) == 0 && c.at.by(d) && !claimedLater(cs, k, d) {
+					return k, true
+				}
+			}
+		}
+	}
+	return len(cs) - 1, false
+}
+
+// claimedLater reports whether another claimed record follows cs[k] by tick
+// d: the contest is still on.
+func claimedLater(cs []*auditLine, k, d int) bool {
+	for _, c := range cs[k+1:] {
+		if !c.at.by(d) {
+			return false
+		}
+		if c.Outcome == sandbox.ClaimClaimed {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAgentDeath: the unfinished work a dead agent held is reassigned to a
+// live agent, sent, or resolved by the horizon (D19). The spec gives no
+// deadline short of the horizon.
 func checkAgentDeath(f *facts) []Violation {
 	var out []Violation
 	for _, s := range f.deaths {
 		out = append(out, f.deadWork(s)...)
-		out = append(out, f.deadInState(s)...)
 	}
 	return out
 }
 
 func (f *facts) deadWork(s *signal) []Violation {
-	d, ok := f.tl.deadline(s.at.tick, deathBudget)
-	if !ok {
+	if !f.roomAfter(s.at.tick) {
 		return nil
 	}
+	last := f.tl.last()
 	var out []Violation
-	for _, w := range f.heldBy(s.Target, s.at) {
-		if f.recovered(w, s, d) {
+	for _, w := range f.heldBy(s) {
+		f.judgedAs("L3.agent-death", ref(sandbox.Signals, s.line))
+		if f.recovered(w, s) {
 			continue
 		}
-		out = append(out, Violation{Invariant: "L3.agent-death", Level: 3, Tick: d, WorkID: w,
+		out = append(out, Violation{Invariant: "L3.agent-death", Level: 3, Tick: last, WorkID: w,
 			Evidence: []string{ref(sandbox.Signals, s.line)},
-			Detail: fmt.Sprintf("Work item %s of dead agent %s is neither reassigned nor resolved by tick %d.",
-				w, s.Target, d)})
+			Detail: fmt.Sprintf("Work item %s of dead agent %s is neither reassigned to a live agent, sent nor resolved by the horizon (tick %d).",
+				w, s.Target, last)})
 	}
 	return out
 }
 
-// heldBy lists the unresolved work items an agent held at a moment: as a
-// winner by its latest claim, or as the assignee in the state snapshot in
-// force then (known only from a run log).
-func (f *facts) heldBy(agent string, at stamp) []string {
+// heldBy lists the unfinished work items the signal's agent held when it
+// fired: the work item the harness bound the signal through, items whose
+// latest claim by the agent is won, and, with a run log, items the snapshot
+// in force then gave to it.
+func (f *facts) heldBy(s *signal) []string {
+	agent, at := s.Target, s.at
 	var out []string
 	seen := map[string]bool{}
 	add := func(w string) {
-		if !seen[w] && !f.endedBefore(w, at) {
+		if w != "" && !seen[w] && !f.endedBefore(w, at) {
 			seen[w] = true
 			out = append(out, w)
 		}
 	}
+	add(f.boundWork(s))
 	order, by := f.claimsByWork()
 	for _, w := range order {
 		state := claimState{}
@@ -244,6 +302,21 @@ func (f *facts) heldBy(agent string, at stamp) []string {
 	return out
 }
 
+// boundWork returns the work item an AGENT_DEATH line was bound through:
+// the bundle's signal of that id names a message, and the harness kills the
+// agent holding that message's work item (its first admission).
+func (f *facts) boundWork(s *signal) string {
+	for _, sg := range f.b.Signals {
+		if sg.ID != s.SignalID || sg.Type != scenarios.AgentDeath || sg.Target.MessageID == "" {
+			continue
+		}
+		if ws := f.worksOf(sg.Target.MessageID); len(ws) > 0 {
+			return ws[0]
+		}
+	}
+	return ""
+}
+
 // endedBefore reports whether a work item was sent or resolved before a
 // moment.
 func (f *facts) endedBefore(w string, at stamp) bool {
@@ -260,15 +333,222 @@ func (f *facts) endedBefore(w string, at stamp) bool {
 	return false
 }
 
-// recovered reports whether a dead agent's work item was won by another
-// agent, sent or resolved after the signal and by tick d.
-func (f *facts) recovered(w string, s *signal, d int) bool {
+// recovered reports whether a dead agent's work item was, after the signal
+// and by the horizon, sent, resolved (abandoned is the visible orphan), or
+// moved to another live agent and left there: won by it, or given to it by a
+// state snapshot (an uncontested move owes no claim record, D18). A move
+// that the implementation's final account undoes — the item back with the
+// dead agent, or with no agent — is no reassignment (D41).
+func (f *facts) recovered(w string, s *signal) bool {
+	if f.endedBefore(w, endOf(f.tl.last())) {
+		return true
+	}
+	return f.movedAway(w, s) && f.keptAway(w, s)
+}
+
+// movedAway reports whether some record after the signal gave the work item
+// to a live agent other than the dead one.
+func (f *facts) movedAway(w string, s *signal) bool {
 	for _, c := range f.claims {
-		if c.WorkID == w && c.Outcome == sandbox.ClaimWon && c.AgentID != s.Target && !c.at.before(s.at) && c.at.by(d) {
+		if c.WorkID == w && c.Outcome == sandbox.ClaimWon && c.AgentID != s.Target && !c.at.before(s.at) &&
+			!f.deadBefore(c.AgentID, c.at) {
 			return true
 		}
 	}
-	return f.endedBefore(w, endOf(d))
+	if !f.ordered {
+		// Without a run log only the final snapshot is known, and not when
+		// it was written: its holder must have been alive at the signal.
+		return f.liveHolder(f.final, w, s, endOf(s.at.tick))
+	}
+	for _, te := range f.tickEnds {
+		if te.tick >= s.at.tick && f.liveHolder(f.states[te.state], w, s, endOf(te.tick)) {
+			return true
+		}
+	}
+	return false
+}
+
+// keptAway reports whether the state snapshot in force at the end of the run
+// still gives the work item to an agent other than the dead one, live when
+// it took the item over. A holder named dead by a later AGENT_DEATH is that
+// signal's to judge. Without a readable final snapshot nothing undoes the
+// move.
+func (f *facts) keptAway(w string, s *signal) bool {
+	st := f.lastSnapshot()
+	if st.missing || st.err != nil {
+		return true
+	}
+	a := st.snap.Holder(w)
+	if a == "" || a == s.Target || f.deadBefore(a, s.at) {
+		return false
+	}
+	return f.deadBefore(a, endOf(f.tl.last())) || f.listedAlive(st.snap, a)
+}
+
+// lastSnapshot returns the state snapshot in force at the end of the run:
+// with a run log the version at the last tick end, else the final file.
+func (f *facts) lastSnapshot() snapshot {
+	if f.ordered && len(f.tickEnds) > 0 {
+		return f.states[f.tickEnds[len(f.tickEnds)-1].state]
+	}
+	return f.final
+}
+
+// liveHolder reports whether a snapshot gives a work item to an agent other
+// than the signal's, not named dead by at, and listed alive by the snapshot
+// itself: work handed to an agent the implementation does not run is not
+// reassigned (D41).
+func (f *facts) liveHolder(st snapshot, w string, s *signal, at stamp) bool {
+	if st.missing || st.err != nil {
+		return false
+	}
+	a := st.snap.Holder(w)
+	if a == "" || a == s.Target || f.deadBefore(a, at) {
+		return false
+	}
+	return f.listedAlive(st.snap, a)
+}
+
+// listedAlive reports whether a snapshot lists an agent as alive. A snapshot
+// that lists no agent at all is read against the bundle's fleet, as the
+// fleet is (D28).
+func (f *facts) listedAlive(snap sandbox.Snapshot, agent string) bool {
+	if len(snap.Agents) == 0 {
+		return contains(f.b.Fleet, agent)
+	}
+	for _, x := range snap.Agents {
+		if x.ID == agent {
+			return x.Alive
+		}
+	}
+	return false
+}
+
+// deadBefore reports whether an AGENT_DEATH named the agent before a moment.
+func (f *facts) deadBefore(agent string, at stamp) bool {
+	for _, d := range f.deaths {
+		if d.Target == agent && d.at.before(at) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAgentDeathUnbound: a scheduled AGENT_DEATH for a message that never
+// reached signals.jsonl because the implementation never said which agent
+// held the message's work (D29). Without that, agent death was never tested,
+// and L3 cannot pass on it. A signal whose message was rightly never
+// admitted, whose work ended before the signal could be bound, or that came
+// when no agent was left, had nothing to kill and is not judged.
+func checkAgentDeathUnbound(f *facts) []Violation {
+	fired := map[string]bool{}
+	for _, s := range f.deaths {
+		fired[s.SignalID] = true
+	}
+	var out []Violation
+	for _, sg := range f.b.Signals {
+		if sg.Type != scenarios.AgentDeath || sg.Target.MessageID == "" {
+			continue
+		}
+		if fired[sg.ID] {
+			f.judged("L3.agent-death-unbound")
+			continue
+		}
+		if v, ok := f.unboundDeath(sg); ok {
+			f.judged("L3.agent-death-unbound")
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
+	due, ok := f.tl.visible(sg.At)
+	m := f.msgByID[sg.Target.MessageID]
+	if !ok || m == nil {
+		return Violation{}, false
+	}
+	if f.fleetGoneAt(stamp{due, seqHarness}) {
+		return Violation{}, false
+	}
+	last := f.tl.last()
+	v := Violation{Invariant: "L3.agent-death-unbound", Level: 3, Tick: last, MessageID: m.ID,
+		Evidence: []string{"bundle:signals/" + sg.ID}}
+	if i, ok := f.unfired[sg.ID]; ok {
+		v.Evidence = append(v.Evidence, runLogRef(i))
+	}
+	adm := f.firstAdmission(m.ID)
+	if adm == nil {
+		d, ok := f.tl.deadline(m.vis, admissionBudget)
+		if _, must := f.judge(m); !must || !ok || !f.roomAfter(max(due, d)) {
+			return Violation{}, false
+		}
+		v.Evidence = append(v.Evidence, m.ref())
+		v.Detail = fmt.Sprintf("AGENT_DEATH %s for message %s was never delivered: the message matches a rule in force but was never admitted, so no agent held its work.",
+			sg.ID, m.ID)
+		return v, true
+	}
+	w := adm.WorkID
+	t0, ok := f.tl.visible(max(due, adm.at.tick+1))
+	if !ok || !f.roomAfter(max(due, adm.at.tick)) || f.endedBefore(w, stamp{t0, seqHarness}) || f.holderNamedFrom(w, t0) {
+		return Violation{}, false
+	}
+	v.WorkID = w
+	v.Evidence = append(v.Evidence, ref(sandbox.Audit, adm.line))
+	v.Detail = fmt.Sprintf("AGENT_DEATH %s for message %s was never delivered: no won claim, state.json assigned_agent or assignment named an agent holding work item %s from tick %d to the horizon (tick %d).",
+		sg.ID, m.ID, w, t0, last)
+	return v, true
+}
+
+// firstAdmission returns the first admission record of a message, the one
+// the harness binds signals through.
+func (f *facts) firstAdmission(msg string) *auditLine {
+	for _, a := range f.admissions {
+		if a.MessageID == msg {
+			return a
+		}
+	}
+	return nil
+}
+
+// holderNamedFrom reports whether any source named an agent holding a work
+// item when the harness fired at some tick from t0 to the horizon: an agent
+// whose latest claim on it is won, or the holder in the snapshot in force.
+// Without a run log the moments are unknown, and any won claim or a holder
+// in the final state.json counts.
+func (f *facts) holderNamedFrom(w string, t0 int) bool {
+	var cs []*auditLine
+	for _, c := range f.claims {
+		if c.WorkID == w {
+			cs = append(cs, c)
+		}
+	}
+	if !f.ordered {
+		for _, c := range cs {
+			if c.Outcome == sandbox.ClaimWon {
+				return true
+			}
+		}
+		return !f.final.missing && f.final.err == nil && f.final.snap.Holder(w) != ""
+	}
+	latest := claimState{}
+	k, e, cur := 0, 0, -1
+	for _, t := range f.tl[f.tl.index(t0):] {
+		moment := stamp{t, seqHarness}
+		for ; k < len(cs) && cs[k].at.before(moment); k++ {
+			latest[cs[k].AgentID] = cs[k].Outcome
+		}
+		if len(latest.winners()) > 0 {
+			return true
+		}
+		for ; e < len(f.tickEnds) && f.tickEnds[e].tick < t; e++ {
+			cur = f.tickEnds[e].state
+		}
+		if cur >= 0 && !f.states[cur].missing && f.states[cur].err == nil && f.states[cur].snap.Holder(w) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // stateBefore returns the snapshot in force when the harness fired at tick
@@ -287,48 +567,6 @@ func (f *facts) stateBefore(t int) (sandbox.Snapshot, bool) {
 	return f.states[idx].snap, true
 }
 
-// stateAtEnd returns the snapshot at the end of tick t: from the run log, or
-// the final state.json without one.
-func (f *facts) stateAtEnd(t int) snapshot {
-	if !f.ordered {
-		return f.final
-	}
-	idx := 0
-	for _, te := range f.tickEnds {
-		if te.tick > t {
-			break
-		}
-		idx = te.state
-	}
-	if idx < 0 || idx >= len(f.states) {
-		return snapshot{missing: true}
-	}
-	return f.states[idx]
-}
-
-func (f *facts) deadInState(s *signal) []Violation {
-	d, ok := f.tl.deadline(s.at.tick, aliveBudget)
-	if !ok {
-		if !f.ordered {
-			d = f.tl.last()
-		} else {
-			return nil
-		}
-	}
-	st := f.stateAtEnd(d)
-	if st.missing || st.err != nil {
-		return nil
-	}
-	for _, a := range st.snap.Agents {
-		if a.ID == s.Target && a.Alive {
-			return []Violation{{Invariant: "L3.agent-death", Level: 3, Tick: d,
-				Evidence: []string{ref(sandbox.Signals, s.line), ref(sandbox.State, 1)},
-				Detail:   fmt.Sprintf("Agent %s is still alive in %s at tick %d after its AGENT_DEATH.", s.Target, sandbox.State, d)}}
-		}
-	}
-	return nil
-}
-
 // checkResolutionMissing: every admitted work item has a resolution record by
 // the horizon, when the scenario gives it an ending (an approval, a
 // rejection, an escalation, or the loss of the whole fleet) with room for
@@ -336,7 +574,11 @@ func (f *facts) deadInState(s *signal) []Violation {
 func checkResolutionMissing(f *facts) []Violation {
 	var out []Violation
 	for _, w := range f.workIDs {
-		if len(f.resolutionsOf(w)) > 0 || !f.endingScheduled(w) {
+		if !f.endingScheduled(w) {
+			continue
+		}
+		f.judged("L3.resolution-missing")
+		if len(f.resolutionsOf(w)) > 0 {
 			continue
 		}
 		adm := f.admitted[w]
@@ -347,12 +589,26 @@ func checkResolutionMissing(f *facts) []Violation {
 	return out
 }
 
-func (f *facts) endingScheduled(w string) bool {
-	room := func(t int) bool {
-		_, ok := f.tl.deadline(t, approvalBudget)
-		return ok
+// fleetLostDuring reports whether the whole fleet was dead at some moment
+// after the work item was admitted, with room for an ending after it.
+func (f *facts) fleetLostDuring(w string) bool {
+	adm := f.admitted[w]
+	if adm == nil {
+		return false
 	}
-	if gone, ok := f.fleetGone(); ok && room(gone.tick) {
+	for _, g := range f.goneSpans() {
+		if g.open || adm.at.before(g.to) {
+			if from := max(g.from.tick, adm.at.tick); f.roomAfter(from) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (f *facts) endingScheduled(w string) bool {
+	room := f.roomAfter
+	if f.fleetLostDuring(w) {
 		return true
 	}
 	m := f.messageOf(w)
@@ -361,7 +617,7 @@ func (f *facts) endingScheduled(w string) bool {
 	}
 	for _, a := range f.b.Approvals {
 		if a.Forge == "" && f.matches(a.Match, m) {
-			if v, ok := f.tl.visible(a.At); ok && room(max(v, m.vis)) {
+			if v, ok := f.tl.visible(a.At); ok && room(max(f.firedAt(a, m, v), m.vis)) {
 				return true
 			}
 		}

@@ -15,6 +15,9 @@ type escalation struct {
 	// live is false when the item had already been sent or resolved before
 	// the escalation: escalating finished work changes nothing.
 	live bool
+	// early is an abandoned/operator_escalation record written before the
+	// escalation: it answers an escalation that had not come (D40).
+	early *auditLine
 }
 
 func (f *facts) escalationsOf() []escalation {
@@ -25,9 +28,44 @@ func (f *facts) escalationsOf() []escalation {
 			continue
 		}
 		seen[s.Target] = true
-		out = append(out, escalation{s: s, w: s.Target, live: !f.endedBefore(s.Target, s.at)})
+		early := f.escalationRecordBefore(s.Target, s.at)
+		out = append(out, escalation{s: s, w: s.Target, live: !f.finishedBefore(s.Target, s.at), early: early})
 	}
 	return out
+}
+
+// finishedBefore reports whether a work item had ended before an escalation
+// of it: sent, or resolved otherwise than for an operator escalation. An
+// abandoned/operator_escalation record written before any escalation claims
+// an operator's takeover that had not happened, so it ends nothing the
+// escalation finds (D40).
+func (f *facts) finishedBefore(w string, at stamp) bool {
+	for _, e := range f.effectsOf(w) {
+		if e.at.before(at) {
+			return true
+		}
+	}
+	for _, r := range f.resolutionsOf(w) {
+		if r.at.before(at) && !isEscalationRecord(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isEscalationRecord(r *auditLine) bool {
+	return r.Outcome == sandbox.OutcomeAbandoned && r.Reason == sandbox.ReasonOperatorEscalation
+}
+
+// escalationRecordBefore returns an abandoned/operator_escalation record of
+// a work item known to precede a moment, or nil.
+func (f *facts) escalationRecordBefore(w string, at stamp) *auditLine {
+	for _, r := range f.resolutionsOf(w) {
+		if r.at.before(at) && isEscalationRecord(r) {
+			return r
+		}
+	}
+	return nil
 }
 
 // sendsAfter returns the effects of an escalated item not known to precede
@@ -47,7 +85,7 @@ func (f *facts) sendsAfter(e escalation) []*effect {
 // an escalated item written after the escalation, or nil.
 func (f *facts) abandonedForEscalation(e escalation) *auditLine {
 	for _, r := range f.resolutionsOf(e.w) {
-		if r.Outcome == sandbox.OutcomeAbandoned && r.Reason == sandbox.ReasonOperatorEscalation && !r.at.before(e.s.at) {
+		if isEscalationRecord(r) && !r.at.before(e.s.at) {
 			return r
 		}
 	}
@@ -57,9 +95,10 @@ func (f *facts) abandonedForEscalation(e escalation) *auditLine {
 func (f *facts) escalatedSends(id string, level int) []Violation {
 	var out []Violation
 	for _, e := range f.escalationsOf() {
+		f.judged(id)
 		for _, x := range f.sendsAfter(e) {
 			out = append(out, Violation{Invariant: id, Level: level, Tick: x.at.tick, WorkID: e.w, DraftID: x.DraftID,
-				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{ref(sandbox.Outbox, x.line), e.s.ref()},
 				Detail: fmt.Sprintf("Effect %s is sent for work item %s after its escalation at tick %d.",
 					x.EffectID, e.w, e.s.at.tick)})
 		}
@@ -75,12 +114,13 @@ func checkEscalationL4(f *facts) []Violation {
 		if !e.live {
 			continue
 		}
+		f.judged("L4.escalation-outcome")
 		for _, r := range f.resolutionsOf(e.w) {
-			if r.at.before(e.s.at) || r.Outcome == sandbox.OutcomeAbandoned && r.Reason == sandbox.ReasonOperatorEscalation {
+			if r.at.before(e.s.at) || isEscalationRecord(r) {
 				continue
 			}
 			out = append(out, Violation{Invariant: "L4.escalation-outcome", Level: 4, Tick: r.at.tick, WorkID: e.w,
-				Evidence: []string{ref(sandbox.Audit, r.line), ref(sandbox.Signals, e.s.line)},
+				Evidence: []string{ref(sandbox.Audit, r.line), e.s.ref()},
 				Detail: fmt.Sprintf("Escalated work item %s is resolved %s (reason %q) instead of abandoned for operator_escalation.",
 					e.w, r.Outcome, r.Reason)})
 			break
@@ -96,18 +136,31 @@ func checkEscalationL4(f *facts) []Violation {
 func (f *facts) escalationResolution(id string, level int) []Violation {
 	var out []Violation
 	for _, e := range f.escalationsOf() {
+		f.judgedWhen(e.live, id)
 		if e.live && f.abandonedForEscalation(e) == nil {
-			out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), WorkID: e.w,
-				Evidence: []string{ref(sandbox.Signals, e.s.line)},
-				Detail:   fmt.Sprintf("Escalated work item %s has no abandoned resolution with reason operator_escalation by the horizon.", e.w)})
+			out = append(out, f.unresolvedEscalation(e, id, level))
 		}
 	}
 	for _, u := range f.unboundEscalations() {
+		f.judged(id)
 		out = append(out, Violation{Invariant: id, Level: level, Tick: f.tl.last(), MessageID: u.m.ID,
 			Evidence: []string{u.m.ref(), "bundle:signals/" + u.s.ID},
 			Detail:   fmt.Sprintf("Message %s is escalated at tick %d but was never admitted, so its escalation never resolves.", u.m.ID, u.at)})
 	}
 	return out
+}
+
+// unresolvedEscalation reports a live escalation with no record after it,
+// naming the record that came too early when there is one.
+func (f *facts) unresolvedEscalation(e escalation, id string, level int) Violation {
+	v := Violation{Invariant: id, Level: level, Tick: f.tl.last(), WorkID: e.w, Evidence: []string{e.s.ref()},
+		Detail: fmt.Sprintf("Escalated work item %s has no abandoned resolution with reason operator_escalation by the horizon.", e.w)}
+	if e.early != nil {
+		v.Evidence = append(v.Evidence, ref(sandbox.Audit, e.early.line))
+		v.Detail = fmt.Sprintf("Escalated work item %s has no abandoned resolution with reason operator_escalation after its escalation at tick %d: audit line %d records one before the escalation came.",
+			e.w, e.s.at.tick, e.early.line)
+	}
+	return v
 }
 
 // unbound is an escalation the bundle schedules for a message that must be

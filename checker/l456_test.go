@@ -154,6 +154,41 @@ func TestConversationIdentity(t *testing.T) {
 	})
 }
 
+// A draft declared again in another conversation carries the wrong
+// conversation_id too; L5 reports it beside L0.draft-redeclared (D46). A
+// repeat in the right conversation is no L5 matter.
+func TestConversationIdentityOfRedeclaredDrafts(t *testing.T) {
+	redeclare := func(w *world, conv string) {
+		w.impl(sandbox.Drafts, 3, mustLine(t, sandbox.Draft{DraftID: "d2", WorkID: "w2", ConversationID: conv,
+			Body: "About ORD-2002.", ContentHash: hashOf("About ORD-2002."), DeclaredAt: 3,
+			Origin: sandbox.Origin{ModelFree: true}}))
+	}
+	readings(t, func(t *testing.T, withLog bool) {
+		w := twins(t)
+		w.admit("w1", "m1", 1)
+		w.admit("w2", "m2", 2)
+		w.draft("d2", "w2", "c2", "About ORD-2002.", 2)
+		redeclare(w, "c1")
+		v := Check(w.input(withLog))
+		got := only(v, "L5.conversation-identity")
+		require.Len(t, got, 1)
+		assert.Equal(t, []string{"drafts.jsonl:2", "inbox.jsonl:2"}, got[0].Evidence)
+		assert.Len(t, only(v, "L0.draft-redeclared"), 1)
+		assert.Equal(t, 1, v.Judged["L5.conversation-identity"], "one draft")
+	})
+	t.Run("repeated in its own conversation", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := twins(t)
+			w.admit("w1", "m1", 1)
+			w.admit("w2", "m2", 2)
+			w.draft("d2", "w2", "c2", "About ORD-2002.", 2)
+			redeclare(w, "c2")
+			v := Check(w.input(withLog))
+			assert.Empty(t, only(v, "L5.conversation-identity"))
+		})
+	})
+}
+
 func TestIdentityLiveness(t *testing.T) {
 	readings(t, func(t *testing.T, withLog bool) {
 		w := twins(t)
@@ -209,5 +244,68 @@ func TestPostApprovalEscalation(t *testing.T) {
 		w.schedule("ap1", "m1", 4, scenarios.DecisionApprove, "")
 		w.escalate("s1", "m1", "", 4)
 		assert.Len(t, only(Check(w.input(true)), "L6.post-approval-abandon"), 1)
+	})
+}
+
+// An operator_escalation record written before any escalation claims a
+// takeover that had not happened: it resolves nothing and does not make the
+// escalation that comes later find finished work (D40). A record of the
+// escalation's own tick, and an item ended for another reason before the
+// escalation, are as before.
+func TestEscalationRecordBeforeTheEscalation(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := opened(t, MaxLevel, 30)
+		w.resolve("w1", sandbox.OutcomeAbandoned, sandbox.ReasonOperatorEscalation, 1)
+		w.state(1, []item{{"w1", sandbox.OutcomeAbandoned, agent1}})
+		w.escalate("s1", "m1", "w1", 3)
+		w.approve("ap1", "m1", "d1", 6)
+		v := Check(w.input(withLog))
+		assert.Equal(t, []string{"L4.escalation-resolution", "L5.escalation-resolution"}, ids(v))
+		got := only(v, "L4.escalation-resolution")
+		require.Len(t, got, 1)
+		assert.Equal(t, []string{"signals.jsonl:1", "audit.jsonl:3"}, got[0].Evidence)
+		assert.Contains(t, got[0].Detail, "before the escalation came")
+		assert.Equal(t, 1, v.Judged["L4.escalation-outcome"], "the escalation finds live work")
+	})
+	t.Run("after an approval", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := opened(t, MaxLevel, 30)
+			w.approve("ap1", "m1", "d1", 2)
+			w.resolve("w1", sandbox.OutcomeAbandoned, sandbox.ReasonOperatorEscalation, 2)
+			w.state(2, []item{{"w1", sandbox.OutcomeAbandoned, agent1}})
+			w.escalate("s1", "m1", "w1", 3)
+			v := Check(w.input(withLog))
+			assert.Equal(t, []string{"L4.escalation-resolution", "L5.escalation-resolution", "L6.post-approval-abandon"}, ids(v))
+		})
+	})
+	t.Run("recorded again after the escalation", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := opened(t, MaxLevel, 30)
+			w.resolve("w1", sandbox.OutcomeAbandoned, sandbox.ReasonOperatorEscalation, 1)
+			w.state(1, []item{{"w1", sandbox.OutcomeAbandoned, agent1}})
+			w.escalate("s1", "m1", "w1", 3)
+			w.resolve("w1", sandbox.OutcomeAbandoned, sandbox.ReasonOperatorEscalation, 3)
+			w.approve("ap1", "m1", "d1", 6)
+			assert.Empty(t, Check(w.input(withLog)).Violations)
+		})
+	})
+	t.Run("recorded in the escalation's tick", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := escalated(t, MaxLevel)
+			abandonEscalated(w, 3)
+			w.approve("ap1", "m1", "d1", 6)
+			assert.Empty(t, Check(w.input(withLog)).Violations)
+		})
+	})
+	t.Run("rejected before the escalation", func(t *testing.T) {
+		readings(t, func(t *testing.T, withLog bool) {
+			w := opened(t, MaxLevel, 30)
+			w.schedule("ap1", "m1", 2, scenarios.DecisionReject, "")
+			w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionReject, 2)
+			w.resolve("w1", sandbox.OutcomeAbandoned, "rejected", 2)
+			w.state(2, []item{{"w1", sandbox.OutcomeAbandoned, agent1}})
+			w.escalate("s1", "m1", "w1", 3)
+			assert.Empty(t, Check(w.input(withLog)).Violations, "escalating finished work changes nothing (D16)")
+		})
 	})
 }

@@ -11,6 +11,7 @@ func checkDistinctWork(f *facts) []Violation {
 	var out []Violation
 	reported := map[[2]string]bool{}
 	for _, a := range f.admissions {
+		f.judged("L5.distinct-work")
 		first := f.admitted[a.WorkID]
 		key := [2]string{a.WorkID, a.MessageID}
 		if first.MessageID == a.MessageID || reported[key] {
@@ -27,15 +28,21 @@ func checkDistinctWork(f *facts) []Violation {
 }
 
 // checkConversationIdentity: a draft stays in the conversation of the
-// message its work item was admitted for.
+// message its work item was admitted for. Every declaration line is read: a
+// draft declared again in another conversation carries the wrong
+// conversation_id as much as the first line would (D46). One obligation per
+// draft id judged.
 func checkConversationIdentity(f *facts) []Violation {
 	var out []Violation
+	counted := map[string]bool{}
 	for _, d := range f.drafts {
-		if f.draftByID[d.DraftID] != d {
+		m := f.messageOf(d.WorkID)
+		if m == nil {
 			continue
 		}
-		m := f.messageOf(d.WorkID)
-		if m == nil || m.ConversationID == d.ConversationID {
+		f.judgedWhen(!counted[d.DraftID], "L5.conversation-identity")
+		counted[d.DraftID] = true
+		if m.ConversationID == d.ConversationID {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L5.conversation-identity", Level: 5, Tick: d.at.tick,

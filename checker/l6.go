@@ -33,24 +33,33 @@ func checkPostApproval(f *facts) []Violation {
 		if a == nil {
 			continue
 		}
+		f.judged("L6.post-approval-send")
+		f.judged("L6.post-approval-abandon")
 		for _, x := range f.sendsAfter(e) {
 			out = append(out, Violation{Invariant: "L6.post-approval-send", Level: 6, Tick: x.at.tick, WorkID: e.w,
 				DraftID:  x.DraftID,
-				Evidence: []string{ref(sandbox.Outbox, x.line), ref(sandbox.Signals, e.s.line), ref(sandbox.Approvals, a.line)},
+				Evidence: []string{ref(sandbox.Outbox, x.line), e.s.ref(), ref(sandbox.Approvals, a.line)},
 				Detail: fmt.Sprintf("Effect %s is sent for work item %s after the escalation at tick %d that followed approval %s.",
 					x.EffectID, e.w, e.s.at.tick, a.ApprovalID)})
 		}
 		if f.abandonedForEscalation(e) == nil {
-			out = append(out, Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), WorkID: e.w,
-				Evidence: []string{ref(sandbox.Signals, e.s.line), ref(sandbox.Approvals, a.line)},
+			v := Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), WorkID: e.w,
+				Evidence: []string{e.s.ref(), ref(sandbox.Approvals, a.line)},
 				Detail: fmt.Sprintf("Work item %s, escalated after approval %s, is not abandoned for operator_escalation by the horizon.",
-					e.w, a.ApprovalID)})
+					e.w, a.ApprovalID)}
+			if e.early != nil {
+				v.Evidence = append(v.Evidence, ref(sandbox.Audit, e.early.line))
+				v.Detail = fmt.Sprintf("Work item %s, escalated after approval %s, is not abandoned for operator_escalation after the escalation: audit line %d records it before the escalation came.",
+					e.w, a.ApprovalID, e.early.line)
+			}
+			out = append(out, v)
 		}
 	}
 	for _, u := range f.unboundEscalations() {
 		if !f.approvalScheduledBy(u.m, u.at) {
 			continue
 		}
+		f.judged("L6.post-approval-abandon")
 		out = append(out, Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), MessageID: u.m.ID,
 			Evidence: []string{u.m.ref(), "bundle:signals/" + u.s.ID},
 			Detail: fmt.Sprintf("Message %s is approved and then escalated at tick %d but was never admitted, so it is never abandoned.",

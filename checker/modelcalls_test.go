@@ -36,6 +36,10 @@ func TestDraftOriginStubLog(t *testing.T) {
 			[]FixtureDefect{{File: sandbox.ModelCalls, Line: 2}}},
 		{"a line without a call id", `{"call_id":"call-1"}` + "\n\n" + `{"at":2,"prompt":"p"}` + "\n", []string{"c1"}, "",
 			[]FixtureDefect{{File: sandbox.ModelCalls, Line: 3}}},
+		{"a call the stub refused", `{"call_id":"call-1"}` + "\n" + `{"call_id":"rejected-0001","rejected":{"status":400,"code":"invalid_request_error","message":"bad"}}` + "\n",
+			[]string{"rejected-0001"}, "rejected-0001", nil},
+		{"a call the stub answered beside a refused one", `{"call_id":"call-1"}` + "\n" + `{"call_id":"rejected-0001","rejected":{"status":400}}` + "\n" + `{"call_id":"c1"}` + "\n",
+			[]string{"c1"}, "", nil},
 		{"a numeric call id", `{"call_id":7}` + "\n", []string{"call-1", "7"}, "",
 			[]FixtureDefect{{File: sandbox.ModelCalls, Line: 1}}},
 	} {

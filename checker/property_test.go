@@ -120,7 +120,7 @@ func genLog(t *rapid.T) []sandbox.LogRecord {
 	files := append([]string{sandbox.State, "x"}, sandbox.ImplLogs...)
 	for i, n := 0, rapid.IntRange(0, 12).Draw(t, "records"); i < n; i++ {
 		r := sandbox.LogRecord{Tick: rapid.IntRange(-1, 70).Draw(t, "tick"),
-			Kind: rapid.SampledFrom([]string{sandbox.LogTickEnd, sandbox.LogCrash, sandbox.LogDeliver, sandbox.LogApprove, sandbox.LogSignal}).Draw(t, "kind"),
+			Kind: rapid.SampledFrom([]string{sandbox.LogTickEnd, sandbox.LogCrash, sandbox.LogDeliver, sandbox.LogApprove, sandbox.LogSignal, sandbox.LogRewrite}).Draw(t, "kind"),
 			Line: rapid.IntRange(-1, 9).Draw(t, "line"), AfterWrites: rapid.IntRange(0, 2).Draw(t, "after"),
 			Forced: rapid.Bool().Draw(t, "forced"), Lines: map[string]int{}}
 		for _, f := range sandbox.ImplLogs {
@@ -129,6 +129,11 @@ func genLog(t *rapid.T) []sandbox.LogRecord {
 		r.Writes = rapid.SliceOfN(rapid.SampledFrom(files), 0, 6).Draw(t, "writes")
 		if rapid.Bool().Draw(t, "hasState") {
 			r.State = genState(t)
+		}
+		if r.Kind == sandbox.LogRewrite {
+			r.File = rapid.SampledFrom(files).Draw(t, "file")
+			r.Lost = rapid.SliceOfN(rapid.SampledFrom([]string{"", "{", genRecord(t, sandbox.Outbox)}), 0, 3).Draw(t, "lost")
+			r.Fresh, r.Kept = rapid.IntRange(-1, 3).Draw(t, "fresh"), rapid.IntRange(-1, 3).Draw(t, "kept")
 		}
 		log = append(log, r)
 	}

@@ -68,13 +68,17 @@ const keyMissing = "missing"
 // identifies it across ticks so a run of ticks collapses into one report.
 type stateProblem struct {
 	key, work, detail string
+	// schema marks a snapshot that does not follow the spec's schema: it is
+	// L3.state-schema, and nothing else of it can be compared.
+	schema bool
 }
 
 // compareState lists every disagreement between a snapshot and a view of
 // the logs, sorted by key.
 func compareState(st snapshot, v *logView) []stateProblem {
 	if st.err != nil {
-		return []stateProblem{{key: "invalid", detail: fmt.Sprintf("%s is not a valid snapshot (%s)", sandbox.State, lineErrText(st.err))}}
+		text := lineErrText(st.err)
+		return []stateProblem{{key: "schema:" + text, schema: true, detail: text}}
 	}
 	if st.missing {
 		if len(v.admitted) == 0 {
@@ -134,11 +138,11 @@ func compareItem(wi sandbox.WorkItemState, v *logView) []stateProblem {
 	outcome, resolved := v.outcome[w]
 	switch {
 	case resolved && wi.Status != outcome:
-		out = append(out, stateProblem{"status:" + w, w,
-			fmt.Sprintf("work item %s has status %q but is resolved %s", w, wi.Status, outcome)})
+		out = append(out, stateProblem{key: "status:" + w, work: w,
+			detail: fmt.Sprintf("work item %s has status %q but is resolved %s", w, wi.Status, outcome)})
 	case !resolved && (wi.Status == sandbox.OutcomeCompleted || wi.Status == sandbox.OutcomeAbandoned):
-		out = append(out, stateProblem{"status:" + w, w,
-			fmt.Sprintf("work item %s has status %q but no resolution record", w, wi.Status)})
+		out = append(out, stateProblem{key: "status:" + w, work: w,
+			detail: fmt.Sprintf("work item %s has status %q but no resolution record", w, wi.Status)})
 	}
 	want, claimed := v.winner[w]
 	if !claimed {
@@ -149,8 +153,8 @@ func compareItem(wi sandbox.WorkItemState, v *logView) []stateProblem {
 		got = *wi.AssignedAgent
 	}
 	if got != want && !(resolved && got == "") {
-		out = append(out, stateProblem{"agent:" + w, w,
-			fmt.Sprintf("work item %s is assigned to %q but its claims name %s", w, got, want)})
+		out = append(out, stateProblem{key: "agent:" + w, work: w,
+			detail: fmt.Sprintf("work item %s is assigned to %q but its claims name %s", w, got, want)})
 	}
 	return out
 }
@@ -189,8 +193,8 @@ func compareAssignments(s sandbox.Snapshot, items map[string]sandbox.WorkItemSta
 			continue
 		}
 		sort.Strings(got)
-		out = append(out, stateProblem{"assign:" + w, w,
-			fmt.Sprintf("assignments give work item %s to [%s] but work_items say %q", w, strings.Join(got, ", "), want)})
+		out = append(out, stateProblem{key: "assign:" + w, work: w,
+			detail: fmt.Sprintf("assignments give work item %s to [%s] but work_items say %q", w, strings.Join(got, ", "), want)})
 	}
 	return out
 }
@@ -202,15 +206,19 @@ func lineErrText(e *sandbox.LineError) string {
 	return e.Msg
 }
 
-// checkStateConsistency: state.json agrees with the logs exactly at every
-// quiescent tick, within the lag allowance after a forced advance, and at the
-// end of the run. A state.json missing at the end is itself a violation.
+// checkStateConsistency: state.json follows the spec's schema
+// (L3.state-schema) and agrees with the logs exactly at every quiescent
+// tick, within the lag allowance after a forced advance, and at the end of
+// the run (L3.state-consistency). A state.json missing at the end is itself
+// a violation. Both read the same versions over the same tick ranges, so
+// they are judged in one pass.
 func checkStateConsistency(f *facts) []Violation {
 	var out []Violation
 	reported := false
 	if f.ordered {
 		out, reported = f.stateOverRun()
 	} else {
+		f.judgedWhen(!f.final.missing, "L3.state-consistency")
 		for _, p := range compareState(f.final, f.viewAt(f.tl.last())) {
 			if p.key == keyMissing {
 				continue
@@ -219,6 +227,7 @@ func checkStateConsistency(f *facts) []Violation {
 		}
 	}
 	if f.final.missing && !reported {
+		f.judged("L3.state-consistency")
 		out = append(out, Violation{Invariant: "L3.state-consistency", Level: 3, Tick: f.tl.last(),
 			Evidence: []string{ref(sandbox.State, 1)},
 			Detail:   fmt.Sprintf("%s is missing at the end of the run.", sandbox.State)})
@@ -252,6 +261,7 @@ func (f *facts) stateOverRun() ([]Violation, bool) {
 				problems = intersect(problems, views.compare(te.state, st, t))
 			}
 		}
+		f.judgedWhen(!st.missing || len(problems) > 0, "L3.state-consistency")
 		now := map[string]bool{}
 		for _, p := range problems {
 			now[p.key] = true
@@ -282,9 +292,14 @@ func stateViolation(p stateProblem, start, end int) Violation {
 	if end != start {
 		when = fmt.Sprintf("from tick %d to tick %d", start, end)
 	}
-	return Violation{Invariant: "L3.state-consistency", Level: 3, Tick: start, WorkID: p.work,
+	v := Violation{Invariant: "L3.state-consistency", Level: 3, Tick: start, WorkID: p.work,
 		Evidence: []string{ref(sandbox.State, 1)},
 		Detail:   fmt.Sprintf("state.json disagrees with the logs %s: %s.", when, p.detail)}
+	if p.schema {
+		v.Invariant = "L3.state-schema"
+		v.Detail = fmt.Sprintf("state.json does not follow the spec's schema %s: %s.", when, p.detail)
+	}
+	return v
 }
 
 // intersect keeps the problems of a that b also has: with a lag allowance a

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // maxHorizon bounds the timeline so a hostile bundle cannot exhaust memory;
@@ -80,6 +81,7 @@ func (tl timeline) last() int {
 type regime struct {
 	rules   []scenarios.Rule
 	hash    string
+	alias   string // the hash of the bytes another harness wrote for the same rules (D25)
 	posture string
 }
 
@@ -90,9 +92,15 @@ type regimes struct {
 	since []int // since[i] is the tick list[i] came into force
 }
 
-func newRegimes(b *scenarios.Bundle, tl timeline) regimes {
-	cur := regime{rules: b.Rules, posture: b.Mode.Posture}
-	cur.hash = scenarios.RulesHash(scenarios.RulesBytes(cur.rules))
+// newRegimes builds the admission contexts from the bundle. Each rule set's
+// hash is that of the rules.json bytes the implementation was given (spec
+// §2): the ones the run log says were written, else the bundle's own bytes.
+func newRegimes(b *scenarios.Bundle, tl timeline, log []sandbox.LogRecord) regimes {
+	written := writtenRules(log)
+	cur := regime{rules: b.Rules, posture: b.Mode.Posture, hash: written.initial}
+	if cur.hash == "" {
+		cur.hash = scenarios.RulesHash(b.RulesFile())
+	}
 	rs := regimes{list: []regime{cur}, since: []int{0}}
 	type change struct {
 		tick, order int
@@ -111,7 +119,9 @@ func newRegimes(b *scenarios.Bundle, tl timeline) regimes {
 	for _, c := range changes {
 		if c.f.Kind == scenarios.FaultRules {
 			cur.rules = c.f.Rules
-			cur.hash = scenarios.RulesHash(scenarios.RulesBytes(cur.rules))
+			if cur.hash = written.take(c.tick, c.f.At); cur.hash == "" {
+				cur.hash = scenarios.RulesHash(c.f.RulesFile())
+			}
 		} else {
 			cur.posture = c.f.Posture
 		}
@@ -119,6 +129,41 @@ func newRegimes(b *scenarios.Bundle, tl timeline) regimes {
 		rs.since = append(rs.since, c.tick)
 	}
 	return rs
+}
+
+// rulesWrites are the rules.json hashes a run log records: the initial one
+// (on the start record) and each rewrite's, by the tick it landed and the
+// tick it was scheduled for, in log order.
+type rulesWrites struct {
+	initial string
+	changes map[[2]int][]string
+}
+
+func writtenRules(log []sandbox.LogRecord) rulesWrites {
+	w := rulesWrites{changes: map[[2]int][]string{}}
+	for _, r := range log {
+		switch {
+		case r.RulesHash == "":
+		case r.Kind == sandbox.LogStart && w.initial == "":
+			w.initial = r.RulesHash
+		case r.Kind == sandbox.LogRules && r.Scheduled != nil:
+			key := [2]int{r.Tick, *r.Scheduled}
+			w.changes[key] = append(w.changes[key], r.RulesHash)
+		}
+	}
+	return w
+}
+
+// take returns the next recorded hash of a rules change that landed at tick
+// and was scheduled for at, or "" when the log records none.
+func (w rulesWrites) take(tick, at int) string {
+	key := [2]int{tick, at}
+	hs := w.changes[key]
+	if len(hs) == 0 {
+		return ""
+	}
+	w.changes[key] = hs[1:]
+	return hs[0]
 }
 
 // at returns the index of the regime in force at tick t (changes at t
@@ -132,16 +177,21 @@ func (rs regimes) at(t int) int {
 const allowanceTicks = 5
 
 // candidates returns the regimes a message visible at tick v may be judged
-// under: the one in force at v, and any in force at one of the visited ticks
-// just before it, back to the start of the allowance of a change.
-func (rs regimes) candidates(tl timeline, v int) []int {
+// under by an admission decided at tick end (v <= end): every one in force at
+// a visited tick from the start of the allowance of a change landing at most
+// 5 visited ticks before v, through end (D5). The regime in force at v is
+// always among them.
+func (rs regimes) candidates(tl timeline, v, end int) []int {
 	i := tl.index(v)
 	lo := i - allowanceTicks - 1
-	if lo < 0 {
-		lo = 0
-	}
 	var out []int
-	for k := lo; k <= i && k < len(tl); k++ {
+	if lo < 0 {
+		// The window reaches back before the first tick: a change at tick
+		// 0 replaced the initial context, which the implementation may
+		// have read when it started.
+		lo, out = 0, []int{0}
+	}
+	for k := lo; k < len(tl) && (k <= i || tl[k] <= end); k++ {
 		r := rs.at(tl[k])
 		if len(out) == 0 || out[len(out)-1] != r {
 			out = append(out, r)

@@ -26,6 +26,7 @@ type world struct {
 	harness []sandbox.LogRecord
 	forced  map[int]bool
 	calls   int
+	unfired []sandbox.LogRecord // records the engine writes after the last tick
 }
 
 type implWrite struct {
@@ -87,10 +88,18 @@ func (w *world) impl(file string, tick int, line []byte) {
 	w.writes = append(w.writes, implWrite{tick: tick, file: file})
 }
 
-// hline appends a harness line at tick and logs it.
+// hline appends a harness line at tick and logs it with what it says, as
+// the engine does.
 func (w *world) hline(file string, tick int, kind, id string, v any) {
 	w.appendLine(file, mustLine(w.t, v))
-	w.harness = append(w.harness, sandbox.LogRecord{Kind: kind, Tick: tick, ID: id, Line: w.lineCount(file)})
+	r := sandbox.LogRecord{Kind: kind, Tick: tick, ID: id, Line: w.lineCount(file)}
+	switch rec := v.(type) {
+	case sandbox.ApprovalRecord:
+		r.DraftID, r.ContentHash, r.Decision = rec.DraftID, rec.ContentHash, rec.Decision
+	case sandbox.SignalRecord:
+		r.SignalType, r.Target = rec.SignalType, rec.Target
+	}
+	w.harness = append(w.harness, r)
 }
 
 func (w *world) visible(at int) int {
@@ -124,6 +133,14 @@ func (w *world) schedule(id, msg string, at int, decision, forge string) {
 func (w *world) fire(id, draftID, hash, decision string, tick int) {
 	w.hline(sandbox.Approvals, tick, sandbox.LogApprove, id, sandbox.ApprovalRecord{ApprovalID: id, DraftID: draftID,
 		ContentHash: hash, Decision: decision, DecidedAt: tick})
+}
+
+// redeliver schedules a redelivery of an approval fired at firstTick and
+// appends the harness's exact copy of its line at tick.
+func (w *world) redeliver(id, draftID, hash, decision string, firstTick, tick int) {
+	w.b.Faults = append(w.b.Faults, scenarios.Fault{At: tick, Kind: scenarios.FaultRedeliver, ApprovalID: id})
+	w.hline(sandbox.Approvals, tick, sandbox.LogRedeliver, id, sandbox.ApprovalRecord{ApprovalID: id, DraftID: draftID,
+		ContentHash: hash, Decision: decision, DecidedAt: firstTick})
 }
 
 // approve schedules and fires a valid approval of a draft at tick.
@@ -266,6 +283,11 @@ func (w *world) input(withLog bool) Input {
 	for k, v := range w.files {
 		files[k] = append([]byte(nil), v...)
 	}
+	for name, data := range w.fixtureFiles() {
+		if _, ok := files[name]; !ok {
+			files[name] = data
+		}
+	}
 	in := Input{Bundle: w.b.Clone(), Files: files}
 	if withLog {
 		in.Log = w.runLog()
@@ -273,12 +295,65 @@ func (w *world) input(withLog bool) Input {
 	return in
 }
 
+// fixtureFiles are mode.json, the clock and rules.json as the harness
+// leaves them at the end of the run: the last posture and rules in force,
+// the last visited tick.
+func (w *world) fixtureFiles() map[string][]byte {
+	tl := newTimeline(w.b)
+	mode := sandbox.ModeFile{Posture: w.b.Mode.Posture, ChangedAt: w.b.Mode.ChangedAt}
+	rules := w.b.RulesFile()
+	for _, f := range w.changes() {
+		v, _ := tl.visible(f.At)
+		if f.Kind == scenarios.FaultPosture {
+			mode = sandbox.ModeFile{Posture: f.Posture, ChangedAt: v}
+		} else {
+			rules = f.RulesFile()
+		}
+	}
+	// Called inside fuzz targets too, where w.t must not be used.
+	modeLine, _ := sandbox.MarshalLine(mode)
+	clockLine, _ := sandbox.MarshalLine(sandbox.ClockFile{Tick: tl.last()})
+	return map[string][]byte{
+		sandbox.Mode:  append(modeLine, '\n'),
+		sandbox.Clock: append(clockLine, '\n'),
+		sandbox.Rules: rules,
+	}
+}
+
+// changes are the bundle's posture and rules changes due within the
+// horizon, in the order they land.
+func (w *world) changes() []scenarios.Fault {
+	tl := newTimeline(w.b)
+	var out []scenarios.Fault
+	for _, f := range w.b.Faults {
+		if _, ok := tl.visible(f.At); ok && (f.Kind == scenarios.FaultPosture || f.Kind == scenarios.FaultRules) {
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, _ := tl.visible(out[i].At)
+		b, _ := tl.visible(out[j].At)
+		return a < b
+	})
+	return out
+}
+
 // runLog rebuilds the engine's run log: harness records and crashes at
 // their ticks, then one tick_end per visited tick with the implementation's
 // writes, line counts and state.
 func (w *world) runLog() []sandbox.LogRecord {
 	log := []sandbox.LogRecord{{Kind: sandbox.LogStart}}
-	harness := append([]sandbox.LogRecord(nil), w.harness...)
+	var harness []sandbox.LogRecord
+	for _, f := range w.changes() {
+		v, _ := newTimeline(w.b).visible(f.At)
+		if f.Kind == scenarios.FaultPosture {
+			harness = append(harness, sandbox.LogRecord{Kind: sandbox.LogPosture, Tick: v, Posture: f.Posture})
+		} else {
+			harness = append(harness, sandbox.LogRecord{Kind: sandbox.LogRules, Tick: v,
+				RulesHash: scenarios.RulesHash(scenarios.RulesBytes(f.Rules))})
+		}
+	}
+	harness = append(harness, w.harness...)
 	sort.SliceStable(harness, func(i, j int) bool { return harness[i].Tick < harness[j].Tick })
 	counts := map[string]int{}
 	var lastState []byte
@@ -313,6 +388,7 @@ func (w *world) runLog() []sandbox.LogRecord {
 		}
 		log = append(log, end)
 	}
+	log = append(log, w.unfired...)
 	return append(log, sandbox.LogRecord{Kind: sandbox.LogEnd, Tick: newTimeline(w.b).last()})
 }
 

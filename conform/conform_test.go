@@ -10,7 +10,7 @@ import (
 
 	"github.com/amr-bench/amr/conform"
 	"github.com/amr-bench/amr/examples"
-	"github.com/amr-bench/amr/suite"
+	"github.com/amr-bench/amr/play"
 )
 
 func load(t *testing.T, name string) *conform.Submission {
@@ -20,11 +20,11 @@ func load(t *testing.T, name string) *conform.Submission {
 	return s
 }
 
-func impl(t *testing.T, name string) suite.Impl {
+func impl(t *testing.T, name string) play.Impl {
 	t.Helper()
 	im, ok := examples.Lookup(name)
 	require.True(t, ok, name)
-	return suite.Impl{Name: im.Name, New: im.New}
+	return play.Impl{Name: im.Name, New: im.New}
 }
 
 func statuses(rep *conform.Report) map[string]string {

@@ -2,10 +2,12 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
 )
@@ -69,7 +71,7 @@ type Config struct {
 // Check runs the probes each declared capability implies against impl and
 // compares what the runs show with what the submission declares. A probe
 // scenario is played once for all the capabilities that need it.
-func Check(s *Submission, impl suite.Impl, cfg Config) (*Report, error) {
+func Check(s *Submission, impl play.Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}
@@ -229,9 +231,11 @@ func (c capability) judgeOrigin(r *Result, reports map[string]*suite.Report) {
 func (c capability) judgeLevel(r *Result, reports map[string]*suite.Report) {
 	name := suite.LevelNames[c.level]
 	r.Status = Match
+	evidenced := false
 	for _, p := range r.Probes {
 		rep := reports[p]
 		if rep.Levels[name] == suite.Pass {
+			evidenced = evidenced || !slices.Contains(rep.Vacuous, name)
 			continue
 		}
 		r.Status = Mismatch
@@ -240,6 +244,11 @@ func (c capability) judgeLevel(r *Result, reports map[string]*suite.Report) {
 				r.Evidence = append(r.Evidence, evidence(p, v))
 			}
 		}
+	}
+	// A level that passed with nothing judged in every probe confirms
+	// nothing: the probes never exercised what the level is about (D31).
+	if r.Status == Match && !evidenced {
+		r.Status, r.Reason = Unverifiable, "every probe passed "+name+" with no obligation judged (vacuous)"
 	}
 }
 

@@ -44,6 +44,7 @@ func (m *fakeModel) Complete(prompt string) (sandbox.Completion, error) {
 type crashStore struct {
 	mem     *sandbox.Memory
 	trace   *[]string // every write in order, harness and implementation
+	taken   *[]string // outbox lines the implementation took back
 	armed   int
 	n       int
 	crashed bool
@@ -67,8 +68,16 @@ func (c *crashStore) Write(name string, data []byte) error {
 	if err := c.allow(name); err != nil {
 		return err
 	}
+	old := c.mem.View(name)
 	if err := c.mem.Write(name, data); err != nil {
 		return err
+	}
+	if name == sandbox.Outbox && !bytes.HasPrefix(data, old) {
+		for _, l := range bytes.SplitAfter(old, []byte("\n")) {
+			if len(l) > 0 && !bytes.Contains(data, l) {
+				*c.taken = append(*c.taken, string(l))
+			}
+		}
 	}
 	c.count("impl:" + name)
 	return nil
@@ -109,6 +118,7 @@ type harness struct {
 	seed     uint64
 	tick     int
 	trace    []string
+	taken    []string // outbox lines the implementation took back
 	crashes  int
 	maxSteps int
 	forced   int
@@ -205,7 +215,7 @@ func (h *harness) restart() {
 }
 
 func (h *harness) settle(crashAfter int) {
-	store := &crashStore{mem: h.mem, trace: &h.trace, armed: max(crashAfter, 0)}
+	store := &crashStore{mem: h.mem, trace: &h.trace, taken: &h.taken, armed: max(crashAfter, 0)}
 	env := &sandbox.Env{Files: store, Model: h.model, Seed: h.seed}
 	for steps := 0; ; steps++ {
 		if steps >= h.maxSteps {
@@ -219,7 +229,7 @@ func (h *harness) settle(crashAfter int) {
 			if h.stayDown {
 				return
 			}
-			store = &crashStore{mem: h.mem, trace: &h.trace}
+			store = &crashStore{mem: h.mem, trace: &h.trace, taken: &h.taken}
 			env.Files = store
 			continue
 		}

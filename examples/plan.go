@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -67,10 +66,13 @@ func (r *responder) escalations(w *world) *write {
 		return nil
 	}
 	for _, s := range w.v.signals {
-		if s.SignalType != scenarios.OperatorEscalation {
+		if s.SignalType != sandbox.SignalOperatorEscalation {
 			continue
 		}
 		wk, ok := w.byID[s.Target]
+		if r.defect == escalateAll {
+			wk, ok = w.anyUnfinished()
+		}
 		if !ok || wk.resolved || wk.effects > 0 {
 			continue
 		}
@@ -109,6 +111,12 @@ func (r *responder) agentDeaths(w *world) *write {
 			return w.resolve(wk, sandbox.OutcomeAbandoned, reasonNoAgent)
 		}
 		agent := w.alive[pick(w.seed, wk.id, "reassign", len(w.alive))]
+		if r.defect == slowReclaim {
+			if next := w.reclaimSlowly(wk, agent); next != nil {
+				return next
+			}
+			continue
+		}
 		return w.claim(wk, agent, sandbox.ClaimWon, reasonReassigned)
 	}
 	return nil
@@ -298,15 +306,14 @@ func (r *responder) admissions(w *world) *write {
 
 func (r *responder) admit(w *world, m sandbox.Message, workID string) *write {
 	v := w.v
-	facts := w.facts(m)
-	hash := scenarios.RulesHash(v.rulesRaw)
-	rule, ok := scenarios.Admitted(v.rules, facts)
+	hash := rulesHash(v.rulesRaw)
+	ruleID, ok := admitted(v.rules, w.facts(m))
 	if !ok {
 		return audit(declinedLine{Event: eventDeclined, At: v.tick, MessageID: m.ID, RulesHash: hash,
 			Posture: v.posture})
 	}
 	return audit(admissionLine{Event: sandbox.EventAdmission, At: v.tick, WorkID: workID, MessageID: m.ID,
-		RulesHash: hash, RuleID: rule, Posture: v.posture})
+		RulesHash: hash, RuleID: ruleID, Posture: v.posture})
 }
 
 // workID names the work item a message (its occurrence-th delivery) is
@@ -322,27 +329,31 @@ func (r *responder) workID(w *world, m sandbox.Message, occurrence int) string {
 				return wk.id
 			}
 		}
+	case r.defect == threadKeyed:
+		if id, ok := threadWork(w, m); ok {
+			return id
+		}
 	}
 	return "w-" + m.ID
 }
 
 // facts are what the rules may look at for a message: thread length and
 // sender history count distinct messages in inbox order up to it.
-func (w *world) facts(m sandbox.Message) scenarios.Facts {
-	f := scenarios.Facts{Subject: m.Subject, Body: m.Body, From: m.From, Posture: w.v.posture}
+func (w *world) facts(m sandbox.Message) facts {
+	f := facts{subject: m.Subject, body: m.Body, from: m.From, posture: w.v.posture}
 	if w.defect == ignorePosture {
-		f.Posture = "normal"
+		f.posture = "normal"
 	}
 	for _, id := range w.order {
 		other := w.messages[id]
 		if other.ConversationID == m.ConversationID {
-			f.ThreadLength++
+			f.threadLength++
 		}
 		if id == m.ID {
 			break
 		}
 		if other.From == m.From {
-			f.SenderHistory++
+			f.senderHistory++
 		}
 	}
 	return f
@@ -353,6 +364,9 @@ func (w *world) facts(m sandbox.Message) scenarios.Facts {
 // the loser. A single alive agent simply wins. Once an item has an owner or
 // has ended, every claim still open is stood down.
 func (r *responder) claims(w *world) *write {
+	if r.defect == noAgents {
+		return nil
+	}
 	for _, wk := range w.works {
 		if w.stopped(wk) {
 			continue
@@ -458,7 +472,7 @@ func (w *world) prompt(wk *work, stuffed bool) string {
 	return b.String()
 }
 
-// pick chooses an index below n from the run seed, the work item and a
+// pick chooses an index below n from the implementation's seed, the work item and a
 // purpose, so the same run makes the same choices.
 func pick(seed uint64, workID, purpose string, n int) int {
 	if n <= 1 {

@@ -32,6 +32,10 @@ type Impl struct {
 	Description string
 	Scenario    string
 	Targets     []string
+	// NeedsRunLog is set when the defect shows only in what the harness saw
+	// written, not in the files it leaves: judged without the run log, it
+	// passes.
+	NeedsRunLog bool
 	New         sandbox.Factory
 }
 
@@ -105,12 +109,33 @@ var zoo = []weakSpec{
 	{"weak-jump-blind", jumpBlind,
 		"polls only for messages stamped with the current or previous tick, missing those inside a tick jump",
 		"l2-tick-jump-intake", []string{"L2.admission-missing", "L0.reply"}},
+	{"weak-thread-keyed", threadKeyed,
+		"keys work on the conversation: a follow-up joins its thread's work item, answered long before",
+		"l1-multiturn-crash", []string{"L1.follow-up-reply"}},
+	{"weak-slow-reclaim", slowReclaim,
+		"claims a dead agent's work at once but wins it only when the dead agent's lease runs out, 8 ticks later",
+		"l3-fleet-concurrent", []string{"L3.claim-window"}},
+	// No published scenario escalates while other work is still open, so
+	// only the fault search finds this one.
+	{"weak-escalate-all", escalateAll,
+		"on any OPERATOR_ESCALATION abandons every unfinished work item, not only the one it names",
+		"", []string{"L0.reply", "L1.follow-up-reply", "L2.approval-latency", "L4.escalation-resolution", "L5.approved-send"}},
+	{"weak-no-agents", noAgents,
+		"ignores agents: writes no claims, and a state.json with no assigned agent, assignment or agent",
+		"l3-fleet-concurrent", []string{"L3.agent-death-unbound"}},
+	{"weak-unsend", unsend,
+		"sends each draft before it is approved and takes the outbox line back at once, leaving only approved sends",
+		"l2-govern", []string{"L0.append-only", "L2.approval-binding"}},
 	// A cost defect, not a correctness one: its target is the surprise
 	// diagnostic, which no level verdict includes.
 	{"weak-redraft-every-tick", redraftEveryTick,
 		"declares a fresh draft, with a fresh model call, on every tick its work waits for approval",
 		"l3-fleet-concurrent", []string{"surprise.unattributed-call"}},
 }
+
+// runLogOnly are the defects that leave files an honest implementation
+// could leave: only the run log shows them.
+var runLogOnly = map[defect]bool{unsend: true}
 
 // All lists the built-in implementations: the reference first, then the weak
 // ones sorted by name.
@@ -129,6 +154,7 @@ func All() []Impl {
 			Description: w.description,
 			Scenario:    w.scenario,
 			Targets:     append([]string(nil), w.targets...),
+			NeedsRunLog: runLogOnly[w.defect],
 			New:         factory(w.defect),
 		})
 	}

@@ -37,6 +37,11 @@ const (
 	sendBeforeRecord
 	jumpBlind
 	redraftEveryTick
+	noAgents
+	unsend
+	threadKeyed
+	slowReclaim
+	escalateAll
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if
@@ -60,6 +65,8 @@ type responder struct {
 	justSent map[string]bool
 	// weak-rules-once: rules.json as read at the instance's first step.
 	firstRules []byte
+	// weak-unsend: drafts this instance sent and took back.
+	previewed map[string]bool
 
 	// settled is what the last step that found nothing to do read. The
 	// reference's decisions depend on the files, not on the tick, so a step
@@ -93,12 +100,15 @@ func (r *responder) Step(env *sandbox.Env) error {
 	if env == nil || env.Files == nil {
 		return errors.New("no sandbox")
 	}
+	if err := r.unsendEarly(env.Files); err != nil {
+		return err
+	}
 	raw, err := readRaw(env.Files, r.spare)
 	if err != nil {
 		return err
 	}
 	r.spare = raw
-	if len(r.pending) == 0 && r.defect != redraftEveryTick && sameFiles(raw, r.settled) {
+	if len(r.pending) == 0 && r.defect != redraftEveryTick && r.defect != slowReclaim && sameFiles(raw, r.settled) {
 		return nil
 	}
 	r.settled, r.spare = nil, r.settled
@@ -208,6 +218,9 @@ func encodeState(s sandbox.Snapshot) ([]byte, error) {
 
 // snapshot is state.json as the files describe it.
 func snapshot(w *world) sandbox.Snapshot {
+	if w.defect == noAgents {
+		return agentlessSnapshot(w)
+	}
 	s := sandbox.Snapshot{
 		WorkItems:   []sandbox.WorkItemState{},
 		Agents:      []sandbox.AgentState{},

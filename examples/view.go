@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -17,7 +16,7 @@ type view struct {
 	posture   string
 	modeOK    bool
 	rulesRaw  []byte
-	rules     []scenarios.Rule
+	rules     []rule
 	rulesOK   bool
 	fleet     []string
 	inbox     []sandbox.Message
@@ -102,7 +101,7 @@ type caches struct {
 	outbox    logCache[sandbox.Effect]
 	audit     logCache[sandbox.AuditRecord]
 	rulesRaw  []byte
-	rules     []scenarios.Rule
+	rules     []rule
 	fleetRaw  []byte
 	fleet     []string
 	clockRaw  []byte
@@ -216,12 +215,12 @@ func (c *caches) parseMode(data []byte) (string, bool) {
 
 // parseRules decodes rules.json, reusing the last decode when the bytes did
 // not change.
-func (c *caches) parseRules(raw []byte) ([]scenarios.Rule, bool) {
+func (c *caches) parseRules(raw []byte) ([]rule, bool) {
 	if c.rulesRaw != nil && bytes.Equal(raw, c.rulesRaw) {
 		return c.rules, true
 	}
-	var rules []scenarios.Rule
-	if err := json.Unmarshal(raw, &rules); err != nil {
+	rules, err := parseRules(raw)
+	if err != nil {
 		return nil, false
 	}
 	c.rulesRaw, c.rules = append([]byte(nil), raw...), rules

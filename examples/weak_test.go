@@ -43,6 +43,26 @@ func hasProblem(h *harness, substr string) bool {
 	return false
 }
 
+// reclaimGap is how many ticks the work item's second contest (a claimed
+// record after its first won) took to be won; 1000 when it never was.
+func reclaimGap(h *harness, work string) int {
+	won, claimedAt := false, -1
+	for _, r := range h.events(sandbox.EventClaim, work) {
+		switch {
+		case r.Outcome == sandbox.ClaimWon && claimedAt >= 0:
+			return r.At - claimedAt
+		case r.Outcome == sandbox.ClaimWon:
+			won = true
+		case r.Outcome == sandbox.ClaimClaimed && won && claimedAt < 0:
+			claimedAt = r.At
+		}
+	}
+	if claimedAt >= 0 {
+		return 1000
+	}
+	return 0
+}
+
 var weakCases = map[string]weakCase{
 	"weak-no-send": {
 		run:   withOrder(approvedLater),
@@ -126,6 +146,31 @@ var weakCases = map[string]weakCase{
 		},
 		shows: func(h *harness) bool { return h.workFor("m2") == h.workFor("m1") },
 	},
+	"weak-thread-keyed": {
+		run: withOrder(func(h *harness) {
+			h.at(3, approve("ap1", "m1", "approve"))
+			h.idle(50)
+			h.at(60, deliver("m2", "c1", "a@x", "Re: Order ORD-1", "Any news?"))
+			h.idle(80)
+		}),
+		shows: func(h *harness) bool { return h.workFor("m2") == h.workFor("m1") && len(h.outbox()) == 1 },
+	},
+	"weak-slow-reclaim": {
+		fleet: []string{"agent-1", "agent-2", "agent-3"},
+		run: withOrder(func(h *harness) {
+			h.at(2, killOwner("s1", "m1"))
+			h.idle(20)
+		}),
+		shows: func(h *harness) bool { return reclaimGap(h, "w-m1") > 5 },
+	},
+	"weak-escalate-all": {
+		run: func(h *harness) {
+			h.at(1, order("m1", "c1", "a@x", "ORD-1"), order("m2", "c2", "b@x", "ORD-2"))
+			h.at(3, escalate("s1", "m1"))
+			h.idle(10)
+		},
+		shows: func(h *harness) bool { return unresolved(h, "w-m2") == false && h.sends("w-m2") == 0 },
+	},
 	"weak-escalate-before-approval-only": {
 		run: withOrder(func(h *harness) {
 			h.at(3, approve("ap1", "m1", "approve"), escalate("s1", "m1"))
@@ -174,6 +219,22 @@ var weakCases = map[string]weakCase{
 			})
 		},
 		shows: func(h *harness) bool { return h.workFor("m1") == "" },
+	},
+	"weak-unsend": {
+		run:   withOrder(approvedLater),
+		shows: func(h *harness) bool { return len(h.taken) > 0 && len(h.outbox()) == 1 },
+	},
+	"weak-no-agents": {
+		fleet: []string{"agent-1", "agent-2"},
+		run:   withOrder(approvedLater),
+		shows: func(h *harness) bool {
+			st := h.state()
+			named := len(st.Agents) > 0 || len(st.Assignments) > 0
+			for _, w := range st.WorkItems {
+				named = named || w.AssignedAgent != nil
+			}
+			return !named && len(h.events(sandbox.EventClaim, "w-m1")) == 0 && h.sends("w-m1") == 1
+		},
 	},
 	"weak-redraft-every-tick": {
 		// A quiet tick passes between the draft and the approval.
@@ -252,7 +313,7 @@ func TestRegistry(t *testing.T) {
 			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
 		}
 	}
-	assert.Len(t, defects, int(redraftEveryTick)+1, "every defect has an entry")
+	assert.Len(t, defects, int(escalateAll)+1, "every defect has an entry")
 
 	for _, im := range all {
 		got, ok := Lookup(im.Name)

@@ -101,6 +101,9 @@ func (w *world) derive(v *view, d defect, seed uint64) *world {
 	for _, wk := range w.works {
 		wk.settleClaims()
 	}
+	if d == noAgents {
+		w.ownEverything()
+	}
 	return w
 }
 
@@ -150,9 +153,9 @@ func (w *world) readInbox() {
 func (w *world) readSignals() {
 	for _, s := range w.v.signals {
 		switch s.SignalType {
-		case "AGENT_DEATH":
+		case sandbox.SignalAgentDeath:
 			w.dead[s.Target] = true
-		case "OPERATOR_ESCALATION":
+		case sandbox.SignalOperatorEscalation:
 			w.escalated[s.Target] = true
 		}
 	}

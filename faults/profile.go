@@ -172,6 +172,15 @@ func PresetNames() []string {
 	return out
 }
 
+// CheckPreset returns an error naming the known presets unless name is
+// one of them.
+func CheckPreset(name string) error {
+	if _, ok := lookupPreset(name); !ok {
+		return unknownPreset(name)
+	}
+	return nil
+}
+
 func unknownPreset(name string) error {
 	return fmt.Errorf("unknown profile preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
 }

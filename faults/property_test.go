@@ -7,9 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/scenarios"
-	"github.com/amr-bench/amr/suite"
 )
 
 // rapidSource lets rapid drive the generators: every draw is a rapid draw,
@@ -89,16 +87,6 @@ func TestGeneratedBundlesRoundTripBothForms(t *testing.T) {
 	})
 }
 
-func TestReferenceNeverFailsAGeneratedBundle(t *testing.T) {
-	ref := suite.Impl{Name: examples.ReferenceName, New: examples.Reference()}
-	rapid.Check(t, func(t *rapid.T) {
-		p, b := drawGenerated(t)
-		seed := rapid.Uint64().Draw(t, "seed")
-		r, err := Play(b, ref, &seed, 0)
-		require.NoError(t, err)
-		if r.Failed() {
-			data, _ := b.MarshalIndent()
-			t.Fatalf("the reference failed %v under profile %s:\n%v\n%s", r.Invariants(), p, r.Verdict.Violations, data)
-		}
-	})
-}
+// DrawGenerated lets the package's black-box tests draw from rapid the way
+// the property tests here do.
+var DrawGenerated = drawGenerated

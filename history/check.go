@@ -17,6 +17,7 @@ type Violation struct {
 	Ops       []int    `json:"ops"`
 	Src       []string `json:"src"`
 	WorkID    string   `json:"work_id,omitempty"`
+	MessageID string   `json:"message_id,omitempty"`
 	DraftID   string   `json:"draft_id,omitempty"`
 	EffectID  string   `json:"effect_id,omitempty"`
 	Causes    []string `json:"causes,omitempty"`
@@ -118,8 +119,9 @@ type pass struct {
 	roughCrash map[int]int
 }
 
-// Check verifies H1–H8 over a history in one pass over its operations,
-// plus one pass over the work items at the end.
+// Check verifies H1–H9: H1–H8 in one pass over the history's operations
+// plus one pass over the work items at the end, H9 over its deliveries and
+// admissions.
 func Check(h *History) Verdict {
 	p := &pass{h: h, ops: h.Ops, v: &Verdict{Ordering: h.Ordering, Ops: len(h.Ops), Violations: []Violation{},
 		Declined: []Decline{}, Counts: map[string]int{}, DeclinedCounts: map[string]int{}},
@@ -150,10 +152,11 @@ func Check(h *History) Verdict {
 		p.step(i)
 	}
 	p.end()
+	p.v.Violations = append(p.v.Violations, checkAdmission(h)...)
 	sort.SliceStable(p.v.Violations, func(i, j int) bool {
 		a, b := p.v.Violations[i], p.v.Violations[j]
-		if a.Ops[0] != b.Ops[0] {
-			return a.Ops[0] < b.Ops[0]
+		if x, y := firstOp(a, len(p.ops)), firstOp(b, len(p.ops)); x != y {
+			return x < y
 		}
 		return a.Invariant < b.Invariant
 	})
@@ -164,6 +167,15 @@ func Check(h *History) Verdict {
 		p.v.DeclinedCounts[d.Reason]++
 	}
 	return *p.v
+}
+
+// firstOp is the operation a violation is sorted by; one that cites none (a
+// message the history never delivered) sorts after every operation.
+func firstOp(v Violation, n int) int {
+	if len(v.Ops) == 0 {
+		return n
+	}
+	return v.Ops[0]
 }
 
 func (p *pass) work(id string) *work {

@@ -284,7 +284,7 @@ func TestCountFiltersByCause(t *testing.T) {
 
 func TestCatalogue(t *testing.T) {
 	inv := Invariants()
-	require.Len(t, inv, 8)
+	require.Len(t, inv, 9)
 	for i, x := range inv {
 		assert.Regexp(t, fmt.Sprintf(`^H%d\.[a-z]+(-[a-z]+)*$`, i+1), x.ID)
 		assert.NotEmpty(t, x.Summary)

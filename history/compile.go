@@ -35,6 +35,7 @@ func Compile(in Input) *History {
 	}
 	c.finalState()
 	c.finish()
+	c.h.Admission = admissionOf(in)
 	return c.h
 }
 
@@ -126,6 +127,10 @@ type compiler struct {
 	// log's crash positions then count writes the history cannot see.
 	private bool
 	ops     []Op
+
+	// written holds each implementation log as the harness saw it
+	// written, lines taken back included (preserved.go).
+	written map[string]writtenLog
 }
 
 func newCompiler(in Input) *compiler {
@@ -163,6 +168,11 @@ func newCompiler(in Input) *compiler {
 	c.parseImpl()
 	calls, _ := sandbox.ParseModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
+		// A request the stub refused got an error, not a completion: it is
+		// no model call a draft can come from.
+		if l.Rec.Rejected != nil {
+			continue
+		}
 		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
 			Src: ref(sandbox.ModelCalls, l.N)})
 	}
@@ -185,18 +195,21 @@ func (c *compiler) fleet() []string {
 
 func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
 
-// parseImpl turns every implementation line into its operation.
+// parseImpl turns every implementation line, as written, into its
+// operation.
 func (c *compiler) parseImpl() {
+	c.written = map[string]writtenLog{}
 	for _, f := range implFiles {
 		c.impl[f], c.own[f] = map[int]*Op{}, map[int]int{}
+		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log)
 	}
 	skip := func(errs []sandbox.LineError) {
 		for _, e := range errs {
 			c.impl[e.File][e.Line] = nil
-			c.h.Skipped = append(c.h.Skipped, ref(e.File, e.Line))
+			c.h.Skipped = append(c.h.Skipped, c.written[e.File].srcOf(e.File, e.Line))
 		}
 	}
-	drafts, errs := sandbox.ParseDrafts(c.in.Files[sandbox.Drafts])
+	drafts, errs := sandbox.ParseDrafts(c.written[sandbox.Drafts].data)
 	skip(errs)
 	for _, l := range drafts {
 		d := l.Rec
@@ -205,13 +218,13 @@ func (c *compiler) parseImpl() {
 			Calls: append([]string(nil), d.Origin.CallIDs...)}
 		c.put(sandbox.Drafts, l.N, d.DeclaredAt, op)
 	}
-	outbox, errs := sandbox.ParseOutbox(c.in.Files[sandbox.Outbox])
+	outbox, errs := sandbox.ParseOutbox(c.written[sandbox.Outbox].data)
 	skip(errs)
 	for _, l := range outbox {
 		e := l.Rec
 		c.put(sandbox.Outbox, l.N, e.SentAt, &Op{Actor: ActorImpl, Type: OpSend, EffectID: e.EffectID, DraftID: e.DraftID})
 	}
-	audit, errs := sandbox.ParseAudit(c.in.Files[sandbox.Audit])
+	audit, errs := sandbox.ParseAudit(c.written[sandbox.Audit].data)
 	skip(errs)
 	for _, l := range audit {
 		r := l.Rec
@@ -231,7 +244,7 @@ func (c *compiler) parseImpl() {
 
 func (c *compiler) put(file string, line, tick int, op *Op) {
 	if op != nil {
-		op.Src = ref(file, line)
+		op.Src = c.written[file].srcOf(file, line)
 	}
 	c.impl[file][line] = op
 	c.own[file][line] = tick
@@ -278,25 +291,29 @@ func (c *compiler) finish() {
 	c.h.Ops = c.ops
 }
 
-// message returns the op for an inbox line, falling back to the bundle when
-// the line is missing.
+// message returns the op of a deliver or duplicate record: the message the
+// run log says the harness delivered, whatever the sandbox's line now says
+// (D30). The inbox line is cited when it still holds that message.
 func (c *compiler) message(typ string, line int, id string, tick int, src string) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id, Src: src}
-	if m, ok := c.inbox[line]; ok {
+	if m, ok := c.inbox[line]; ok && (id == "" || m.ID == id) {
 		op.MessageID, op.ConversationID, op.Src = m.ID, m.ConversationID, ref(sandbox.Inbox, line)
-	} else if c.in.Bundle != nil {
-		if d, ok := c.in.Bundle.Message(id); ok {
+	}
+	if c.in.Bundle != nil {
+		if d, ok := c.in.Bundle.Message(op.MessageID); ok {
 			op.ConversationID = d.ConversationID
 		}
 	}
 	return op
 }
 
+// approval is the op of an approve or redeliver record: what the run log
+// says the harness wrote (a redelivery repeats the line first fired for its
+// id), whatever the sandbox's line now says.
 func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, ApprovalID: rec.ID, DraftID: rec.DraftID,
 		ContentHash: rec.ContentHash, Decision: rec.Decision, Repeat: repeat, Src: src}
-	if a, ok := c.approvals[line]; ok {
-		op.ApprovalID, op.DraftID, op.ContentHash, op.Decision = a.ApprovalID, a.DraftID, a.ContentHash, a.Decision
+	if _, ok := c.approvals[line]; ok {
 		op.Src = ref(sandbox.Approvals, line)
 	}
 	return op
@@ -331,8 +348,10 @@ type midCrash struct {
 
 func (c *compiler) fromLog() {
 	consumed := map[string]int{}
+	fired := map[string]sandbox.LogRecord{}
 	var ts tickState
 	lastMid := false
+	end := 0 // the last tick a tick_end closed
 	for i, r := range c.in.Log {
 		src := ""
 		if r.Kind != sandbox.LogTickEnd || r.Forced {
@@ -345,14 +364,19 @@ func (c *compiler) fromLog() {
 		case sandbox.LogDuplicate:
 			ts.harness = append(ts.harness, c.message(OpDuplicate, r.Line, r.ID, t, src))
 		case sandbox.LogApprove:
+			if _, ok := fired[r.ID]; !ok {
+				fired[r.ID] = r
+			}
 			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, false))
 		case sandbox.LogRedeliver:
-			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, true))
+			rec := r
+			if f, ok := fired[r.ID]; ok {
+				rec.DraftID, rec.ContentHash, rec.Decision = f.DraftID, f.ContentHash, f.Decision
+			}
+			ts.harness = append(ts.harness, c.approval(r.Line, rec, t, src, true))
 		case sandbox.LogSignal:
-			s, ok := c.signals[r.Line]
-			if !ok {
-				s = sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
-			} else {
+			s := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
+			if _, ok := c.signals[r.Line]; ok {
 				src = ref(sandbox.Signals, r.Line)
 			}
 			ts.harness = append(ts.harness, signalOp(s, t, src))
@@ -379,7 +403,7 @@ func (c *compiler) fromLog() {
 			}
 		case sandbox.LogTickEnd:
 			c.closeTick(r, ts, consumed, src)
-			ts, lastMid = tickState{}, false
+			ts, lastMid, end = tickState{}, false, t
 		}
 	}
 	// Whatever no tick_end accounted for (a log cut short) goes last.
@@ -387,7 +411,7 @@ func (c *compiler) fromLog() {
 		op.Approximate = true
 		c.emit(op)
 	}
-	c.leftovers(consumed)
+	c.leftovers(consumed, end)
 }
 
 // slot is one position in a tick's implementation segment: a line's
@@ -522,9 +546,13 @@ func (c *compiler) placeCall(call Op, approx bool) {
 	c.emit(call)
 }
 
-// leftovers appends the lines no tick_end accounted for, by their own
-// ticks, marked approximate.
-func (c *compiler) leftovers(consumed map[string]int) {
+// leftovers appends the lines no tick_end accounted for, ordered by their
+// own ticks and marked approximate. The harness saw an implementation line
+// no tick_end counts only when the run ended, so it is stamped with the
+// last tick a tick_end closed: with a run log, an implementation's own
+// timestamps are never its time (decision D2). A model call keeps its tick,
+// which the stub wrote.
+func (c *compiler) leftovers(consumed map[string]int, end int) {
 	type rest struct {
 		op   Op
 		rank int
@@ -554,6 +582,9 @@ func (c *compiler) leftovers(consumed map[string]int) {
 	})
 	for _, r := range rs {
 		r.op.Approximate = true
+		if r.rank > 0 {
+			r.op.Tick = end
+		}
 		c.emit(r.op)
 	}
 }
@@ -601,7 +632,7 @@ func (c *compiler) fromFiles() {
 			case scenarios.FaultPosture:
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: f.Posture, Src: src}, classHarness, 1)
 			case scenarios.FaultRules:
-				hash := scenarios.RulesHash(scenarios.RulesBytes(f.Rules))
+				hash := scenarios.RulesHash(f.RulesFile()) // the bytes the bundle gives, unchanged
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: hash, Src: src}, classHarness, 2)
 			case scenarios.FaultCrash:
 				// Where a crash inside a tick landed is unknown without the
@@ -617,6 +648,21 @@ func (c *compiler) fromFiles() {
 	for _, n := range sortedKeys(c.inbox) {
 		m := c.inbox[n]
 		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID, Src: ref(sandbox.Inbox, n)}
+		// A message of the bundle was delivered with the bundle's content at
+		// its tick, whatever the line now says (D30), or later, at the tick
+		// its line says when only that differs: another harness stamps a
+		// late delivery with the tick it made it (D35).
+		if c.in.Bundle != nil {
+			if d, ok := c.in.Bundle.Message(m.ID); ok {
+				line := m
+				m = sandbox.Message(d)
+				line.At = d.At
+				if _, inRun := tl.visible(c.inbox[n].At); line == m && c.inbox[n].At > d.At && inRun {
+					m.At = c.inbox[n].At
+				}
+				op.ConversationID = d.ConversationID
+			}
+		}
 		op.Tick, _ = tl.visible(m.At)
 		if k := seen[m.ID]; k > 0 {
 			op.Type = OpDuplicate
@@ -625,8 +671,24 @@ func (c *compiler) fromFiles() {
 		seen[m.ID]++
 		add(op, classHarness, 3)
 	}
+	var skipApproval, skipSignal map[int]bool
+	var restored []Op
+	if c.in.Bundle != nil {
+		bb := c.bounds()
+		skipApproval, skipSignal = c.unexplained(bb)
+		kept := map[string]bool{}
+		for n, s := range c.signals {
+			if !skipSignal[n] {
+				kept[s.SignalID] = true
+			}
+		}
+		restored = c.restoredEscalations(bb, kept)
+	}
 	seen = map[string]int{}
 	for _, n := range sortedKeys(c.approvals) {
+		if skipApproval[n] {
+			continue
+		}
 		a := c.approvals[n]
 		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, ApprovalID: a.ApprovalID, DraftID: a.DraftID,
 			ContentHash: a.ContentHash, Decision: a.Decision, Src: ref(sandbox.Approvals, n)}
@@ -638,8 +700,14 @@ func (c *compiler) fromFiles() {
 		add(op, classHarness, 4)
 	}
 	for _, n := range sortedKeys(c.signals) {
+		if skipSignal[n] {
+			continue
+		}
 		s := c.signals[n]
 		add(signalOp(s, s.At, ref(sandbox.Signals, n)), classHarness, 5)
+	}
+	for _, op := range restored {
+		add(op, classHarness, 5)
 	}
 	for _, call := range c.calls {
 		add(call, classStub, 0)

@@ -234,25 +234,32 @@ func TestReferenceHistoriesAreClean(t *testing.T) {
 }
 
 // What the history oracle finds for each weak implementation on its
-// scenario. Level-only defects (admission, claims, identity, state) leave no
-// history violation: the two oracles overlap, they are not the same.
+// scenario. Level-only defects (claims, identity, state) leave no history
+// violation: the two oracles overlap, they are not the same.
 func TestZooFindings(t *testing.T) {
 	want := map[string]map[string]int{
 		"weak-drop-dead-agent-work":          {history.H3LostWork: 1},
 		"weak-escalate-before-approval-only": {history.H4EffectAfterCancellation: 1},
 		"weak-ignore-escalation":             {history.H4EffectAfterCancellation: 1},
+		"weak-ignore-posture":                {history.H9Admission: 1},
+		"weak-jump-blind":                    {history.H9Admission: 2},
 		"weak-memory-pending":                {history.H3LostWork: 2},
 		"weak-no-send":                       {history.H3LostWork: 1},
 		"weak-send-before-record":            {history.H1DuplicateEffect: 1},
 		"weak-send-per-approval":             {history.H1DuplicateEffect: 2, history.H4EffectAfterCancellation: 2},
 		"weak-send-without-approval":         {history.H5UnauthorizedEffect: 5},
+		"weak-rules-once":                    {history.H9Admission: 1},
 		"weak-trust-any-approval":            {history.H5UnauthorizedEffect: 1},
 		// Completed in the audit and in state.json, with nothing validly sent.
 		"weak-undeclared-send": {history.H2OrphanEffect: 1, history.H5UnauthorizedEffect: 1, history.H7ClaimContradiction: 2},
+		// Each early send, taken back, is unauthorized and then sent again.
+		"weak-unsend": {history.H1DuplicateEffect: 7, history.H5UnauthorizedEffect: 7},
 	}
+	// Only the run log holds what was taken back.
+	wantNoLog := map[string]map[string]int{"weak-unsend": {}}
 	pubs := published(t)
 	for _, im := range examples.All() {
-		if im.Kind != examples.KindWeak {
+		if im.Kind != examples.KindWeak || im.Scenario == "" {
 			continue
 		}
 		res := play(t, pubs[im.Scenario], im.Name, 1)
@@ -265,6 +272,9 @@ func TestZooFindings(t *testing.T) {
 				}
 			}
 			w := want[im.Name]
+			if nl, ok := wantNoLog[im.Name]; ok && !withLog {
+				w = nl
+			}
 			if w == nil {
 				w = map[string]int{}
 			}

@@ -20,6 +20,9 @@ type header struct {
 	Fleet    []string `json:"fleet"`
 	Skipped  []string `json:"skipped"`
 	Ops      int      `json:"ops"`
+	// Admission is H9's material: the timeline, the admission contexts
+	// and the messages' contents.
+	Admission *Admission `json:"admission,omitempty"`
 }
 
 // digestLine is the last line of history.jsonl: the SHA-256 of every byte
@@ -33,7 +36,7 @@ type digestLine struct {
 func (h *History) Bytes() []byte {
 	var buf bytes.Buffer
 	writeLine(&buf, header{Format: h.Format, Scenario: h.Scenario, Ordering: h.Ordering, Fleet: nonNil(h.Fleet),
-		Skipped: nonNil(h.Skipped), Ops: len(h.Ops)})
+		Skipped: nonNil(h.Skipped), Ops: len(h.Ops), Admission: h.Admission})
 	for _, op := range h.Ops {
 		writeLine(&buf, op)
 	}
@@ -53,7 +56,8 @@ func writeLine(buf *bytes.Buffer, v any) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		// Every value written is a plain struct of strings, ints and bools.
+		// Every value written is a plain struct of strings, ints and bools,
+		// or rules that decoded from JSON and so encode again.
 		panic(fmt.Sprintf("history: encoding %T: %v", v, err))
 	}
 }
@@ -86,7 +90,7 @@ func Parse(data []byte) (*History, error) {
 		return nil, ErrBadFormat
 	}
 	h := &History{Format: hd.Format, Scenario: hd.Scenario, Ordering: hd.Ordering, Fleet: nonNil(hd.Fleet),
-		Skipped: nonNil(hd.Skipped)}
+		Skipped: nonNil(hd.Skipped), Admission: hd.Admission}
 	for i, raw := range lines[1:] {
 		var op Op
 		if err := json.Unmarshal(raw, &op); err != nil {

@@ -3,7 +3,7 @@
 // the run log) into a single totally ordered history of operations: the
 // harness's actions and the implementation's observable acts, each with its
 // tick, its actor and the unique ids that make every effect traceable to its
-// cause. A checker then verifies the named invariants H1–H8 over that history
+// cause. A checker then verifies the named invariants H1–H9 over that history
 // in one linear pass, and a diagnostic attributes every stub model call to
 // the surprise that justified it.
 //
@@ -127,6 +127,9 @@ type History struct {
 	// no part in the history (the level checker scores them).
 	Skipped []string `json:"skipped"`
 	Ops     []Op     `json:"-"`
+	// Admission is what H9 reads besides the operations (nil without a
+	// bundle); history.jsonl carries it in its header.
+	Admission *Admission `json:"-"`
 }
 
 // Input is what a history is compiled from: the bundle, the sandbox files,

@@ -10,6 +10,7 @@ const (
 	H6FalseSuppression        = "H6.false-suppression"
 	H7ClaimContradiction      = "H7.claim-contradiction"
 	H8EffectDespiteCrash      = "H8.effect-despite-pre-persist-crash"
+	H9Admission               = "H9.admission"
 )
 
 // Causes name the kind of a violation, where an invariant has several.
@@ -29,6 +30,9 @@ const (
 
 	CauseOutAtCrash  = "effect-out-at-crash" // H8: a crash found the effect out, its draft not declared
 	CauseLostAtCrash = "draft-lost-at-crash" // H8: the draft's model call preceded a crash, the draft was declared only after the effect
+
+	CauseUnwarranted = "unwarranted" // H9: an admission of a message no rules and posture it may be judged under admit
+	CauseMissing     = "missing"     // H9: a message every such context admits is not admitted within 5 visited ticks
 )
 
 // Invariant describes one history invariant.
@@ -46,6 +50,7 @@ var catalogue = []Invariant{
 	{H6FalseSuppression, "Admitted work is abandoned only with a cause before it: its escalation, a valid reject of one of its drafts, the death of an agent that claimed it, or a crash while it was pending."},
 	{H7ClaimContradiction, "Audit and state.json agree with the outbox: nothing completed without a send, nothing abandoned with a send, nothing resolved both ways."},
 	{H8EffectDespiteCrash, "No crash finds an effect out whose draft is not yet declared, and no effect sent after a crash rests on a draft whose model call preceded the crash but that was declared only after the effect."},
+	{H9Admission, "A message is admitted only if some rules and posture it may be judged under admit it, and within 5 visited ticks when all of them do; the history evaluates the rules itself."},
 }
 
 // Invariants returns the history oracle's catalogue, in id order.

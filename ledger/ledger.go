@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/scenarios"
 )
 
 // Ledger is an append-only file of receipts, one canonical JSON line each,
@@ -136,7 +136,7 @@ const ObjectsDir = "objects"
 // the files many runs share (rules, fleet, inbox) are kept once, and a
 // later run cannot overwrite what an earlier receipt points to.
 func (l *Ledger) Store(data []byte) (string, error) {
-	hex := strings.TrimPrefix(Digest(data), reserve.HashPrefix)
+	hex := strings.TrimPrefix(Digest(data), scenarios.HashPrefix)
 	rel := path.Join(ObjectsDir, hex[:2], hex[2:])
 	p := filepath.Join(l.Dir(), filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err == nil {

@@ -269,3 +269,47 @@ func TestAnyByteChangeIsDetected(t *testing.T) {
 		}
 	})
 }
+
+// A receipt's obligation counts are sealed with it; a receipt without them
+// (sealed before they existed) has the same canonical bytes as before, so
+// it still verifies.
+func TestObligationCountsAreSealed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.jsonl")
+	l, err := ledger.Open(path)
+	require.NoError(t, err)
+	base := ledger.Receipt{Scenario: "s", BundleHash: "sha256:b", Run: 1, Seed: "1",
+		Impl: ledger.Impl{Name: "reference", Fingerprint: ledger.Fingerprint("reference", "0.1.0")}, HarnessVersion: "0.1.0",
+		Status: ledger.StatusRan, Verdict: ledger.Verdict{Levels: map[string]string{"L0": "pass"}, Origin: "model-based"}}
+	old, err := l.Append(base)
+	require.NoError(t, err)
+	line, err := old.Line()
+	require.NoError(t, err)
+	for _, key := range []string{`"obligations"`, `"judged"`, `"vacuous"`} {
+		assert.NotContains(t, string(line), key, "absent counts are not written")
+	}
+
+	counted := base
+	counted.Run = 2
+	counted.Verdict.Obligations = map[string]int{"L0": 0}
+	counted.Verdict.Judged = map[string]int{"L0.reply": 0}
+	counted.Verdict.Vacuous = []string{"L0"}
+	sealed, err := l.Append(counted)
+	require.NoError(t, err)
+	line, err = sealed.Line()
+	require.NoError(t, err)
+	assert.Contains(t, string(line), `"vacuous":["L0"]`)
+
+	again, err := ledger.Open(path)
+	require.NoError(t, err)
+	rs := again.Receipts()
+	require.Len(t, rs, 2)
+	assert.Equal(t, []string{"L0"}, rs[1].Verdict.Vacuous)
+	assert.Equal(t, map[string]int{"L0": 0}, rs[1].Verdict.Obligations)
+	h, err := rs[1].Hash()
+	require.NoError(t, err)
+	assert.Equal(t, sealed.ContentHash, h)
+	rep, err := ledger.Verify(path, "")
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%+v", rep.Problems)
+}

@@ -2,7 +2,7 @@
 //
 // A receipt says what one scenario run was and what it found: the bundle's
 // canonical hash, the implementation's fingerprint, the harness version, the
-// run seed, the status (ran, skipped, failed-to-run), the verdict, the hash
+// engine seed, the status (ran, skipped, failed-to-run), the verdict, the hash
 // of every artifact the run wrote, and the content hash of the previous
 // receipt. Its own content_hash covers its canonical JSON (RFC 8785) without
 // that field, so a receipt is content-addressed and the ledger is a chain:
@@ -21,7 +21,8 @@ import (
 	"fmt"
 
 	"github.com/amr-bench/amr/checker"
-	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/internal/jcs"
+	"github.com/amr-bench/amr/scenarios"
 )
 
 // Format tags a receipt.
@@ -52,8 +53,8 @@ type Receipt struct {
 	BundleHash     string `json:"bundle_hash"`
 	Impl           Impl   `json:"impl"`
 	HarnessVersion string `json:"harness_version"`
-	// Seed is the run seed in decimal: canonical JSON numbers cannot hold
-	// every 64-bit seed exactly.
+	// Seed is the engine seed the run was played with, in decimal:
+	// canonical JSON numbers cannot hold every 64-bit seed exactly.
 	Seed   string `json:"seed"`
 	Run    int    `json:"run"`
 	Status string `json:"status"`
@@ -85,10 +86,18 @@ type Impl struct {
 
 // Verdict is what the run found, copied forward by skipped receipts.
 type Verdict struct {
-	Levels     map[string]string `json:"levels"`
-	Origin     string            `json:"origin"`
-	Invalid    bool              `json:"invalid"`
-	Violations []Violation       `json:"violations"`
+	Levels map[string]string `json:"levels"`
+	// Obligations (per tested level), Judged (per invariant) and Vacuous
+	// (levels that passed with no obligation judged) are the checker's
+	// counts. They are omitted when empty, so a receipt sealed before they
+	// existed still hashes to its own content hash; such a receipt says
+	// nothing about vacuity.
+	Obligations map[string]int `json:"obligations,omitempty"`
+	Judged      map[string]int `json:"judged,omitempty"`
+	Vacuous     []string       `json:"vacuous,omitempty"`
+	Origin      string         `json:"origin"`
+	Invalid     bool           `json:"invalid"`
+	Violations  []Violation    `json:"violations"`
 	// History holds the history oracle's violation counts that are not
 	// zero.
 	History map[string]int `json:"history"`
@@ -145,14 +154,14 @@ func Fingerprint(name, harnessVersion string) string {
 // Digest is "sha256:" and the hex SHA-256 of data.
 func Digest(data []byte) string {
 	sum := sha256.Sum256(data)
-	return reserve.HashPrefix + hex.EncodeToString(sum[:])
+	return scenarios.HashPrefix + hex.EncodeToString(sum[:])
 }
 
 // Canonical returns the receipt's canonical JSON without its content hash:
 // the bytes the content hash covers.
 func (r Receipt) Canonical() ([]byte, error) {
 	r.ContentHash = ""
-	data, err := reserve.Marshal(r)
+	data, err := jcs.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("receipt %s run %d: %w", r.Scenario, r.Run, err)
 	}
@@ -174,7 +183,7 @@ func (r Receipt) Line() ([]byte, error) {
 	if r.ContentHash == "" {
 		return nil, errors.New("ledger: receipt has no content hash")
 	}
-	data, err := reserve.Marshal(r)
+	data, err := jcs.Marshal(r)
 	if err != nil {
 		return nil, err
 	}

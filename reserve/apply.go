@@ -66,7 +66,7 @@ func Apply(m *Manifest, s *Secrets, bundlesDir string, load Loader, run Runner, 
 		if err != nil {
 			return nil, nil, fmt.Errorf("apply: %w", err)
 		}
-		canonical, err := CanonicalBundle(b)
+		canonical, err := b.Canonical()
 		if err != nil {
 			return nil, nil, fmt.Errorf("apply: %s: %w", sec.ID, err)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/amr-bench/amr/scenarios"
 )
 
 // SaltSize is the length of a commitment's salt in bytes.
@@ -54,11 +56,15 @@ func Root(commitments []string) (string, error) {
 	return hashString(sum), nil
 }
 
+func hashString(sum [sha256.Size]byte) string {
+	return scenarios.HashPrefix + hex.EncodeToString(sum[:])
+}
+
 // parseHash reads "sha256:<64 lower-case hex digits>".
 func parseHash(s string) ([]byte, error) {
-	hexPart, ok := strings.CutPrefix(s, HashPrefix)
+	hexPart, ok := strings.CutPrefix(s, scenarios.HashPrefix)
 	if !ok {
-		return nil, fmt.Errorf("%q does not start with %q", s, HashPrefix)
+		return nil, fmt.Errorf("%q does not start with %q", s, scenarios.HashPrefix)
 	}
 	if len(hexPart) != 2*sha256.Size || strings.ToLower(hexPart) != hexPart {
 		return nil, fmt.Errorf("%q is not %d lower-case hex digits", hexPart, 2*sha256.Size)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amr-bench/amr/internal/jcs"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -105,7 +106,7 @@ func Seal(bundles []Named, createdAt time.Time, rnd io.Reader) (*Manifest, *Secr
 	s := &Secrets{Format: SecretsFormat}
 	commitments := make([]string, len(named))
 	for i, n := range named {
-		canonical, err := CanonicalBundle(n.Bundle)
+		canonical, err := n.Bundle.Canonical()
 		if err != nil {
 			return nil, nil, fmt.Errorf("seal: %s: %w", n.Name, err)
 		}
@@ -117,7 +118,7 @@ func Seal(bundles []Named, createdAt time.Time, rnd io.Reader) (*Manifest, *Secr
 		if err != nil {
 			return nil, nil, err
 		}
-		hash, err := BundleHash(n.Bundle)
+		hash, err := n.Bundle.Hash()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -211,7 +212,7 @@ func checkID(id string) error {
 // Encode renders a reserve file: canonical JSON and a newline, so the file
 // a maintainer publishes is byte-for-byte what anyone recomputes.
 func Encode(v any) ([]byte, error) {
-	data, err := Marshal(v)
+	data, err := jcs.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +266,7 @@ func readStrict(path, format string, into any) error {
 	if err != nil {
 		return err
 	}
-	if _, err := Canonicalize(data); err != nil {
+	if _, err := jcs.Canonicalize(data); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	var head struct {
@@ -309,7 +310,7 @@ func openSecret(s Secret, bundlesDir string, load Loader) (*scenarios.Bundle, []
 	if err != nil {
 		return nil, nil, err
 	}
-	hash, err := BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, nil, err
 	}

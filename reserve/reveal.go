@@ -33,7 +33,7 @@ func Reveal(s *Secrets, bundlesDir string, load Loader, outDir string) ([]string
 		if err != nil {
 			return nil, err
 		}
-		doc, err := hashForm(b).MarshalIndent()
+		doc, err := b.HashForm().MarshalIndent()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sec.ID, err)
 		}

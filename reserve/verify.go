@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/amr-bench/amr/internal/jcs"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -149,7 +150,7 @@ func (r *Report) checkEntry(e Entry, dir string) bool {
 		r.add(e.ID, FindAltered, "%s: %v", filepath.Base(saltPath), err)
 		return false
 	}
-	canonical, err := Canonicalize(doc)
+	canonical, err := jcs.Canonicalize(doc)
 	if err != nil {
 		r.add(e.ID, FindAltered, "%s: %v", filepath.Base(docPath), err)
 		return false

@@ -201,10 +201,10 @@ func TestPublicFilesCarryNoBundleContent(t *testing.T) {
 	var secrets []string
 	for name, b := range set {
 		secrets = append(secrets, name)
-		hash, err := reserve.BundleHash(b)
+		hash, err := b.Hash()
 		require.NoError(t, err)
 		secrets = append(secrets, strings.TrimPrefix(hash, "sha256:"))
-		canonical, err := reserve.CanonicalBundle(b)
+		canonical, err := b.Canonical()
 		require.NoError(t, err)
 		secrets = append(secrets, sha256Hex(canonical))
 		secrets = append(secrets, scenarios.RulesHash(scenarios.RulesBytes(b.Rules)))
@@ -272,4 +272,9 @@ func contentStrings(t *testing.T, doc []byte) []string {
 	walk(v)
 	require.NotEmpty(t, out)
 	return out
+}
+
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

@@ -22,11 +22,15 @@ const Format = "amr.bundle/v1"
 // Bundle is one scenario. The JSON field order of this struct is the order of
 // the single-JSON form.
 type Bundle struct {
-	Format    string     `json:"format"`
-	Meta      Meta       `json:"meta"`
-	Fleet     []string   `json:"fleet"`
-	Mode      Mode       `json:"mode"`
-	Rules     []Rule     `json:"rules"`
+	Format string   `json:"format"`
+	Meta   Meta     `json:"meta"`
+	Fleet  []string `json:"fleet"`
+	Mode   Mode     `json:"mode"`
+	Rules  []Rule   `json:"rules"`
+	// RulesJSON is the exact text of rules.json when it is not
+	// RulesBytes(Rules): the bytes the implementation is given and hashes
+	// for rules_hash. Empty means the re-encoding (see RulesFile).
+	RulesJSON string     `json:"rules_json,omitempty"`
 	Model     Model      `json:"model"`
 	Inbox     []Delivery `json:"inbox"`
 	Approvals []Approval `json:"approvals"`
@@ -72,13 +76,66 @@ var Postures = []string{"normal", "maintenance", "vip-only"}
 
 // Model configures the deterministic stub model. A reply embeds an anchor
 // only when the request already carries one; with several, the first in
-// Anchors order wins. Reply and ReplyNoAnchor are templates: {{anchor}} and
-// {{call_id}} are replaced.
+// Anchors order wins. Reply and ReplyNoAnchor are templates (see
+// Placeholders). Replies, when given, answer the calls they match instead:
+// the first rule whose When holds for a request gives its reply. A bundle
+// without replies keeps the hash it had before replies existed.
 type Model struct {
-	Anchors       []string `json:"anchors"`
-	Reply         string   `json:"reply"`
-	ReplyNoAnchor string   `json:"reply_no_anchor"`
+	Anchors       []string    `json:"anchors"`
+	Reply         string      `json:"reply"`
+	ReplyNoAnchor string      `json:"reply_no_anchor"`
+	Replies       []ReplyRule `json:"replies,omitempty"`
 }
+
+// Placeholders are what a reply template may name. {{anchor}} is the anchor
+// the request carries; {{call_id}} the call's id; {{sender}} the first
+// sender of the bundle's inbox (in delivery order) whose address the request
+// carries, and {{participants}} all of them, joined by ", ". Like the
+// anchor, a sender is echoed only when the request already carries it.
+var Placeholders = []string{"{{anchor}}", "{{call_id}}", "{{sender}}", "{{participants}}"}
+
+// ReplyRule answers the calls its When matches: a kind of call (its
+// response format, its json_schema's name, a tool it offers) or a phrase
+// in the prompt. Reply is the text answer; JSON is the object answered to
+// a call that asks for JSON, or the arguments of a tool call; Tool names
+// the tool the stub calls when the request offers it. The *NoAnchor
+// variants answer a request that carries no anchor; without one, the main
+// template is used with {{anchor}} empty.
+type ReplyRule struct {
+	ID            string          `json:"id"`
+	When          ReplyWhen       `json:"when,omitzero"`
+	Reply         string          `json:"reply,omitempty"`
+	ReplyNoAnchor string          `json:"reply_no_anchor,omitempty"`
+	JSON          json.RawMessage `json:"json,omitempty"`
+	JSONNoAnchor  json.RawMessage `json:"json_no_anchor,omitempty"`
+	Tool          string          `json:"tool,omitempty"`
+}
+
+// ReplyWhen is what a request must have for a rule to answer it; every
+// condition given must hold, and a rule without conditions answers every
+// call that reaches it.
+type ReplyWhen struct {
+	// Contains is a phrase the prompt contains (case-sensitive, as anchors).
+	Contains string `json:"contains,omitempty"`
+	// Format is the kind of answer asked for: text, json_object,
+	// json_schema, or tool (the request offers tools).
+	Format string `json:"format,omitempty"`
+	// Schema is the name of the request's json_schema.
+	Schema string `json:"schema,omitempty"`
+	// Tool is the name of a function tool the request offers.
+	Tool string `json:"tool,omitempty"`
+}
+
+// Reply formats a ReplyWhen may name.
+const (
+	ReplyFormatText       = "text"
+	ReplyFormatJSONObject = "json_object"
+	ReplyFormatJSONSchema = "json_schema"
+	ReplyFormatTool       = "tool"
+)
+
+// ReplyFormats lists them.
+var ReplyFormats = []string{ReplyFormatText, ReplyFormatJSONObject, ReplyFormatJSONSchema, ReplyFormatTool}
 
 // Delivery is one message the harness appends to inbox.jsonl at tick At. In
 // the directory form it is exactly an inbox.jsonl line of spec §2.
@@ -166,16 +223,20 @@ type Fault struct {
 	By          int    `json:"by,omitempty"`
 	Posture     string `json:"posture,omitempty"`
 	Rules       []Rule `json:"rules,omitempty"`
+	// RulesJSON is, for a rules fault, the exact text written to
+	// rules.json when it is not RulesBytes(Rules), as for Bundle.RulesJSON.
+	RulesJSON string `json:"rules_json,omitempty"`
 }
 
 // MarshalIndent renders the single-JSON form the way amr writes it: two-space
-// indentation, a trailing newline, fields in struct order.
+// indentation, a trailing newline, fields in struct order. A rules text is
+// written only where it is the file's content (see RulesText).
 func (b *Bundle) MarshalIndent() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(b); err != nil {
+	if err := enc.Encode(b.WithRulesTexts()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -216,8 +277,17 @@ func (b *Bundle) ApprovalByID(id string) (Approval, bool) {
 
 // Normalize puts schedules in a stable order (by tick, then by their
 // position), fills defaults, and leaves the meaning unchanged. Generators,
-// shrinkers and savers call it so two equal bundles have equal bytes.
+// shrinkers and savers call it so two equal bundles have equal bytes. A
+// rules text that is the default bytes, or that no longer says its rules
+// (they were edited in memory, as a shrinker does), is dropped: the rules
+// are then written re-encoded.
 func (b *Bundle) Normalize() {
+	b.RulesJSON = RulesText(b.Rules, b.RulesJSON)
+	for i := range b.Faults {
+		if f := &b.Faults[i]; f.Kind == FaultRules {
+			f.RulesJSON = RulesText(f.Rules, f.RulesJSON)
+		}
+	}
 	if b.Format == "" {
 		b.Format = Format
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -66,6 +67,7 @@ func genBundle() *rapid.Generator[*Bundle] {
 			}
 			b.Signals = append(b.Signals, Signal{ID: "s" + strconv.Itoa(i+1), At: tick.Draw(t, "at"), Type: typ, Target: target})
 		}
+		b.RulesJSON = genRulesText(b.Rules).Draw(t, "rules_json")
 		b.Faults = genFaults(b).Draw(t, "faults")
 		b.Normalize()
 		return b
@@ -166,6 +168,35 @@ func genBounds(t *rapid.T, name string) (*int, *int) {
 	return lo, hi
 }
 
+// genRulesText draws a rules.json text for the rules, as people and other
+// tools write them: none (the default bytes), compact on one line with or
+// without a newline, indented with tabs, or with every object's keys sorted
+// (another key order than amr's).
+func genRulesText(rules []Rule) *rapid.Generator[string] {
+	return rapid.Custom(func(t *rapid.T) string {
+		compact, err := json.Marshal(rules)
+		if err != nil {
+			panic(err)
+		}
+		var generic any
+		dec := json.NewDecoder(bytes.NewReader(compact))
+		dec.UseNumber()
+		if err := dec.Decode(&generic); err != nil {
+			panic(err)
+		}
+		sorted, err := json.Marshal(generic)
+		if err != nil {
+			panic(err)
+		}
+		var tabs bytes.Buffer
+		if err := json.Indent(&tabs, compact, "", "\t"); err != nil {
+			panic(err)
+		}
+		texts := []string{"", string(compact), string(compact) + "\n", tabs.String() + "\n", string(sorted) + "\r\n"}
+		return rapid.SampledFrom(texts).Draw(t, "text")
+	})
+}
+
 // genMatch draws a reference to a message of the bundle or a work id; with
 // agents, it may also name an agent of the fleet.
 func genMatch(b *Bundle, agents bool) *rapid.Generator[Match] {
@@ -225,6 +256,7 @@ func genFaults(b *Bundle) *rapid.Generator[[]Fault] {
 			case FaultRules:
 				f.At = rapid.IntRange(0, h).Draw(t, "at")
 				f.Rules = genRules(fmt.Sprintf("f%d-", i)).Draw(t, "rules")
+				f.RulesJSON = genRulesText(f.Rules).Draw(t, "rules_json")
 			}
 			faults = append(faults, f)
 		}

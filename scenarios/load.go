@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Files of the directory form. bundle.json holds format, meta and fleet; each
@@ -73,7 +74,7 @@ func fileForPath(path string) string {
 	switch top {
 	case "mode":
 		return FileMode
-	case "rules":
+	case "rules", "rules_json":
 		return FileRules
 	case "model":
 		return FileModel
@@ -129,6 +130,10 @@ func Parse(name string, data []byte) (*Bundle, *Source, error) {
 	src := &Source{Path: name, pos: map[string]Pos{}}
 	var b Bundle
 	if ps := decodeStrict(name, data, 1, "", reflect.TypeOf(b), src, &b); len(ps) > 0 {
+		sortProblems(ps)
+		return nil, src, ps
+	}
+	if ps := resolveRulesTexts(&b, src); len(ps) > 0 {
 		sortProblems(ps)
 		return nil, src, ps
 	}
@@ -194,15 +199,22 @@ func loadDir(files fileReader, dir string) (*Bundle, *Source, error) {
 	probs = append(probs, decodeFile(files, dir, FileBundle, "", src, &head)...)
 	b.Format, b.Meta, b.Fleet = head.Format, head.Meta, head.Fleet
 	probs = append(probs, decodeFile(files, dir, FileMode, "mode", src, &b.Mode)...)
-	probs = append(probs, decodeFile(files, dir, FileRules, "rules", src, &b.Rules)...)
+	rulesRaw, ps := readRules(files, dir, src, &b.Rules)
+	probs = append(probs, ps...)
 	probs = append(probs, decodeFile(files, dir, FileModel, "model", src, &b.Model)...)
 	probs = append(probs, decodeLines(files, dir, FileInbox, "inbox", src, &b.Inbox)...)
 	probs = append(probs, decodeLines(files, dir, FileApprovals, "approvals", src, &b.Approvals)...)
 	probs = append(probs, decodeLines(files, dir, FileSignals, "signals", src, &b.Signals)...)
 	probs = append(probs, decodeLines(files, dir, FileFaults, "faults", src, &b.Faults)...)
+	if len(probs) == 0 {
+		probs = resolveRulesTexts(&b, src)
+	}
 	if len(probs) > 0 {
 		sortProblems(probs)
 		return nil, src, probs
+	}
+	if string(rulesRaw) != string(RulesBytes(b.Rules)) {
+		b.RulesJSON = string(rulesRaw)
 	}
 	if b.Inbox == nil {
 		b.Inbox = []Delivery{}
@@ -220,15 +232,32 @@ func loadDir(files fileReader, dir string) (*Bundle, *Source, error) {
 }
 
 func decodeFile(files fileReader, dir, name, path string, src *Source, into any) Problems {
+	_, ps := decodeFileRaw(files, dir, name, path, src, into)
+	return ps
+}
+
+// decodeFileRaw is decodeFile that also returns the bytes it read.
+func decodeFileRaw(files fileReader, dir, name, path string, src *Source, into any) ([]byte, Problems) {
 	full := files.join(dir, name)
 	data, err := files.read(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Problems{{Pos: Pos{File: full}, Field: path, Msg: "missing file"}}
+			return nil, Problems{{Pos: Pos{File: full}, Field: path, Msg: "missing file"}}
 		}
-		return Problems{{Pos: Pos{File: full}, Msg: err.Error()}}
+		return nil, Problems{{Pos: Pos{File: full}, Msg: err.Error()}}
 	}
-	return decodeStrict(full, data, 1, path, reflect.TypeOf(into).Elem(), src, into)
+	return data, decodeStrict(full, data, 1, path, reflect.TypeOf(into).Elem(), src, into)
+}
+
+// readRules reads rules.json and keeps its bytes: they are what the
+// implementation is given, so they must be UTF-8 to survive the single-JSON
+// form unchanged.
+func readRules(files fileReader, dir string, src *Source, into *[]Rule) ([]byte, Problems) {
+	data, ps := decodeFileRaw(files, dir, FileRules, "rules", src, into)
+	if data != nil && !utf8.Valid(data) {
+		ps = append(ps, Problem{Pos: Pos{File: files.join(dir, FileRules), Line: invalidUTF8Line(data)}, Field: "rules", Msg: notUTF8})
+	}
+	return data, ps
 }
 
 // decodeLines reads a JSONL file into a slice, one element per non-blank line.
@@ -387,6 +416,7 @@ func (ix *indexer) value(path string) (any, error) {
 }
 
 var (
+	rawMessageType = reflect.TypeOf(json.RawMessage{})
 	conditionsType = reflect.TypeOf(Conditions{})
 	conditionTypes = jsonFields(reflect.TypeOf(conditionFields{}))
 )
@@ -396,6 +426,9 @@ var (
 // of the wrong JSON type, with its full path. Unknown condition keys are
 // allowed: they never match.
 func checkFields(v any, t reflect.Type, path string, src *Source) Problems {
+	if t == rawMessageType {
+		return nil // any JSON value: a template, checked by Validate
+	}
 	nullable := false
 	for t.Kind() == reflect.Pointer {
 		t, nullable = t.Elem(), true
@@ -534,7 +567,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 
 // SaveDir writes the directory form. Existing bundle files in dir are
 // replaced; empty schedules are written as empty files so a person sees
-// every part.
+// every part. rules.json gets the bundle's rules bytes unchanged (RulesFile).
 func SaveDir(b *Bundle, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -560,7 +593,7 @@ func SaveDir(b *Bundle, dir string) error {
 	add(FileBundle, d, err)
 	d, err = indentJSON(b.Mode)
 	add(FileMode, d, err)
-	add(FileRules, RulesBytes(b.Rules), nil)
+	add(FileRules, b.RulesFile(), nil)
 	d, err = indentJSON(b.Model)
 	add(FileModel, d, err)
 	d, err = jsonLines(b.Inbox)
@@ -569,7 +602,7 @@ func SaveDir(b *Bundle, dir string) error {
 	add(FileApprovals, d, err)
 	d, err = jsonLines(b.Signals)
 	add(FileSignals, d, err)
-	d, err = jsonLines(b.Faults)
+	d, err = jsonLines(b.WithRulesTexts().Faults)
 	add(FileFaults, d, err)
 	for _, w := range writes {
 		if w.err != nil {

@@ -37,6 +37,7 @@ func Validate(b *Bundle, src *Source) Problems {
 	v.fleet()
 	v.mode()
 	v.rules("rules", b.Rules)
+	v.rulesTexts()
 	v.model()
 	v.inbox()
 	v.approvals()
@@ -261,6 +262,12 @@ func (v *validator) model() {
 	v.nonEmpty("model.reply_no_anchor", m.ReplyNoAnchor)
 	if len(m.Anchors) > 0 && m.Reply != "" && !strings.Contains(m.Reply, "{{anchor}}") {
 		v.warnf("model.reply", "the bundle has anchors but the reply never embeds {{anchor}}")
+	}
+	v.placeholders("model.reply", m.Reply)
+	v.placeholders("model.reply_no_anchor", m.ReplyNoAnchor)
+	ids := map[string]string{}
+	for i, r := range m.Replies {
+		v.replyRule(fmt.Sprintf("model.replies[%d]", i), r, ids)
 	}
 }
 
@@ -493,6 +500,7 @@ func (v *validator) faultFields(field string, f Fault) bool {
 		"by":           f.By != 0,
 		"posture":      f.Posture != "",
 		"rules":        f.Rules != nil,
+		"rules_json":   f.RulesJSON != "",
 	}
 	own := map[string]string{
 		FaultCrash:     "after_writes",
@@ -507,8 +515,8 @@ func (v *validator) faultFields(field string, f Fault) bool {
 		v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(FaultKinds, ", "))
 		return false
 	}
-	for _, k := range []string{"after_writes", "message_id", "approval_id", "by", "posture", "rules"} {
-		if set[k] && k != mine {
+	for _, k := range []string{"after_writes", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
+		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") {
 			v.errorf(field+"."+k, "a %s fault has no %s", f.Kind, k)
 		}
 	}

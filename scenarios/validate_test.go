@@ -96,6 +96,28 @@ func TestValidateChecks(t *testing.T) {
 		{"empty reply", func(b *Bundle) { b.Model.Reply = "" }, []want{e("model.reply", "must not be empty")}},
 		{"empty reply_no_anchor", func(b *Bundle) { b.Model.ReplyNoAnchor = "" }, []want{e("model.reply_no_anchor", "must not be empty")}},
 		{"reply without anchor", func(b *Bundle) { b.Model.Reply = "It ships today." }, []want{w("model.reply", "{{anchor}}")}},
+		{"unknown placeholder", func(b *Bundle) { b.Model.Reply = "{{anchor}} for {{customer}}" }, []want{w("model.reply", "{{customer}} is not a placeholder")}},
+		{"reply rule without id", func(b *Bundle) { b.Model.Replies = []ReplyRule{{Reply: "x"}} }, []want{e("model.replies[0].id", "must not be empty")}},
+		{"reply rules with one id", func(b *Bundle) {
+			b.Model.Replies = []ReplyRule{{ID: "r", Reply: "x"}, {ID: "r", Reply: "y"}}
+		}, []want{e("model.replies[1].id", "duplicate id")}},
+		{"reply rule with nothing to say", func(b *Bundle) { b.Model.Replies = []ReplyRule{{ID: "r"}} }, []want{e("model.replies[0]", "needs reply, json or tool")}},
+		{"reply rule format", func(b *Bundle) {
+			b.Model.Replies = []ReplyRule{{ID: "r", Reply: "x", When: ReplyWhen{Format: "yaml"}}}
+		}, []want{e("model.replies[0].when.format", `unknown format "yaml"`)}},
+		{"reply rule json not an object", func(b *Bundle) {
+			b.Model.Replies = []ReplyRule{{ID: "r", JSON: json.RawMessage(`["x"]`)}}
+		}, []want{e("model.replies[0].json", "must be a JSON object")}},
+		{"reply rule no-anchor variant alone", func(b *Bundle) {
+			b.Model.Replies = []ReplyRule{{ID: "r", Tool: "t", ReplyNoAnchor: "x", JSONNoAnchor: json.RawMessage(`{}`)}}
+		}, []want{e("model.replies[0].json_no_anchor", "given without json"), e("model.replies[0].reply_no_anchor", "given without reply")}},
+		{"reply rule placeholder", func(b *Bundle) {
+			b.Model.Replies = []ReplyRule{{ID: "r", JSON: json.RawMessage(`{"to": "{{recipient}}"}`)}}
+		}, []want{w("model.replies[0].json", "{{recipient}} is not a placeholder")}},
+		{"reply rules that are right", func(b *Bundle) {
+			b.Model.Replies = []ReplyRule{{ID: "review", When: ReplyWhen{Schema: "review", Contains: "Review"},
+				JSON: json.RawMessage(`{"verdict": "approve", "by": "{{call_id}}"}`)}, {ID: "send", Tool: "send", When: ReplyWhen{Format: "tool"}}}
+		}, nil},
 		{"no anchors, reply without anchor", func(b *Bundle) { b.Model.Anchors, b.Model.Reply = nil, "It ships today." }, nil},
 		// inbox
 		{"empty message id", func(b *Bundle) { b.Inbox[2].ID = "" }, []want{e("inbox[2].id", "must not be empty")}},

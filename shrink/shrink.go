@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -200,7 +199,7 @@ func (s *shrinker) judge(c *scenarios.Bundle, force bool) bool {
 		s.stats.Invalid++
 		return false
 	}
-	key, err := reserve.BundleHash(c)
+	key, err := c.Hash()
 	if err == nil {
 		if v, ok := s.cache[key]; ok {
 			s.stats.CacheHits++

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/shrink"
 )
@@ -309,7 +308,7 @@ func TestShrinkMemoizesByCanonicalHash(t *testing.T) {
 	in := published(t, "l1-anchor-collision")
 	seen := map[string]int{}
 	oracle := func(b *scenarios.Bundle) bool {
-		h, err := reserve.BundleHash(b)
+		h, err := b.Hash()
 		require.NoError(t, err)
 		seen[h]++
 		return len(b.Approvals) >= 2

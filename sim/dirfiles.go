@@ -228,31 +228,35 @@ type stamp struct {
 	mtime time.Time
 }
 
-// logCount follows one of the implementation's logs: the bytes scanned so
-// far and the complete lines among them.
-type logCount struct {
-	scanned int64
-	lines   int
+// logWatch follows one of the implementation's logs on disk.
+type logWatch struct {
+	name string
+	seen *appendLog
+	// size is the file's size when last looked at, a partial last line
+	// included: a look that finds the same size reads no further.
+	size int64
 }
 
 // watcher observes the implementation's writes by looking at the sandbox:
 // each new complete line of drafts, outbox or audit is one write, and so is
 // each new version of any other file it writes (state.json, private files)
 // when those are followed. Writes that land between two looks coalesce:
-// what it counts is what it saw, best effort.
+// what it counts is what it saw, best effort. A log whose lines seen are no
+// longer all in place is reported to rewritten.
 type watcher struct {
-	root     string
-	limit    int64
-	logs     map[string]*logCount
-	others   map[string]stamp
-	writes   int    // writes seen since the start of the run
-	oversize string // the first file seen past the bound
+	root      string
+	limit     int64
+	logs      []*logWatch
+	others    map[string]stamp
+	writes    int    // writes seen since the start of the run
+	oversize  string // the first file seen past the bound
+	rewritten func(name string, rw *rewrite, how string)
 }
 
-func newWatcher(root string, limit int64) *watcher {
-	w := &watcher{root: root, limit: limit, logs: map[string]*logCount{}, others: map[string]stamp{}}
+func newWatcher(root string, limit int64, seen map[string]*appendLog, rewritten func(string, *rewrite, string)) *watcher {
+	w := &watcher{root: root, limit: limit, others: map[string]stamp{}, rewritten: rewritten}
 	for _, n := range sandbox.ImplLogs {
-		w.logs[n] = &logCount{}
+		w.logs = append(w.logs, &logWatch{name: n, seen: seen[n]})
 	}
 	return w
 }
@@ -262,8 +266,8 @@ func newWatcher(root string, limit int64) *watcher {
 // included): that is activity for the quiescence regime.
 func (w *watcher) poll(all bool) bool {
 	active := false
-	for _, name := range sandbox.ImplLogs {
-		if w.pollLog(name, w.logs[name]) {
+	for _, c := range w.logs {
+		if w.pollLog(c) {
 			active = true
 		}
 	}
@@ -273,38 +277,75 @@ func (w *watcher) poll(all bool) bool {
 	return active
 }
 
+// verify reads every log whole and compares it with the lines seen, which
+// a poll takes on trust when the file only grew: a line changed in place
+// shows here.
+func (w *watcher) verify() {
+	for _, c := range w.logs {
+		w.lookWhole(c)
+	}
+}
+
+// verifyLog is verify for one log.
+func (w *watcher) verifyLog(name string) {
+	for _, c := range w.logs {
+		if c.name == name {
+			w.lookWhole(c)
+		}
+	}
+}
+
 // rebase records the current version of every other file without counting
 // it, so following them starts from now.
 func (w *watcher) rebase() { w.pollOthers(false) }
 
-func (w *watcher) pollLog(name string, c *logCount) bool {
-	path := filepath.Join(w.root, name)
-	data, size, err := readRegular(path, c.scanned, w.limit)
-	if err != nil {
-		if c.scanned > 0 {
-			*c = logCount{}
-			return true
-		}
+// pollLog reads a log from the start of the last line seen: when that line
+// is still there and the file grew, the rest is appended lines; otherwise
+// the whole file is compared with what was seen.
+func (w *watcher) pollLog(c *logWatch) bool {
+	last := c.seen.lastLine()
+	data, size, err := readRegular(filepath.Join(w.root, c.name), int64(c.seen.last), w.limit)
+	if err != nil || size < c.size || !bytes.HasPrefix(data, last) {
+		return w.lookWhole(c)
+	}
+	if size == c.size {
 		return false
 	}
-	if size == c.scanned {
-		return false
-	}
-	if size < c.scanned {
-		// Truncated or replaced: count again from the start.
-		*c = logCount{}
-		if data, _, err = readRegular(path, 0, w.limit); err != nil {
-			return true
-		}
-	}
-	if size > w.limit && w.oversize == "" {
-		w.oversize = name
-	}
-	k := bytes.Count(data, []byte("\n"))
-	c.lines += k
-	w.writes += k
-	c.scanned += int64(len(data))
+	w.noteSize(c, size)
+	w.writes += c.seen.more(data[len(last):])
 	return true
+}
+
+// lookWhole compares the whole log with the lines seen. A log that is
+// missing, unreadable or not a regular file (a symbolic link is never
+// followed) reads as empty.
+func (w *watcher) lookWhole(c *logWatch) bool {
+	data, size, err := readRegular(filepath.Join(w.root, c.name), 0, w.limit)
+	how := ""
+	switch {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist):
+		data, size, how = nil, 0, "removed"
+	case errors.Is(err, errNotRegular) || errors.Is(err, syscall.ELOOP):
+		data, size, how = nil, 0, "replaced by something that is not a regular file (never followed, read as empty)"
+	default:
+		data, size, how = nil, 0, "made unreadable ("+err.Error()+"), read as empty"
+	}
+	rw, n := c.seen.whole(data, false)
+	if rw != nil {
+		w.rewritten(c.name, rw, how)
+	}
+	w.writes += n
+	changed := rw != nil || n > 0 || size != c.size
+	w.noteSize(c, size)
+	return changed
+}
+
+func (w *watcher) noteSize(c *logWatch, size int64) {
+	c.size = size
+	if size > w.limit && w.oversize == "" {
+		w.oversize = c.name
+	}
 }
 
 func (w *watcher) pollOthers(count bool) {
@@ -345,20 +386,20 @@ func (w *watcher) pollOthers(count bool) {
 	})
 }
 
-// lines returns the complete lines seen in each log.
+// lines returns the lines seen in each log since the run began.
 func (w *watcher) lines() map[string]int {
 	out := map[string]int{}
-	for name, c := range w.logs {
-		out[name] = c.lines
+	for _, c := range w.logs {
+		out[c.name] = c.seen.total
 	}
 	return out
 }
 
-// logLines is the total of complete log lines seen.
+// logLines is the total of log lines seen.
 func (w *watcher) logLines() int {
 	n := 0
 	for _, c := range w.logs {
-		n += c.lines
+		n += c.seen.total
 	}
 	return n
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -31,8 +32,9 @@ const DefaultMaxSteps = 64
 
 // Options are a run's parameters besides the bundle and implementation.
 type Options struct {
-	// Seed is the run seed: it orders same-tick events and is handed to
-	// the implementation for choices of its own.
+	// Seed is the engine seed (package seeds): it orders same-tick events,
+	// and the implementation is handed seeds.Impl of it for choices of its
+	// own.
 	Seed uint64
 	// MaxSteps bounds the steps per tick; 0 means DefaultMaxSteps. For a
 	// one-shot process it bounds the invocations per tick.
@@ -193,6 +195,11 @@ type engine struct {
 	// reads to bind approvals and signals at fire time.
 	audit  *sandbox.LogIndex[sandbox.AuditRecord]
 	drafts *sandbox.LogIndex[sandbox.Draft]
+	// seen follows each of the implementation's logs as the harness saw it
+	// written; refresh, set by a driver that sees them only when it looks,
+	// looks at one now.
+	seen    map[string]*appendLog
+	refresh func(name string)
 	// clock is the tick last written to the clock file, for the stub
 	// model's HTTP handler, which answers on goroutines of its own.
 	clock atomic.Int64
@@ -203,10 +210,14 @@ func newEngine(b *scenarios.Bundle, opts Options) *engine {
 		opts.MaxSteps = DefaultMaxSteps
 	}
 	timeline := Timeline(b)
+	seen := map[string]*appendLog{}
+	for _, name := range sandbox.ImplLogs {
+		seen[name] = &appendLog{}
+	}
 	return &engine{b: b, opts: opts, order: rng.Stream(opts.Seed, "order"), timeline: timeline,
 		sched: newSchedule(b, timeline),
 		audit: sandbox.NewLogIndex(sandbox.ParseAudit), drafts: sandbox.NewLogIndex(sandbox.ParseDrafts),
-		logs: make([]sandbox.LogRecord, 0, logSize(b, timeline))}
+		seen: seen, logs: make([]sandbox.LogRecord, 0, logSize(b, timeline))}
 }
 
 // logSize estimates a run log's length: a record per tick visited and per
@@ -214,10 +225,6 @@ func newEngine(b *scenarios.Bundle, opts Options) *engine {
 func logSize(b *scenarios.Bundle, timeline []int) int {
 	return len(timeline) + len(b.Inbox) + len(b.Approvals) + len(b.Signals) + 2*len(b.Faults) + 4
 }
-
-// implSeed is the seed handed to the implementation: derived from the run
-// seed, so its choices do not share a stream with the harness's.
-func implSeed(seed uint64) uint64 { return rng.Mix(seed, rng.Hash("impl")) }
 
 func (e *engine) run() (*Result, error) {
 	if err := e.init(); err != nil {
@@ -237,6 +244,7 @@ func (e *engine) run() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.lastLook(files)
 	e.finish()
 	res := &Result{Files: files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}
 	if pd, ok := e.drv.(*procDriver); ok {
@@ -251,7 +259,7 @@ func (e *engine) log(r sandbox.LogRecord) {
 }
 
 func (e *engine) init() error {
-	seed := e.opts.Seed
+	s := seeds.OfEngine(e.opts.Seed)
 	params := map[string]string{
 		"horizon":   strconv.Itoa(e.b.Meta.Horizon),
 		"max_steps": strconv.Itoa(e.opts.MaxSteps),
@@ -260,8 +268,12 @@ func (e *engine) init() error {
 	for k, v := range e.params {
 		params[k] = v
 	}
+	// The implementation is given the bundle's rules.json bytes unchanged,
+	// and the start record says which, so a checker judges rules_hash by
+	// what was written.
+	rules := e.b.RulesFile()
 	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
-		Impl: e.opts.Impl, Seed: &seed, Params: params})
+		Impl: e.opts.Impl, Seeds: s, Params: params, RulesHash: scenarios.RulesHash(rules)})
 	fleet, err := json.Marshal(struct {
 		Agents []string `json:"agents"`
 	}{e.b.Fleet})
@@ -274,7 +286,7 @@ func (e *engine) init() error {
 		data []byte
 	}{
 		{sandbox.Fleet, append(fleet, '\n')}, {sandbox.Mode, append(mode, '\n')},
-		{sandbox.Rules, scenarios.RulesBytes(e.b.Rules)},
+		{sandbox.Rules, rules},
 		{sandbox.Inbox, nil}, {sandbox.Approvals, nil}, {sandbox.Signals, nil},
 	} {
 		if err := e.files.Write(f.name, f.data); err != nil {
@@ -330,10 +342,7 @@ func (e *engine) crashed(rec sandbox.LogRecord, restart func()) {
 func (e *engine) endTick(w tickWork) {
 	rec := sandbox.LogRecord{Kind: sandbox.LogTickEnd, Writes: w.writes, Forced: w.forced, Lines: w.lines}
 	if rec.Lines == nil {
-		rec.Lines = map[string]int{}
-		for _, name := range sandbox.ImplLogs {
-			rec.Lines[name] = countLines(e.files.View(name))
-		}
+		rec.Lines = e.linesSeen()
 	}
 	if st := e.files.View(sandbox.State); st != nil && !bytes.Equal(st, e.lastState) {
 		e.lastState = append([]byte(nil), st...)
@@ -356,6 +365,51 @@ func (e *engine) finish() {
 		e.log(u)
 	}
 	e.log(sandbox.LogRecord{Kind: sandbox.LogEnd, Detail: fmt.Sprintf("crashes=%d forced=%d steps=%d", e.crashes, e.forced, e.steps)})
+}
+
+// sawLog takes the content of one of the implementation's logs as the
+// driver sees it now (trusted: known to extend what was seen), records a
+// rewrite of lines already seen, and returns how many lines are new.
+// written is how many of the tick's listed writes came before; how, when
+// set, says what the driver found in the file's place.
+func (e *engine) sawLog(name string, data []byte, trusted bool, written int, how string) int {
+	rw, n := e.seen[name].whole(data, trusted)
+	if rw != nil {
+		e.rewritten(name, rw, written, how)
+	}
+	return n
+}
+
+// rewritten records, in the run log, lines of a log that were lost or moved.
+func (e *engine) rewritten(name string, rw *rewrite, written int, how string) {
+	e.log(rw.record(name, written, how))
+}
+
+// declared returns everything the implementation has written to one of its
+// logs, lines it took back since included: what was declared once stays
+// declared, for binding approvals and signals.
+func (e *engine) declared(name string) []byte {
+	if e.refresh != nil {
+		e.refresh(name)
+	}
+	return e.seen[name].history()
+}
+
+// linesSeen counts, per log, the lines seen since the run began.
+func (e *engine) linesSeen() map[string]int {
+	out := make(map[string]int, len(e.seen))
+	for name, l := range e.seen {
+		out[name] = l.total
+	}
+	return out
+}
+
+// lastLook compares the sandbox to judge with what was last seen, so a
+// rewrite after the last tick is on record too.
+func (e *engine) lastLook(files *sandbox.Memory) {
+	for _, name := range sandbox.ImplLogs {
+		e.sawLog(name, files.View(name), false, 0, "")
+	}
 }
 
 // countLines counts newline-terminated lines plus a final unterminated one.

@@ -174,9 +174,20 @@ func helperMain(role string) int {
 		}
 		_ = os.Remove(mark)
 		return 0
+	case "env":
+		// Writes what the OpenAI clients would read from its environment.
+		var b strings.Builder
+		for _, k := range []string{EnvOpenAIBaseURL, EnvOpenAIAPIBase, EnvOpenAIAPIKey, "OPENAI_ORG_ID", EnvModelURL} {
+			fmt.Fprintf(&b, "%s=%s\n", k, os.Getenv(k))
+		}
+		_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+		_ = os.WriteFile(filepath.Join(root, "private", "env"), []byte(b.String()), 0o644)
+		return idleForever(ctx, regime)
 	case "tamper":
 		appendTo(sandbox.Inbox, "{\"id\":\"forged\"}\n")
 		return idleForever(ctx, regime)
+	case "unsend-truncate", "unsend-rewrite", "unsend-rename", "unsend-symlink", "unsend-remove", "rename-keeps-all":
+		return unsendMain(role, root)
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper role", role)
 	return 2

@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -56,7 +57,8 @@ func TestStubOverHTTPAnswersLikeTheInProcessStub(t *testing.T) {
 	require.Empty(t, errs)
 	require.Len(t, calls, 1)
 	assert.Equal(t, sandbox.ModelCall{CallID: "call-0001", At: 7, Prompt: "be brief\nmy order ORD-2 ", Anchor: "ORD-2",
-		Reply: "about ORD-2 (call-0001)"}, calls[0].Rec)
+		Reply: "about ORD-2 (call-0001)", Ignored: []sandbox.Ignored{{Field: "messages.content",
+			Detail: `messages[1].content[1]: a "image_url" part is not read; only text parts are`}}}, calls[0].Rec)
 
 	// Without /v1, and a second call gets the next id.
 	_, out = post(t, srv.URL+"/chat/completions", `{"messages":[{"role":"user","content":"hello"}]}`)
@@ -79,13 +81,22 @@ func TestStubRefusesBadRequestsClearly(t *testing.T) {
 	for _, c := range []struct {
 		name, method, path, body string
 		code                     int
-		msg                      string
+		msg, errCode             string
+		param                    any
 	}{
-		{"not json", "POST", "/v1/chat/completions", "{nope", 400, "not a chat-completions JSON object"},
-		{"no messages", "POST", "/v1/chat/completions", `{"model":"x"}`, 400, "messages is required"},
-		{"bad content", "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":42}]}`, 400, "messages[0]"},
-		{"wrong method", "GET", "/v1/chat/completions", "", 405, "use POST"},
-		{"unknown path", "GET", "/v1/embeddings", "", 404, "no such endpoint"},
+		{"not json", "POST", "/v1/chat/completions", "{nope", 400, "not valid JSON", "invalid_json", nil},
+		{"not an object", "POST", "/v1/chat/completions", "[1]", 400, "must be a JSON object, not an array", "invalid_json", nil},
+		{"no messages", "POST", "/v1/chat/completions", `{"model":"x"}`, 400, "messages is required", "missing_required_parameter", "messages"},
+		{"bad content", "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":42}]}`, 400,
+			"messages[0].content must be a string or a list of content parts", "invalid_type", "messages[0].content"},
+		{"model not a string", "POST", "/v1/chat/completions", `{"model":7,"messages":[{"role":"user","content":"x"}]}`, 400,
+			"model must be a string, not a number", "invalid_type", "model"},
+		{"unknown format", "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"yaml"}}`,
+			400, "response_format.type must be", "invalid_value", "response_format.type"},
+		{"tool not offered", "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"function","function":{"name":"f"}}}`,
+			400, "do not offer", "invalid_value", "tool_choice"},
+		{"wrong method", "GET", "/v1/chat/completions", "", 405, "use POST", "method_not_allowed", nil},
+		{"unknown path", "GET", "/v1/embeddings", "", 404, "no such endpoint", "unknown_url", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
@@ -95,15 +106,29 @@ func TestStubRefusesBadRequestsClearly(t *testing.T) {
 			defer resp.Body.Close()
 			assert.Equal(t, c.code, resp.StatusCode)
 			var out struct {
-				Error struct {
-					Message string `json:"message"`
-				} `json:"error"`
+				Error map[string]any `json:"error"`
 			}
 			require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
-			assert.Contains(t, out.Error.Message, c.msg)
+			assert.Contains(t, out.Error["message"], c.msg)
+			assert.Equal(t, c.errCode, out.Error["code"], "code is a string")
+			assert.Equal(t, c.param, out.Error["param"], "param is the field, or null")
+			assert.Equal(t, "invalid_request_error", out.Error["type"])
+			assert.NotContains(t, out.Error["message"], "Go ", "no Go type names")
+			assert.NotContains(t, out.Error["message"], "struct", "no Go type names")
+			assert.Regexp(t, `^req_rejected-\d{4}$`, resp.Header.Get("x-request-id"))
 		})
 	}
-	assert.Empty(t, mem.View(sandbox.ModelCalls), "a refused request is not a call")
+	calls, errs := sandbox.ParseModelCalls(mem.View(sandbox.ModelCalls))
+	require.Empty(t, errs)
+	require.Len(t, calls, 9, "every refused request is logged")
+	for i, l := range calls {
+		assert.Equal(t, fmt.Sprintf("rejected-%04d", i+1), l.Rec.CallID)
+		require.NotNil(t, l.Rec.Rejected)
+	}
+	assert.Equal(t, sandbox.Rejected{Status: 404, Code: "unknown_url", Message: "no such endpoint GET /v1/embeddings: the stub serves POST /v1/chat/completions and GET /v1/models",
+		Request: "GET /v1/embeddings"}, *calls[8].Rec.Rejected)
+	stats := sandbox.SummarizeModelCalls(mem.View(sandbox.ModelCalls))
+	assert.Equal(t, sandbox.ModelCallStats{Rejected: 9}, stats)
 }
 
 func TestStubStreams(t *testing.T) {
@@ -195,4 +220,15 @@ func TestJoinCommandRoundTrips(t *testing.T) {
 			t.Fatalf("%q -> %q -> %q", words, JoinCommand(words), got)
 		}
 	})
+}
+
+func TestHTTPModelSaysWhatCameBack(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"id": 7, "choices": "no"}`))
+	}))
+	defer srv.Close()
+	_, err := (&HTTPModel{BaseURL: srv.URL}).Complete("x")
+	require.Error(t, err)
+	assert.Equal(t, `model: the reply is not a chat completion {id, choices: [{message: {content}}]}: "{\"id\": 7, \"choices\": \"no\"}"`, err.Error())
+	assert.NotContains(t, err.Error(), "Go ")
 }

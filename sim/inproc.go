@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -23,14 +24,17 @@ type inproc struct {
 func newInproc(e *engine, newImpl sandbox.Factory) *inproc {
 	mem := e.files.(*sandbox.Memory)
 	d := &inproc{e: e, mem: mem, newImpl: newImpl, guard: &guardedStore{mem: mem}}
-	d.stub = NewStub(e.b.Model, mem, func() int { return e.tick })
+	d.guard.saw = func(name string, trusted bool, written int) int {
+		return e.sawLog(name, mem.View(name), trusted, written, "")
+	}
+	d.stub = NewBundleStub(e.b, mem, func() int { return e.tick })
 	d.stub.refuse = func() error {
 		if d.guard.crashed {
 			return sandbox.ErrCrashed
 		}
 		return nil
 	}
-	d.env = &sandbox.Env{Files: d.guard, Model: d.stub, Seed: implSeed(e.opts.Seed)}
+	d.env = &sandbox.Env{Files: d.guard, Model: d.stub, Seed: seeds.Impl(e.opts.Seed)}
 	return d
 }
 
@@ -142,9 +146,11 @@ func (d *inproc) step() (err error) {
 
 // guardedStore is the implementation's view of the sandbox: harness files
 // are read-only, every write is counted, and once an armed crash lands every
-// further write fails.
+// further write fails. The engine sees every change to the implementation's
+// logs as it happens (saw), so a line taken back is on record.
 type guardedStore struct {
 	mem       *sandbox.Memory
+	saw       func(name string, trusted bool, written int) int
 	crashed   bool
 	armedAt   int // crash after this many writes since arming; 0 = disarmed
 	sinceArm  int
@@ -175,7 +181,10 @@ func (g *guardedStore) Append(name string, line []byte) error {
 	if err := g.mem.Append(name, line); err != nil {
 		return err
 	}
-	g.count(name)
+	if sandbox.IsImplLog(name) {
+		g.saw(name, true, len(g.writes))
+	}
+	g.count(name, 1)
 	return nil
 }
 
@@ -186,7 +195,13 @@ func (g *guardedStore) Write(name string, data []byte) error {
 	if err := g.mem.Write(name, data); err != nil {
 		return err
 	}
-	g.count(name)
+	listed := 1
+	if sandbox.IsImplLog(name) {
+		// A whole log written at once is listed once per line it adds, so
+		// the tick's writes still name each new line.
+		listed = g.saw(name, false, len(g.writes))
+	}
+	g.count(name, listed)
 	return nil
 }
 
@@ -203,12 +218,15 @@ func (g *guardedStore) allow(name string) error {
 	return nil
 }
 
-func (g *guardedStore) count(name string) {
+// count counts one write, listed in the tick's writes that many times.
+func (g *guardedStore) count(name string, listed int) {
 	if sandbox.IsImplLog(name) {
 		g.logWrites++
-		g.writes = append(g.writes, name)
-	} else if name == sandbox.State {
-		g.writes = append(g.writes, name)
+	}
+	if sandbox.IsImplLog(name) || name == sandbox.State {
+		for ; listed > 0; listed-- {
+			g.writes = append(g.writes, name)
+		}
 	}
 	g.sinceArm++
 	if g.armedAt > 0 && g.sinceArm >= g.armedAt {

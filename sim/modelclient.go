@@ -56,7 +56,8 @@ func (m *HTTPModel) Complete(prompt string) (sandbox.Completion, error) {
 		} `json:"choices"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return sandbox.Completion{}, fmt.Errorf("model: the reply is not a chat completion: %w", err)
+		return sandbox.Completion{}, fmt.Errorf("model: the reply is not a chat completion {id, choices: [{message: {content}}]}: %s",
+			excerpt(data))
 	}
 	if len(out.Choices) == 0 {
 		return sandbox.Completion{}, errors.New("model: the reply has no choices")
@@ -66,4 +67,14 @@ func (m *HTTPModel) Complete(prompt string) (sandbox.Completion, error) {
 		id = out.ID
 	}
 	return sandbox.Completion{CallID: id, Text: out.Choices[0].Message.Content}, nil
+}
+
+// excerpt is the start of a body, for an error that shows what came back.
+func excerpt(data []byte) string {
+	const max = 200
+	t := bytes.TrimSpace(data)
+	if len(t) > max {
+		return fmt.Sprintf("%q...", t[:max])
+	}
+	return fmt.Sprintf("%q", t)
 }

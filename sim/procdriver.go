@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -86,12 +87,16 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	}
 	registerSandbox(d.root)
 	d.files = newDirFiles(d.root, spec.MaxFileBytes)
-	d.watch = newWatcher(d.root, spec.MaxFileBytes)
+	// A process lists no writes, so a rewrite is placed at the tick only.
+	d.watch = newWatcher(d.root, spec.MaxFileBytes, e.seen, func(name string, rw *rewrite, how string) {
+		e.rewritten(name, rw, 0, how)
+	})
+	e.refresh = d.watch.verifyLog
 	if !spec.NoFreeze {
 		d.freeze = newFreezer(d.root)
 	}
 	e.files = d.files
-	d.stub = NewStub(e.b.Model, d.files, func() int { return int(e.clock.Load()) })
+	d.stub = NewBundleStub(e.b, d.files, func() int { return int(e.clock.Load()) })
 	d.stub.refuse = func() error {
 		if !d.gate.pass() {
 			return errCutOff
@@ -115,7 +120,8 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 // environ is the process's environment: the harness's own, without any
 // variable of the contract it may have inherited, then the contract's.
 func (d *procDriver) environ() []string {
-	ours := []string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL}
+	ours := append([]string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL},
+		openAIEnvDropped...)
 	var env []string
 	for _, kv := range os.Environ() {
 		key, _, _ := strings.Cut(kv, "=")
@@ -129,10 +135,11 @@ func (d *procDriver) environ() []string {
 			env = append(env, kv)
 		}
 	}
-	seed := strconv.FormatUint(implSeed(d.e.opts.Seed), 10)
+	seed := strconv.FormatUint(seeds.Impl(d.e.opts.Seed), 10)
 	env = append(env,
 		EnvSandbox+"="+d.root, EnvModelURL+"="+d.server.base, EnvSeed+"="+seed, EnvRegime+"="+d.spec.Regime,
 		EnvLitmusSandbox+"="+d.root, EnvLitmusStubURL+"="+d.server.base)
+	env = append(env, openAIEnv(d.server.base)...)
 	return append(env, d.spec.Env...)
 }
 
@@ -246,6 +253,7 @@ func (d *procDriver) crashNow(afterWrites, at, armBase int) {
 	running := d.cur != nil
 	d.killCur()
 	d.watch.poll(true)
+	d.watch.verify()
 	rec := sandbox.LogRecord{AfterWrites: afterWrites, Written: d.watch.writes - armBase, Lines: d.watch.lines()}
 	switch {
 	case d.gone:
@@ -339,7 +347,7 @@ func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
 	if err != nil {
 		return w, err
 	}
-	d.watch.poll(false)
+	d.watch.verify()
 	d.checkOversize()
 	w.lines = d.watch.lines()
 	return w, nil

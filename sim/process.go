@@ -54,7 +54,23 @@ const (
 	// harness read; they carry the same values.
 	EnvLitmusSandbox = "LITMUS_SANDBOX"
 	EnvLitmusStubURL = "LITMUS_STUB_URL"
+	// The names the official OpenAI clients and the frameworks built on
+	// them read: the stub's URL and a dummy key.
+	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
+	EnvOpenAIAPIBase = "OPENAI_API_BASE"
+	EnvOpenAIAPIKey  = "OPENAI_API_KEY"
 )
+
+// openAIEnvDropped are the OpenAI client variables a process never inherits
+// from amr's environment: with a real key, organization or project an
+// implementation could reach the real API, or send them to the stub.
+var openAIEnvDropped = []string{EnvOpenAIBaseURL, EnvOpenAIAPIBase, EnvOpenAIAPIKey, "OPENAI_ADMIN_KEY",
+	"OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID"}
+
+// openAIEnv points the OpenAI clients at the stub.
+func openAIEnv(base string) []string {
+	return []string{EnvOpenAIBaseURL + "=" + base, EnvOpenAIAPIBase + "=" + base, EnvOpenAIAPIKey + "=" + StubAPIKey}
+}
 
 // ProcessSpec says how to run an implementation as an OS process. Zero
 // fields take the defaults.

@@ -116,7 +116,7 @@ func (e *engine) fire() error {
 		e.log(sandbox.LogRecord{Kind: sandbox.LogPosture, Posture: f.Posture, Scheduled: intp(f.At)})
 	}
 	for _, f := range bk.rules {
-		data := scenarios.RulesBytes(f.Rules)
+		data := f.RulesFile()
 		if err := e.files.Write(sandbox.Rules, data); err != nil {
 			return err
 		}
@@ -216,7 +216,7 @@ func (e *engine) try(p pending) (bool, error) {
 // audit record naming it. Unparsable lines are skipped; judging them is the
 // checker's job.
 func (e *engine) workFor(messageID string) string {
-	audit, _ := e.audit.Update(e.files.View(sandbox.Audit))
+	audit, _ := e.audit.Update(e.declared(sandbox.Audit))
 	for _, l := range audit {
 		if l.Rec.Event == sandbox.EventAdmission && l.Rec.MessageID == messageID {
 			return l.Rec.WorkID
@@ -227,7 +227,7 @@ func (e *engine) workFor(messageID string) string {
 
 // latestDraft finds the last draft declared for a work item.
 func (e *engine) latestDraft(workID string) (sandbox.Draft, bool) {
-	drafts, _ := e.drafts.Update(e.files.View(sandbox.Drafts))
+	drafts, _ := e.drafts.Update(e.declared(sandbox.Drafts))
 	for i := len(drafts) - 1; i >= 0; i-- {
 		if drafts[i].Rec.WorkID == workID {
 			return drafts[i].Rec, true
@@ -310,26 +310,48 @@ func (e *engine) fireSignal(sg scenarios.Signal, scheduled int) (bool, error) {
 	return true, nil
 }
 
-// agentFor reads the agent assigned to a work item from the state snapshot.
+// agentFor finds the agent holding a work item, from every source the spec
+// gives, in this order: the claims (the agent whose won record is the latest
+// among those whose latest outcome is still won), then the state snapshot
+// (assigned_agent, else assignments). The claims come first because the
+// audit is the log the snapshot must agree with and cannot lag behind it;
+// the snapshot speaks for uncontested work, which may have no claims.
 func (e *engine) agentFor(workID string) string {
 	if workID == "" {
 		return ""
+	}
+	if agent := e.claimHolder(workID); agent != "" {
+		return agent
 	}
 	st, perr := sandbox.ParseState(e.files.View(sandbox.State))
 	if perr != nil {
 		return ""
 	}
-	for _, w := range st.WorkItems {
-		if w.WorkID == workID && w.AssignedAgent != nil && *w.AssignedAgent != "" {
-			return *w.AssignedAgent
+	return st.Holder(workID)
+}
+
+// claimHolder returns the current winner of a work item by its claim
+// records, or "" when no agent's latest outcome is won.
+func (e *engine) claimHolder(workID string) string {
+	audit, _ := e.audit.Update(e.files.View(sandbox.Audit))
+	last := map[string]string{}
+	wonAt := map[string]int{}
+	for i, l := range audit {
+		if l.Rec.Event != sandbox.EventClaim || l.Rec.WorkID != workID {
+			continue
+		}
+		last[l.Rec.AgentID] = l.Rec.Outcome
+		if l.Rec.Outcome == sandbox.ClaimWon {
+			wonAt[l.Rec.AgentID] = i
 		}
 	}
-	for _, a := range st.Assignments {
-		if a.WorkID == workID {
-			return a.AgentID
+	holder, best := "", -1
+	for agent, i := range wonAt {
+		if last[agent] == sandbox.ClaimWon && i > best {
+			holder, best = agent, i
 		}
 	}
-	return ""
+	return holder
 }
 
 // unfired lists what never fired: still waiting at the horizon, or due

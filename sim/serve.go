@@ -35,7 +35,8 @@ var ErrStepFailed = errors.New("a step failed")
 // Serve is the other side of the process contract: it runs an in-process
 // implementation as a process implementation. The sandbox is AMR_SANDBOX
 // (or LITMUS_SANDBOX, or the working directory), the stub model is reached
-// over HTTP at AMR_MODEL_URL (or LITMUS_STUB_URL), and the seed is AMR_SEED.
+// over HTTP at AMR_MODEL_URL (or LITMUS_STUB_URL, or OPENAI_BASE_URL), and
+// the seed is AMR_SEED.
 // A round of work steps the implementation until a step writes nothing to
 // drafts, outbox or audit. In the quiescence regime Serve does a round
 // every Poll until ctx ends; in the step regime it does one for each
@@ -115,7 +116,7 @@ func newServer(impl sandbox.Implementation, cfg ServeConfig) (*server, error) {
 		return nil, fmt.Errorf("sandbox %q is not a directory (set %s)", root, EnvSandbox)
 	}
 	var model sandbox.Model = noModel{}
-	if url := firstEnv(EnvModelURL, EnvLitmusStubURL); url != "" {
+	if url := firstEnv(EnvModelURL, EnvLitmusStubURL, EnvOpenAIBaseURL); url != "" {
 		model = &HTTPModel{BaseURL: url}
 	}
 	var seed uint64

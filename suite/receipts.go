@@ -13,6 +13,8 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -26,7 +28,7 @@ const (
 // Fingerprint is an implementation's identity for receipts and
 // memoization: "in-process:<name>@<harness version>" for a built-in one,
 // "process:<command>@<hash of its executable>" for an OS process.
-func Fingerprint(impl Impl, harnessVersion string) string {
+func Fingerprint(impl play.Impl, harnessVersion string) string {
 	if impl.Process == nil || len(impl.Process.Command) == 0 {
 		return ledger.Fingerprint(impl.Name, harnessVersion)
 	}
@@ -42,17 +44,18 @@ func Fingerprint(impl Impl, harnessVersion string) string {
 	return "process:" + cmd + "@" + ledger.Digest(data)
 }
 
-func (cfg Config) key(impl Impl, hash string, seed uint64) ledger.Key {
+func (cfg Config) key(impl play.Impl, hash string, seed uint64) ledger.Key {
 	return ledger.Key{BundleHash: hash, Fingerprint: Fingerprint(impl, cfg.HarnessVersion),
 		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10)}
 }
 
 // memoized returns the report of a run the ledger already holds, after
 // appending a skipped receipt that copies its verdict forward.
-func memoized(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int) (RunReport, bool, error) {
+func memoized(scenario string, impl play.Impl, cfg Config, hash string, s seeds.Seeds, i int) (RunReport, bool, error) {
 	if cfg.Ledger == nil || cfg.Force {
 		return RunReport{}, false, nil
 	}
+	seed := uint64(*s.Engine)
 	k := cfg.key(impl, hash, seed)
 	prior, ok := cfg.Ledger.Lookup(k)
 	if !ok {
@@ -65,7 +68,8 @@ func memoized(scenario string, impl Impl, cfg Config, hash string, seed uint64, 
 		return RunReport{}, false, err
 	}
 	v := prior.Verdict
-	rr := RunReport{Run: i, Seed: seed, Levels: v.Levels, Origin: v.Origin, Violations: copyViolations(v.Violations),
+	rr := RunReport{Run: i, Seeds: s, Levels: v.Levels, Origin: v.Origin, Violations: copyViolations(v.Violations),
+		Obligations: copyCounts(v.Obligations), Judged: copyCounts(v.Judged), Vacuous: append([]string{}, v.Vacuous...),
 		Status: StatusSkipped, Invalid: v.Invalid, Receipt: sealed.ContentHash,
 		History:  history.Verdict{Violations: []history.Violation{}, Declined: []history.Decline{}, Counts: v.History, DeclinedCounts: map[string]int{}},
 		Guard:    checker.GuardResult{Agree: !v.Invalid, Compared: []checker.Answer{}, Skipped: []string{}, Diffs: []checker.Answer{}},
@@ -73,14 +77,14 @@ func memoized(scenario string, impl Impl, cfg Config, hash string, seed uint64, 
 	return rr, true, nil
 }
 
-func newReceipt(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int, status string) ledger.Receipt {
+func newReceipt(scenario string, impl play.Impl, cfg Config, hash string, seed uint64, i int, status string) ledger.Receipt {
 	return ledger.Receipt{Scenario: scenario, BundleHash: hash,
 		Impl:           ledger.Impl{Name: impl.Name, Fingerprint: Fingerprint(impl, cfg.HarnessVersion)},
 		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10), Run: i, Status: status}
 }
 
 // failedReceipt records a run the engine could not play.
-func failedReceipt(scenario string, impl Impl, cfg Config, hash string, seed uint64, i int, runErr error) error {
+func failedReceipt(scenario string, impl play.Impl, cfg Config, hash string, seed uint64, i int, runErr error) error {
 	if cfg.Ledger == nil {
 		return nil
 	}
@@ -117,9 +121,10 @@ func verdictBytes(rr RunReport) ([]byte, error) {
 
 // ranReceipt appends the receipt of a run that was played and judged, after
 // storing every artifact beside the ledger by its hash.
-func ranReceipt(scenario string, impl Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
-	r := newReceipt(scenario, impl, cfg, hash, rr.Seed, rr.Run, ledger.StatusRan)
+func ranReceipt(scenario string, impl play.Impl, cfg Config, hash string, rr RunReport, files map[string][]byte) (string, error) {
+	r := newReceipt(scenario, impl, cfg, hash, uint64(*rr.Engine), rr.Run, ledger.StatusRan)
 	r.Verdict = ledger.Verdict{Levels: rr.Levels, Origin: rr.Origin, Invalid: rr.Invalid,
+		Obligations: copyCounts(rr.Obligations), Judged: copyCounts(rr.Judged), Vacuous: append([]string(nil), rr.Vacuous...),
 		Violations: copyViolations(rr.Violations), History: nonZero(rr.History.Counts),
 		UnattributedCalls: rr.Surprise.Unattributed}
 	names := make([]string, 0, len(files))
@@ -139,6 +144,15 @@ func ranReceipt(scenario string, impl Impl, cfg Config, hash string, rr RunRepor
 		return "", fmt.Errorf("%s run %d: receipt: %w", scenario, rr.Run, err)
 	}
 	return sealed.ContentHash, nil
+}
+
+// copyCounts copies a count map, so a receipt and a report never share one.
+func copyCounts(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, n := range m {
+		out[k] = n
+	}
+	return out
 }
 
 func nonZero(m map[string]int) map[string]int {

@@ -1,9 +1,8 @@
-// Package suite runs scenario bundles against an implementation, judges
-// every run with the checker, and aggregates the verdicts the way spec §5
-// scores them: a level passes only when it holds in every run.
-//
-// It is the one place that ties the engine, the checker and the
-// implementations together, so the CLI stays thin wiring.
+// Package suite runs scenario bundles against an implementation, each run
+// one judged play (package play), and aggregates the verdicts the way spec
+// §5 scores them: a level passes only when it holds in every run. It keeps
+// the runs it is asked to keep, writes their receipts to a ledger, and
+// owns the regression baseline over the published scenarios.
 package suite
 
 import (
@@ -16,10 +15,10 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
-	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/ledger"
-	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -29,27 +28,23 @@ const (
 	Pass     = "pass"
 	Fail     = "fail"
 	Untested = "untested"
+	// Vacuous is how a level that passed with no obligation judged is
+	// shown; Levels never holds it (see obligations.go).
+	Vacuous = checker.Vacuous
 )
 
 // LevelNames are the report keys of the levels, in order.
 var LevelNames = [7]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
 
-// Impl is an implementation to run: a name for reports and a factory, or
-// a process spec when it runs as an OS process (then New is not used).
-type Impl struct {
-	Name    string
-	New     sandbox.Factory
-	Process *sim.ProcessSpec
-}
-
 // Config says how to run a bundle.
 type Config struct {
 	// Runs is how many scored runs per bundle (spec §5: five).
 	Runs int
-	// Seed, when set, is the campaign seed every run seed derives from;
-	// otherwise run seeds derive from the bundle's name, so two
-	// invocations agree byte for byte.
-	Seed *uint64
+	// RunSeed, when set, is the run seed of every bundle: scored run i plays
+	// with the engine seed seeds.Engine(RunSeed, i). Otherwise each bundle's
+	// run seed derives from its name (seeds.Named), so two invocations agree
+	// byte for byte.
+	RunSeed *uint64
 	// Out, when set, is where every run's sandbox, run log and verdict are
 	// kept: Out/<scenario>/run-<i>/.
 	Out string
@@ -68,16 +63,24 @@ type Config struct {
 
 // RunReport is one scored run.
 type RunReport struct {
-	Run        int                 `json:"run"`
-	Seed       uint64              `json:"seed"`
-	Levels     map[string]string   `json:"levels"`
-	Origin     string              `json:"origin"`
-	Violations []checker.Violation `json:"violations"`
-	Ticks      int                 `json:"ticks"`
-	Steps      int                 `json:"steps"`
-	Crashes    int                 `json:"crashes"`
-	Forced     int                 `json:"forced_advances"`
-	Dir        string              `json:"-"`
+	Run int `json:"run"`
+	// Seeds are the run seed the run was played from and its engine seed
+	// (and the campaign seed, for a run a campaign generated).
+	seeds.Seeds
+	Levels map[string]string `json:"levels"`
+	// Obligations counts, per tested level, the items its checks judged;
+	// Judged counts them per invariant; Vacuous lists the levels that
+	// passed with none (checker.Verdict).
+	Obligations map[string]int      `json:"obligations"`
+	Judged      map[string]int      `json:"judged"`
+	Vacuous     []string            `json:"vacuous"`
+	Origin      string              `json:"origin"`
+	Violations  []checker.Violation `json:"violations"`
+	Ticks       int                 `json:"ticks"`
+	Steps       int                 `json:"steps"`
+	Crashes     int                 `json:"crashes"`
+	Forced      int                 `json:"forced_advances"`
+	Dir         string              `json:"-"`
 	// Kept is where a failed process run's directory was left, when no
 	// Out directory was asked for.
 	Kept string `json:"kept,omitempty"`
@@ -91,6 +94,9 @@ type RunReport struct {
 	Surprise history.Surprise    `json:"surprise"`
 	// Receipt is the content hash of the run's receipt, with a ledger.
 	Receipt string `json:"receipt,omitempty"`
+	// Model counts, when the stub refused a request or ignored a feature
+	// of one, what its log says it did (absent otherwise).
+	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
 }
 
 // Report is one bundle's result over all its runs.
@@ -98,21 +104,30 @@ type Report struct {
 	Scenario   string `json:"scenario"`
 	BundleHash string `json:"bundle_hash"`
 	Impl       string `json:"impl"`
-	// Seed is the campaign seed the runs' seeds derive from (--seed, or
-	// the one derived from the bundle's name): 'amr run --seed Seed'
-	// plays the same runs, 'amr replay --seed Seed' shows run 1. Nil for
-	// a report of artifacts no run of amr made.
-	Seed       *uint64             `json:"seed,omitempty"`
-	TopLevel   int                 `json:"top_level"`
-	Levels     map[string]string   `json:"levels"`
-	Origin     string              `json:"origin"`
-	Violations []checker.Violation `json:"violations"`
-	Runs       []RunReport         `json:"runs"`
+	// Seeds hold the run seed the runs were played from (--seed, or the
+	// one the bundle's name gives): 'amr run --seed' with it plays the same
+	// runs, 'amr replay --seed' with it shows run 1. Empty for a report of
+	// artifacts no run of amr made.
+	seeds.Seeds
+	TopLevel int               `json:"top_level"`
+	Levels   map[string]string `json:"levels"`
+	// Obligations and Judged sum the runs' counts; VacuousRuns counts, per
+	// tested level, the runs in which it was vacuous; Vacuous lists the
+	// levels that passed and were vacuous in every run.
+	Obligations map[string]int      `json:"obligations"`
+	Judged      map[string]int      `json:"judged"`
+	VacuousRuns map[string]int      `json:"vacuous_runs"`
+	Vacuous     []string            `json:"vacuous"`
+	Origin      string              `json:"origin"`
+	Violations  []checker.Violation `json:"violations"`
+	Runs        []RunReport         `json:"runs"`
 	// Invalid is set when any run's oracles disagreed.
 	Invalid bool `json:"invalid"`
 	// Skipped counts the runs the ledger already held.
 	Skipped  int            `json:"skipped"`
 	Surprise SurpriseTotals `json:"surprise"`
+	// Model sums the runs' Model counts (absent when none has any).
+	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
 }
 
 // Passed reports whether every level up to the top level passed. An
@@ -129,31 +144,17 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// CampaignSeed is the seed a bundle's run seeds derive from: the campaign
-// seed when one is given, otherwise one derived from the bundle's name.
-func CampaignSeed(b *scenarios.Bundle, campaign *uint64) uint64 {
-	if campaign != nil {
-		return *campaign
-	}
-	return rng.Hash("bundle:" + b.Meta.Name)
-}
-
-// RunSeed derives run i's seed from the bundle's campaign seed.
-func RunSeed(b *scenarios.Bundle, campaign *uint64, i int) uint64 {
-	return rng.Mix(CampaignSeed(b, campaign), uint64(i))
-}
-
 // Run plays a bundle cfg.Runs times against impl and judges each run.
-func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
+func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 1
 	}
-	hash, err := reserve.BundleHash(b)
+	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
 	}
-	seed := CampaignSeed(b, cfg.Seed)
-	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, Seed: &seed, TopLevel: b.Meta.TopLevel}
+	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, TopLevel: b.Meta.TopLevel,
+		Seeds: seeds.OfRun(seeds.RunOr(cfg.RunSeed, b.Meta.Name))}
 	for i := 1; i <= cfg.Runs; i++ {
 		rr, err := runOnce(b, impl, cfg, hash, i)
 		if err != nil {
@@ -166,13 +167,22 @@ func Run(b *scenarios.Bundle, impl Impl, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (RunReport, error) {
-	seed := RunSeed(b, cfg.Seed, i)
-	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, seed, i); err != nil || ok {
+// NewReport folds runs already judged into one bundle's report, as Run
+// does; amr check uses it for the one run it judges.
+func NewReport(scenario, impl string, top int, runs []RunReport) *Report {
+	rep := &Report{Scenario: scenario, Impl: impl, TopLevel: top, Runs: runs}
+	rep.aggregate()
+	rep.diagnostics()
+	return rep
+}
+
+func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int) (RunReport, error) {
+	s := seeds.OfScored(seeds.RunOr(cfg.RunSeed, b.Meta.Name), i)
+	seed := uint64(*s.Engine)
+	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, s, i); err != nil || ok {
 		return rr, err
 	}
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: seed, MaxSteps: cfg.MaxSteps, Impl: impl.Name, BundleHash: hash,
-		Process: impl.Process, Context: cfg.Context})
+	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true})
 	if err != nil {
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
@@ -180,9 +190,9 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 		}
 		return RunReport{}, err
 	}
-	j := Judge(b, res.Files.Files(), res.Log)
+	res, j := p.Result, p.Judgement
 	v := j.Level
-	rr := NewRunReport(i, seed, res, j)
+	rr := NewRunReport(i, s, res, j)
 	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
@@ -217,13 +227,30 @@ func runOnce(b *scenarios.Bundle, impl Impl, cfg Config, hash string, i int) (Ru
 
 // NewRunReport is run i's report: what the run did and how both oracles
 // judged it.
-func NewRunReport(i int, seed uint64, res *sim.Result, j Judgement) RunReport {
+func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j play.Judgement) RunReport {
+	rr := VerdictRun(j)
+	rr.Run, rr.Seeds = i, s
+	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
+	if res.Files != nil {
+		if st := sandbox.SummarizeModelCalls(res.Files.View(sandbox.ModelCalls)); st.Notable() {
+			rr.Model = &st
+		}
+	}
+	return rr
+}
+
+// VerdictRun is the report of a run judged from its artifacts alone, with
+// nothing known of how it was played: what both oracles found.
+func VerdictRun(j play.Judgement) RunReport {
 	v := j.Level
-	rr := RunReport{Run: i, Seed: seed, Levels: LevelMap(v.Levels), Origin: v.Origin, Violations: v.Violations,
-		Ticks: res.Ticks, Steps: res.Steps, Crashes: res.Crashes, Forced: res.Forced,
+	rr := RunReport{Levels: LevelMap(v.Levels), Obligations: ObligationMap(v), Judged: v.Judged,
+		Vacuous: VacuousNames(v), Origin: v.Origin, Violations: v.Violations,
 		Status: StatusRan, Invalid: j.Invalid(), Guard: j.Guard, History: j.History, Surprise: j.Surprise}
 	if rr.Violations == nil {
 		rr.Violations = []checker.Violation{}
+	}
+	if rr.Judged == nil {
+		rr.Judged = map[string]int{}
 	}
 	return rr
 }
@@ -253,6 +280,7 @@ func (r *Report) aggregate() {
 		}
 		r.Levels[name] = verdict
 	}
+	r.foldObligations()
 	origins := map[string]bool{}
 	for _, run := range r.Runs {
 		if run.Origin != "none" {
@@ -281,13 +309,22 @@ func (r *Report) aggregate() {
 		}
 	}
 	sort.SliceStable(r.Violations, func(i, j int) bool { return r.Violations[i].Invariant < r.Violations[j].Invariant })
+	r.Model = nil
+	for _, run := range r.Runs {
+		if run.Model != nil {
+			if r.Model == nil {
+				r.Model = &sandbox.ModelCallStats{}
+			}
+			r.Model.Add(*run.Model)
+		}
+	}
 }
 
 // KeepJudged writes one run's artifacts: the sandbox files under
 // dir/sandbox, the run log as dir/run.jsonl, the history both oracles read as
 // dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
 // its stdout.log and stderr.log.
-func KeepJudged(dir string, res *sim.Result, rr RunReport, j Judgement) error {
+func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) error {
 	return keep(dir, res, rr, j.Compiled.Bytes())
 }
 

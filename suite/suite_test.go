@@ -13,7 +13,9 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 )
@@ -26,11 +28,11 @@ func published(t testing.TB) []scenarios.PublishedBundle {
 	return pubs
 }
 
-func impl(t testing.TB, name string) suite.Impl {
+func impl(t testing.TB, name string) play.Impl {
 	t.Helper()
 	i, ok := examples.Lookup(name)
 	require.True(t, ok, "implementation %s", name)
-	return suite.Impl{Name: i.Name, New: i.New}
+	return play.Impl{Name: i.Name, New: i.New}
 }
 
 func TestReferencePassesEveryPublishedScenarioFiveRuns(t *testing.T) {
@@ -60,11 +62,13 @@ func TestEveryWeakImplementationIsCaughtByItsScenario(t *testing.T) {
 		}
 		t.Run(wi.Name, func(t *testing.T) {
 			require.NotEmpty(t, wi.Targets)
-			require.NotEmpty(t, wi.Scenario, "every weak implementation names the published scenario that catches it")
+			if wi.Scenario == "" {
+				t.Skip("a scenario gap: no published scenario exercises it (examples/gap_test.go holds it)")
+			}
 			b, ok := pubs[wi.Scenario]
 			require.True(t, ok, "scenario %s is published", wi.Scenario)
 			covered[wi.Scenario] = true
-			rep, err := suite.Run(b, suite.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
+			rep, err := suite.Run(b, play.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
 			require.NoError(t, err)
 			if diagnosticOnly(wi.Targets) {
 				// A cost defect breaks no invariant: the surprise
@@ -120,7 +124,7 @@ func weakFailing(t *testing.T, b *scenarios.Bundle) []string {
 		if wi.Kind != "weak" {
 			continue
 		}
-		rep, err := suite.Run(b, suite.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
+		rep, err := suite.Run(b, play.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
 		require.NoError(t, err)
 		for _, v := range rep.Levels {
 			if v == suite.Fail {
@@ -216,10 +220,18 @@ func TestCheckOnKeptArtifactsAgreesWithTheRun(t *testing.T) {
 	}
 }
 
-func TestRunSeedsDependOnBundleOrCampaign(t *testing.T) {
+// Scored run i plays with the engine seed derived from the bundle's run
+// seed and i: the one given, or the bundle's own from its name.
+func TestRunsPlayWithTheEngineSeedsOfTheRunSeed(t *testing.T) {
 	b := published(t)[0].Bundle
-	assert.Equal(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 1))
-	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, nil, 2))
-	seed := uint64(7)
-	assert.NotEqual(t, suite.RunSeed(b, nil, 1), suite.RunSeed(b, &seed, 1))
+	ref := impl(t, "reference")
+	given := uint64(7)
+	for _, run := range []*uint64{nil, &given} {
+		rep, err := suite.Run(b, ref, suite.Config{Runs: 2, RunSeed: run})
+		require.NoError(t, err)
+		for i, rr := range rep.Runs {
+			assert.Equal(t, seeds.OfScored(seeds.RunOr(run, b.Meta.Name), i+1), rr.Seeds)
+		}
+		assert.NotEqual(t, rep.Runs[0].Engine, rep.Runs[1].Engine)
+	}
 }

@@ -57,28 +57,44 @@ func (t *Timeline) WriteText(w io.Writer, opts TextOptions) error {
 }
 
 func (t *Timeline) header(b *strings.Builder) {
+	if t.Seeds.Text() != "" {
+		fmt.Fprintln(b, t.Seeds.Line())
+	}
 	fmt.Fprintf(b, "%s", t.Scenario)
 	if t.Impl != "" {
 		fmt.Fprintf(b, "  impl %s", t.Impl)
-	}
-	if t.Seed != nil {
-		fmt.Fprintf(b, "  run seed %d", *t.Seed)
 	}
 	fmt.Fprintf(b, "  horizon %d\n", t.Horizon)
 	var levels []string
 	for i := 0; i <= t.TopLevel && i < 7; i++ {
 		name := fmt.Sprintf("L%d", i)
 		v := t.Levels[name]
-		if v == "fail" {
+		switch {
+		case v == "fail":
 			v = "FAIL"
+		case t.vacuous(name):
+			v = "vacuous"
 		}
 		levels = append(levels, name+" "+v)
 	}
 	fmt.Fprintf(b, "levels: %s\n", strings.Join(levels, "  "))
+	if len(t.Vacuous) > 0 {
+		b.WriteString("vacuous: passed with no obligation judged; nothing the level is about happened\n")
+	}
 	if !t.Observed {
 		b.WriteString("no run log: implementation lines are placed at their own timestamps\n")
 	}
 	fmt.Fprintf(b, "%5s   %-7s  %-9s  %s\n", "tick", "who", "what", "detail")
+}
+
+// vacuous reports whether a level passed with no obligation judged.
+func (t *Timeline) vacuous(level string) bool {
+	for _, l := range t.Vacuous {
+		if l == level {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *Timeline) footer(b *strings.Builder) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -47,13 +48,19 @@ type Entry struct {
 
 // Timeline is one run's story.
 type Timeline struct {
-	Scenario   string            `json:"scenario"`
-	Impl       string            `json:"impl,omitempty"`
-	Seed       *uint64           `json:"seed,omitempty"`
+	Scenario string `json:"scenario"`
+	Impl     string `json:"impl,omitempty"`
+	// Seeds are the run's seeds, as far as they are known: the ones the
+	// caller played with, else the run log's.
+	seeds.Seeds
 	BundleHash string            `json:"bundle_hash,omitempty"`
 	Horizon    int               `json:"horizon"`
 	TopLevel   int               `json:"top_level"`
 	Levels     map[string]string `json:"levels"`
+	// Obligations counts the items each tested level's checks judged;
+	// Vacuous lists the levels that passed with none (shown "vacuous").
+	Obligations map[string]int `json:"obligations"`
+	Vacuous     []string       `json:"vacuous"`
 	// Observed is true when implementation lines are placed by the run
 	// log, false when by their own timestamps.
 	Observed   bool                `json:"observed"`
@@ -65,22 +72,32 @@ type Timeline struct {
 
 // Input is a finished run: the bundle it played, its sandbox files, its run
 // log (nil for artifacts from another harness) and the checker's verdict.
+// Seeds, when set, are the seeds it was played with; otherwise the run
+// log's are shown.
 type Input struct {
 	Bundle  *scenarios.Bundle
 	Files   map[string][]byte
 	Log     []sandbox.LogRecord
 	Verdict checker.Verdict
+	Seeds   *seeds.Seeds
 }
 
 // Build assembles the timeline of a run. It never fails: lines that do not
 // parse become bad-line entries, as the checker scores them.
 func Build(in Input) *Timeline {
-	t := &Timeline{Levels: map[string]string{}, Violations: in.Verdict.Violations, Observed: hasTickEnds(in.Log)}
+	t := &Timeline{Levels: map[string]string{}, Obligations: map[string]int{}, Vacuous: []string{},
+		Violations: in.Verdict.Violations, Observed: hasTickEnds(in.Log)}
 	if t.Violations == nil {
 		t.Violations = []checker.Violation{}
 	}
 	for i, l := range in.Verdict.Levels {
 		t.Levels[fmt.Sprintf("L%d", i)] = l
+		if l != checker.Untested {
+			t.Obligations[fmt.Sprintf("L%d", i)] = in.Verdict.Obligations[i]
+		}
+	}
+	for _, l := range in.Verdict.Vacuous {
+		t.Vacuous = append(t.Vacuous, fmt.Sprintf("L%d", l))
 	}
 	b := in.Bundle
 	if b == nil {
@@ -90,8 +107,11 @@ func Build(in Input) *Timeline {
 	t.visited = visitedTicks(b)
 	for _, r := range in.Log {
 		if r.Kind == sandbox.LogStart {
-			t.Impl, t.Seed, t.BundleHash = r.Impl, r.Seed, r.BundleHash
+			t.Impl, t.Seeds, t.BundleHash = r.Impl, r.Seeds, r.BundleHash
 		}
+	}
+	if in.Seeds != nil {
+		t.Seeds = *in.Seeds
 	}
 	file := func(name string) []byte { return in.Files[name] }
 	impl := implLines(file)

@@ -138,7 +138,22 @@ func TestBindingAndTargetsAreShown(t *testing.T) {
 	assert.Regexp(t, `approve\s+ap1 binds draft d-m1\.agent-1 \(sha256:`, text)
 	assert.Contains(t, text, "! checker  violation  L4.send-after-escalation")
 	assert.Contains(t, text, "[outbox.jsonl:1")
-	assert.Contains(t, text, "levels: L0 pass  L1 pass  L2 pass  L3 pass  L4 FAIL")
+	// The scenario's one message is escalated before its reply is due, so
+	// L0 judged nothing: it reads vacuous, not pass.
+	assert.Contains(t, text, "levels: L0 vacuous  L1 pass  L2 pass  L3 pass  L4 FAIL\nvacuous: ")
+	assert.Equal(t, []string{"L0"}, tl.Vacuous)
+	assert.Equal(t, "pass", tl.Levels["L0"], "levels keep the spec's three values")
+	assert.Zero(t, tl.Obligations["L0"])
+	assert.Positive(t, tl.Obligations["L4"])
+}
+
+func TestExercisedLevelsAreNotVacuous(t *testing.T) {
+	tl := timeline.Build(play(t, bundleNamed(t, "l0-respond"), "reference", 1))
+	assert.Empty(t, tl.Vacuous)
+	assert.Positive(t, tl.Obligations["L0"])
+	text := render(t, tl, timeline.TextOptions{})
+	assert.Contains(t, text, "levels: L0 pass\n")
+	assert.NotContains(t, text, "vacuous")
 }
 
 func TestQuietStretchesCollapse(t *testing.T) {

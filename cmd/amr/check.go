@@ -12,7 +12,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
-	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
 )
@@ -26,12 +26,18 @@ type checkJSON struct {
 	Impl       string              `json:"impl"`
 	Sandbox    string              `json:"sandbox"`
 	RunLog     string              `json:"run_log"`
+	Notes      []string            `json:"notes"` // what the verdict could not see
 	Levels     map[string]string   `json:"levels"`
 	Origin     string              `json:"origin"`
 	Violations []checker.Violation `json:"violations"`
 	// FixtureDefects are faults of the harness's own files (spec §5
 	// fixture-defect): never the implementation's failure.
 	FixtureDefects []checker.FixtureDefect `json:"fixture_defects,omitempty"`
+	// Obligations, Judged and Vacuous: what the checks judged, and the
+	// levels that passed with nothing judged (docs/invariants.md).
+	Obligations map[string]int `json:"obligations"`
+	Judged      map[string]int `json:"judged"`
+	Vacuous     []string       `json:"vacuous"`
 	// Invalid is set when the level checker and the history oracle
 	// disagree (docs/history.md): a harness bug, not a verdict.
 	Invalid  bool                `json:"invalid"`
@@ -40,20 +46,20 @@ type checkJSON struct {
 	Surprise history.Surprise    `json:"surprise"`
 }
 
-func newCheckCmd() *cobra.Command {
-	var (
-		bundlePath, dir, logPath string
-		noLog, asJSON            bool
-	)
-	cmd := &cobra.Command{
-		Use:   "check --bundle BUNDLE --sandbox DIR",
-		Short: "Judge a sandbox already on disk, with no engine involved",
-		Long: `Check judges the artifacts of one run: the spec's files in --sandbox, written by
+// noLogNote is what a verdict without a run log cannot see: the files
+// hold only what is left, not what was once written (spec §2: "there is no
+// unsend").
+const noLogNote = "no run log: rewrites of append-only files cannot be seen"
+
+const checkLong = `Check judges the artifacts of one run: the spec's files in --sandbox, written by
 'amr run --out' or by any other harness, against the bundle that produced them.
 
 With a run log (run.jsonl, from amr's engine) the checker times every line by
 when the harness saw it written and never trusts the implementation's own
-timestamps. The log is taken from --log, or found beside the sandbox
+timestamps, and judges drafts, outbox and audit as they were written: a line
+the implementation took back still counts, and the rewrite is L0.append-only.
+Without one only what is left in the files can be judged, and the output says
+so. The log is taken from --log, or found beside the sandbox
 (DIR/../run.jsonl); --no-log judges by the files' own ticks, as for artifacts
 from another harness.
 
@@ -66,95 +72,128 @@ the implementation's; what it makes unjudgeable is not judged, everything else
 is, and the exit status follows what was judged.
 
 Exit 0 when every level up to the scenario's top level passes, 1 otherwise, 2 on
-bad input, 3 when the oracles disagree.`,
+bad input, 3 when the oracles disagree.`
+
+type checkOptions struct {
+	bundlePath, dir, logPath string
+	noLog, asJSON            bool
+}
+
+func newCheckCmd() *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check --bundle BUNDLE --sandbox DIR",
+		Short: "Judge a sandbox already on disk, with no engine involved",
+		Long:  checkLong,
 		Example: `  amr run --runs 1 --out out/ scenarios/l0-respond
   amr check --bundle scenarios/l0-respond --sandbox out/l0-respond/run-1/sandbox`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if bundlePath == "" || dir == "" {
-				return usageErr("check needs --bundle and --sandbox")
-			}
-			bundles, err := loadBundles(cmd.ErrOrStderr(), []string{bundlePath})
-			if err != nil {
-				return err
-			}
-			b := bundles[0].bundle
-			files, err := readSandbox(dir)
-			if err != nil {
-				return &exitError{code: exitBad, err: err}
-			}
-			in := checker.Input{Bundle: b, Files: files}
-			doc := checkJSON{Scenario: b.Meta.Name, Sandbox: dir}
-			if !noLog {
-				if logPath == "" {
-					if cand := filepath.Join(filepath.Dir(filepath.Clean(dir)), sandbox.RunLogFile); fileExists(cand) {
-						logPath = cand
-					}
-				}
-				if logPath != "" {
-					data, err := os.ReadFile(logPath)
-					if err != nil {
-						return &exitError{code: exitBad, err: err}
-					}
-					recs, err := sandbox.ParseRunLog(data)
-					if err != nil {
-						return &exitError{code: exitBad, err: fmt.Errorf("run log: %w", err)}
-					}
-					in.Log = recs
-					doc.RunLog = logPath
-					for _, r := range recs {
-						if r.Kind == sandbox.LogStart {
-							doc.Impl = r.Impl
-						}
-					}
-				}
-			}
-			if doc.BundleHash, err = reserve.BundleHash(b); err != nil {
-				return &exitError{code: exitBad, err: err}
-			}
-			j := suite.Judge(b, files, in.Log)
-			v := j.Level
-			doc.Invalid, doc.Guard, doc.History, doc.Surprise = j.Invalid(), j.Guard, j.History, j.Surprise
-			doc.Levels, doc.Origin, doc.Violations = suite.LevelMap(v.Levels), v.Origin, v.Violations
-			doc.FixtureDefects = v.FixtureDefects
-			if doc.Violations == nil {
-				doc.Violations = []checker.Violation{}
-			}
-			rep := &suite.Report{Scenario: doc.Scenario, Impl: doc.Impl, TopLevel: b.Meta.TopLevel, Levels: doc.Levels,
-				Origin: doc.Origin, Violations: doc.Violations, Runs: []suite.RunReport{{}}}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				if err := printJSON(w, doc); err != nil {
-					return err
-				}
-			} else {
-				printTable(w, []*suite.Report{rep}, 0)
-				printFixtureDefects(w, doc.FixtureDefects)
-				if doc.RunLog == "" {
-					fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")
-				} else {
-					fmt.Fprintf(w, "\nrun log: %s\n", doc.RunLog)
-				}
-				if doc.Invalid {
-					fmt.Fprintf(w, "INVALID: %s (a harness bug, not a verdict)\n", doc.Guard.String())
-				}
-			}
-			if doc.Invalid {
-				return invalidErr()
-			}
-			if !rep.Passed() {
-				return &exitError{code: exitFail}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCheck(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&bundlePath, "bundle", "", "the bundle the run played (directory or single-JSON file)")
-	f.StringVar(&dir, "sandbox", "", "the sandbox directory to judge")
-	f.StringVar(&logPath, "log", "", "the run log (default: DIR/../run.jsonl when present)")
-	f.BoolVar(&noLog, "no-log", false, "ignore any run log and judge by the files' own ticks")
-	f.BoolVar(&asJSON, "json", false, "print the verdict as JSON")
+	f.StringVar(&o.bundlePath, "bundle", "", "the bundle the run played (directory or single-JSON file)")
+	f.StringVar(&o.dir, "sandbox", "", "the sandbox directory to judge")
+	f.StringVar(&o.logPath, "log", "", "the run log (default: DIR/../run.jsonl when present)")
+	f.BoolVar(&o.noLog, "no-log", false, "ignore any run log and judge by the files' own ticks")
+	f.BoolVar(&o.asJSON, "json", false, "print the verdict as JSON")
 	return cmd
+}
+
+func runCheck(cmd *cobra.Command, o checkOptions) error {
+	if o.bundlePath == "" || o.dir == "" {
+		return usageErr("check needs --bundle and --sandbox")
+	}
+	bundles, err := loadBundles(cmd.ErrOrStderr(), []string{o.bundlePath})
+	if err != nil {
+		return err
+	}
+	b := bundles[0].bundle
+	files, err := play.ReadSandbox(o.dir)
+	if err != nil {
+		return &exitError{code: exitBad, err: err}
+	}
+	doc := checkJSON{Scenario: b.Meta.Name, Sandbox: o.dir, Notes: []string{}}
+	log, err := checkLog(o, &doc)
+	if err != nil {
+		return err
+	}
+	if doc.RunLog == "" {
+		// Only the engine saw the logs as they were written.
+		doc.Notes = append(doc.Notes, noLogNote)
+	}
+	if doc.BundleHash, err = b.Hash(); err != nil {
+		return &exitError{code: exitBad, err: err}
+	}
+	j := play.Judge(b, files, log)
+	v := j.Level
+	doc.Invalid, doc.Guard, doc.History, doc.Surprise = j.Invalid(), j.Guard, j.History, j.Surprise
+	doc.Levels, doc.Origin, doc.Violations = suite.LevelMap(v.Levels), v.Origin, v.Violations
+	doc.FixtureDefects = v.FixtureDefects
+	if doc.Violations == nil {
+		doc.Violations = []checker.Violation{}
+	}
+	run := suite.VerdictRun(j)
+	doc.Obligations, doc.Judged, doc.Vacuous = run.Obligations, run.Judged, run.Vacuous
+	rep := suite.NewReport(doc.Scenario, doc.Impl, b.Meta.TopLevel, []suite.RunReport{run})
+	rep.Origin, rep.Violations = doc.Origin, doc.Violations
+	w := cmd.OutOrStdout()
+	if err := emit(w, o.asJSON, doc, func() { printCheck(w, doc, rep) }); err != nil {
+		return err
+	}
+	if doc.Invalid {
+		return invalidErr()
+	}
+	if !rep.Passed() {
+		return &exitError{code: exitFail}
+	}
+	return nil
+}
+
+// checkLog reads the run log amr check judges with: --log, else the one
+// beside the sandbox, unless --no-log. The document records which, and the
+// implementation its start record names.
+func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, error) {
+	if o.noLog {
+		return nil, nil
+	}
+	path := o.logPath
+	if path == "" {
+		if cand := filepath.Join(filepath.Dir(filepath.Clean(o.dir)), sandbox.RunLogFile); fileExists(cand) {
+			path = cand
+		}
+	}
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &exitError{code: exitBad, err: err}
+	}
+	recs, err := sandbox.ParseRunLog(data)
+	if err != nil {
+		return nil, &exitError{code: exitBad, err: fmt.Errorf("run log: %w", err)}
+	}
+	doc.RunLog = path
+	for _, r := range recs {
+		if r.Kind == sandbox.LogStart {
+			doc.Impl = r.Impl
+		}
+	}
+	return recs, nil
+}
+
+func printCheck(w io.Writer, doc checkJSON, rep *suite.Report) {
+	printTable(w, []*suite.Report{rep}, 0, false)
+	printFixtureDefects(w, doc.FixtureDefects)
+	if doc.RunLog == "" {
+		fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")
+		fmt.Fprintln(w, noLogNote)
+	} else {
+		fmt.Fprintf(w, "\nrun log: %s\n", doc.RunLog)
+	}
+	if doc.Invalid {
+		fmt.Fprintf(w, "INVALID: %s (a harness bug, not a verdict)\n", doc.Guard.String())
+	}
 }
 
 // printFixtureDefects lists the harness's own faults apart from the
@@ -167,27 +206,6 @@ func printFixtureDefects(w io.Writer, ds []checker.FixtureDefect) {
 	for _, d := range ds {
 		fmt.Fprintf(w, "  %-28s %s\n", fmt.Sprintf("%s:%d", d.File, d.Line), d.Detail)
 	}
-}
-
-// readSandbox reads every sandbox file of a directory.
-func readSandbox(dir string) (map[string][]byte, error) {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", dir)
-	}
-	d := &sandbox.Dir{Root: dir}
-	files := map[string][]byte{}
-	for _, name := range d.Names() {
-		data, err := d.Read(name)
-		if err != nil {
-			return nil, err
-		}
-		files[name] = data
-	}
-	return files, nil
 }
 
 func fileExists(path string) bool {

@@ -13,16 +13,7 @@ import (
 
 func init() { commands = append(commands, newConformCmd) }
 
-func newConformCmd() *cobra.Command {
-	var (
-		declPath, implName string
-		runs               int
-		asJSON             bool
-	)
-	cmd := &cobra.Command{
-		Use:   "conform --declaration FILE [--impl NAME]",
-		Short: "Compare what a submission declares with what its runs show",
-		Long: `Conform reads a submission declaration (submission.json: the levels attempted,
+const conformLong = `Conform reads a submission declaration (submission.json: the levels attempted,
 the drafting origin, the mechanism per invariant and the known gaps; see
 docs/conformance.md), runs the probes every declared capability implies (the
 published scenarios that evaluate it) against the implementation, and reports
@@ -34,7 +25,18 @@ per capability:
 
 The implementation is the declaration's "implementation" unless --impl names
 another. Exit 0 when nothing mismatched, 1 on any mismatch, 2 on bad input,
-3 when the two oracles disagreed on a probe.`,
+3 when the two oracles disagreed on a probe.`
+
+func newConformCmd() *cobra.Command {
+	var (
+		declPath, implName string
+		runs               int
+		asJSON             bool
+	)
+	cmd := &cobra.Command{
+		Use:   "conform --declaration FILE [--impl NAME]",
+		Short: "Compare what a submission declares with what its runs show",
+		Long:  conformLong,
 		Example: `  amr conform --declaration examples/submissions/reference.json
   amr conform --declaration examples/submissions/weak-ignore-escalation.json --json`,
 		Args: cobra.NoArgs,

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -20,11 +20,13 @@ import (
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/internal/shell"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/shrink"
 	"github.com/amr-bench/amr/sim"
-	"github.com/amr-bench/amr/suite"
 )
 
 func init() { commands = append(commands, newFuzzCmd) }
@@ -34,38 +36,38 @@ const defaultFuzzRuns = 1000
 
 // fuzzJSON is the --json document of amr fuzz.
 type fuzzJSON struct {
-	Impl             string                `json:"impl"`
-	Seed             uint64                `json:"seed"`
-	Profile          string                `json:"profile"`
-	Shard            string                `json:"shard,omitempty"`
-	PlannedRuns      int                   `json:"planned_runs,omitempty"`
-	Runs             int                   `json:"runs"`
-	FailedRuns       int                   `json:"failed_runs"`
-	InvalidRuns      int                   `json:"invalid_runs"`
-	Found            map[string]int        `json:"found,omitempty"`
-	Seconds          float64               `json:"seconds"`
-	RunsPerSecond    float64               `json:"runs_per_second"`
-	CheckDeterminism bool                  `json:"check_determinism"`
-	Outcome          string                `json:"outcome"`
-	Interrupted      bool                  `json:"interrupted,omitempty"`
-	Coverage         []faults.CounterCount `json:"coverage"`
-	Corpus           *corpusJSON           `json:"corpus,omitempty"`
-	Counterexample   *counterexampleJSON   `json:"counterexample,omitempty"`
-	Invalid          *invalidJSON          `json:"invalid,omitempty"`
-	Divergence       *divergenceJSON       `json:"divergence,omitempty"`
+	Impl string `json:"impl"`
+	seeds.Seeds
+	Profile          string              `json:"profile"`
+	Shard            string              `json:"shard,omitempty"`
+	PlannedRuns      int                 `json:"planned_runs,omitempty"`
+	Runs             int                 `json:"runs"`
+	FailedRuns       int                 `json:"failed_runs"`
+	InvalidRuns      int                 `json:"invalid_runs"`
+	Found            map[string]int      `json:"found,omitempty"`
+	Seconds          float64             `json:"seconds"`
+	RunsPerSecond    float64             `json:"runs_per_second"`
+	CheckDeterminism bool                `json:"check_determinism"`
+	Outcome          string              `json:"outcome"`
+	Interrupted      bool                `json:"interrupted,omitempty"`
+	Coverage         []fuzz.CounterCount `json:"coverage"`
+	Corpus           *corpusJSON         `json:"corpus,omitempty"`
+	Counterexample   *counterexampleJSON `json:"counterexample,omitempty"`
+	Invalid          *invalidJSON        `json:"invalid,omitempty"`
+	Divergence       *divergenceJSON     `json:"divergence,omitempty"`
 }
 
 type corpusJSON struct {
-	Dir      string          `json:"dir"`
-	Replays  []faults.Replay `json:"replays"`
-	Problems []string        `json:"problems,omitempty"`
-	Kept     string          `json:"kept,omitempty"`
+	Dir      string        `json:"dir"`
+	Replays  []fuzz.Replay `json:"replays"`
+	Problems []string      `json:"problems,omitempty"`
+	Kept     string        `json:"kept,omitempty"`
 }
 
 // counterexampleJSON is the failing run as found (the raw one) and, unless
 // --no-shrink, its shrunk form.
 type counterexampleJSON struct {
-	faults.ProfileRecord
+	fuzz.ProfileRecord
 	BundleHash string              `json:"bundle_hash"`
 	Invariants []string            `json:"invariants"`
 	Violations []checker.Violation `json:"violations"`
@@ -98,7 +100,7 @@ type shrunkJSON struct {
 
 // invalidJSON is a run on which the two oracles disagreed.
 type invalidJSON struct {
-	faults.ProfileRecord
+	fuzz.ProfileRecord
 	BundleHash string              `json:"bundle_hash"`
 	Guard      checker.GuardResult `json:"guard"`
 	Dir        string              `json:"dir"`
@@ -106,8 +108,8 @@ type invalidJSON struct {
 }
 
 type divergenceJSON struct {
-	Run     int            `json:"run"`
-	Seed    uint64         `json:"seed"`
+	Run int `json:"run"`
+	seeds.Seeds
 	Profile faults.Profile `json:"profile"`
 	Where   string         `json:"where"`
 	HashA   string         `json:"hash_first"`
@@ -156,7 +158,7 @@ func newFuzzCmd() *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runFuzz(cmd, o, pf) }
 	f := cmd.Flags()
 	f.StringVar(&o.implName, "impl", "reference", "implementation to fuzz (see 'amr impls')")
-	f.Uint64Var(&o.seed, "seed", 1, "campaign seed: run i's seed derives from it and i")
+	f.Uint64Var(&o.seed, "seed", 1, "campaign seed: run i's run seed derives from it and i")
 	f.IntVar(&o.runs, "runs", defaultFuzzRuns, "runs in the campaign (all shards together)")
 	f.DurationVar(&o.budget, "time", 0, "stop after this much wall-clock time (alone, or with --runs: whichever ends first)")
 	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "runs played at once; the outcome does not depend on it")
@@ -182,8 +184,12 @@ implementation on the deterministic simulator, judges it with both oracles, and
 stops at the first run with any violation (with --keep-going it plays the whole
 budget and counts the failing runs per invariant).
 
-Run i of a campaign has seed rng.Mix(--seed, i): it draws the run's profile
-(which fault kinds are on, at which rates: swarm testing), then its bundle. A
+--seed is the campaign seed. Run i of the campaign has a run seed derived from
+it and i, from which it draws its profile (which fault kinds are on, at which
+rates: swarm testing), then its bundle; it plays with the engine seed of scored
+run 1 of that run seed, as 'amr run --runs 1 --seed <run seed>' would. The
+seeds are printed first ("seed: campaign=..."), and in full with a
+counterexample ("seed: campaign=... run=... engine=..."). A
 bundle is a safety phase with faults followed by 30 quiet ticks, so every
 liveness budget is judged. Runs are played by --workers at once but judged in
 order, so a campaign finds the same first failure whatever the number of
@@ -252,129 +258,47 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(fuzzGCPercent))
 	}
-	impl, err := resolveImpl(cmd, o.implName, pf)
+	cfg, err := fuzzConfig(cmd, &o, pf)
 	if err != nil {
 		return err
 	}
-	flags := cmd.Flags()
-	switch {
-	case o.runs < 1 && flags.Changed("runs"):
-		return usageErr("--runs must be at least 1")
-	case o.budget < 0:
-		return usageErr("--time must not be negative")
-	case o.workers < 1:
-		return usageErr("--workers must be at least 1")
-	case o.maxSteps < 0:
-		return usageErr("--max-steps must not be negative")
-	}
-	if o.budget > 0 && !flags.Changed("runs") {
-		o.runs = 0
-	}
-	if !known(faults.PresetNames(), o.preset) {
-		return usageErr("unknown --profile %q (known: %s)", o.preset, strings.Join(faults.PresetNames(), ", "))
-	}
-	shard, err := parseShard(o.shard)
-	if err != nil {
-		return err
-	}
-	cfg := faults.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
-		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}
-
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	human := stdout
 	if o.asJSON {
 		human = stderr
 	}
-	doc := fuzzJSON{Impl: impl.Name, Seed: o.seed, Profile: o.preset, PlannedRuns: o.runs, CheckDeterminism: o.determinism}
-	if shard.Count > 1 {
-		doc.Shard = fmt.Sprintf("%d/%d", shard.Index, shard.Count)
+	doc := fuzzJSON{Impl: cfg.Impl.Name, Seeds: seeds.OfCampaign(o.seed), Profile: o.preset, PlannedRuns: o.runs, CheckDeterminism: o.determinism}
+	if cfg.Shard.Count > 1 {
+		doc.Shard = fmt.Sprintf("%d/%d", cfg.Shard.Index, cfg.Shard.Count)
 	}
+	fmt.Fprintln(human, doc.Line())
 	fmt.Fprintln(human, fuzzHeader(doc, o))
-
 	corpusDir := o.corpus
 	if corpusDir == "" {
-		corpusDir = faults.DefaultCorpusDir(pathName(impl.Name))
+		corpusDir = fuzz.DefaultCorpusDir(cfg.Impl.Name)
 	}
 	if !o.noCorpus {
-		entries, problems := faults.LoadCorpus(corpusDir)
-		cfg.Corpus = entries
-		doc.Corpus = &corpusJSON{Dir: corpusDir, Replays: []faults.Replay{}}
-		for _, p := range problems {
-			fmt.Fprintf(stderr, "warning: %v\n", p)
-			doc.Corpus.Problems = append(doc.Corpus.Problems, p.Error())
-		}
+		cfg.Corpus, doc.Corpus = loadCorpus(stderr, corpusDir)
 	}
-	if o.progress || isTerminal(stderr) {
-		cfg.Progress = progressPrinter(stderr, isTerminal(stderr))
-	}
-
+	// Ctrl-C stops the campaign; it is held until the command ends, so a
+	// process started while shrinking is killed too.
 	ctx, stop := interruptContext(cmd)
 	defer stop()
-	sum, err := faults.Campaign(ctx, cfg)
-	if cfg.Progress != nil && isTerminal(stderr) {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	sum, err := campaign(ctx, stderr, cfg, o.progress)
 	if err != nil {
 		return &exitError{code: exitBad, err: err}
 	}
-	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
-	doc.FailedRuns, doc.InvalidRuns, doc.Found = sum.FailedRuns, sum.InvalidRuns, sum.Found
-	doc.Interrupted = ctx.Err() != nil
-	if doc.Seconds > 0 {
-		doc.RunsPerSecond = float64(sum.Runs) / doc.Seconds
-	}
-	doc.Coverage = sum.Coverage.Counts()
+	summarize(&doc, sum, ctx.Err() != nil)
 	if doc.Corpus != nil {
 		doc.Corpus.Replays = append(doc.Corpus.Replays, sum.Replays...)
 		printReplays(human, doc.Corpus)
 	}
-
-	switch {
-	case sum.Divergence != nil:
-		d, err := reportDivergence(human, sum.Divergence, counterexampleDir(o, impl.Name, "generated", sum.Divergence.Index, ""))
-		if err != nil {
-			return err
-		}
-		doc.Divergence = d
-	case sum.Invalid != nil:
-		inv, err := reportInvalid(human, sum.Invalid, implFlags(impl.Name, pf), o,
-			counterexampleDir(o, impl.Name, sum.Invalid.Source, sum.Invalid.Index, sum.Invalid.BundleHash))
-		if err != nil {
-			return err
-		}
-		doc.Invalid = inv
-	case sum.Failure != nil:
-		f := sum.Failure
-		cx, kept, err := reportCounterexample(cmd, human, f, impl, pf, o, counterexampleDir(o, impl.Name, f.Source, f.Index, f.BundleHash))
-		if err != nil {
-			return err
-		}
-		doc.Counterexample = cx
-		// --out is a place the user chose; the link is for the folders
-		// amr fuzz names itself.
-		if o.out == "" {
-			if cx.Latest, err = linkLatest(cx.folder()); err != nil {
-				fmt.Fprintf(stderr, "warning: no %s link: %v\n", latestName, err)
-			} else {
-				fmt.Fprintf(human, "  latest:   %s -> %s\n", cx.Latest, cx.folder())
-			}
-		}
-		if doc.Corpus != nil && sum.Failure.Source == "generated" {
-			path, added, err := faults.SaveToCorpus(corpusDir, kept)
-			if err != nil {
-				return fmt.Errorf("keeping the counterexample in the corpus: %w", err)
-			}
-			doc.Corpus.Kept = path
-			if added {
-				fmt.Fprintf(human, "  kept in the corpus: %s\n", path)
-			}
-		}
+	if err := reportOutcome(cmd, human, &doc, sum, cfg.Impl, pf, o, corpusDir); err != nil {
+		return err
 	}
 	printFuzzSummary(human, doc, sum.Coverage)
 	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := printJSON(stdout, doc); err != nil {
 			return err
 		}
 	}
@@ -383,6 +307,142 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		return &exitError{code: exitInvalid}
 	case sum.Failure != nil:
 		return &exitError{code: exitFail}
+	}
+	return nil
+}
+
+// fuzzConfig checks the flags and turns them into a campaign. A time
+// budget without --runs leaves the number of runs open.
+func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Config, error) {
+	impl, err := resolveImpl(cmd, o.implName, pf)
+	if err != nil {
+		return fuzz.Config{}, err
+	}
+	flags := cmd.Flags()
+	switch {
+	case o.runs < 1 && flags.Changed("runs"):
+		return fuzz.Config{}, usageErr("--runs must be at least 1")
+	case o.budget < 0:
+		return fuzz.Config{}, usageErr("--time must not be negative")
+	case o.workers < 1:
+		return fuzz.Config{}, usageErr("--workers must be at least 1")
+	case o.maxSteps < 0:
+		return fuzz.Config{}, usageErr("--max-steps must not be negative")
+	}
+	if o.budget > 0 && !flags.Changed("runs") {
+		o.runs = 0
+	}
+	if faults.CheckPreset(o.preset) != nil {
+		return fuzz.Config{}, usageErr("unknown --profile %q (known: %s)", o.preset, strings.Join(faults.PresetNames(), ", "))
+	}
+	shard, err := fuzz.ParseShard(o.shard)
+	if err != nil {
+		return fuzz.Config{}, usageErr("--shard %v", err)
+	}
+	return fuzz.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
+		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}, nil
+}
+
+// loadCorpus reads the corpus a campaign replays first; a file that does
+// not load is a warning, and listed in the document.
+func loadCorpus(stderr io.Writer, dir string) ([]fuzz.CorpusEntry, *corpusJSON) {
+	entries, problems := fuzz.LoadCorpus(dir)
+	doc := &corpusJSON{Dir: dir, Replays: []fuzz.Replay{}}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "warning: %v\n", p)
+		doc.Problems = append(doc.Problems, p.Error())
+	}
+	return entries, doc
+}
+
+// campaign plays the campaign until it ends or ctx does, with progress on
+// stderr when it is a terminal or when asked for.
+func campaign(ctx context.Context, stderr io.Writer, cfg fuzz.Config, progress bool) (*fuzz.Summary, error) {
+	if progress || isTerminal(stderr) {
+		cfg.Progress = progressPrinter(stderr, isTerminal(stderr))
+	}
+	sum, err := fuzz.Campaign(ctx, cfg)
+	if cfg.Progress != nil && isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	return sum, err
+}
+
+// summarize copies a campaign's counts into the document.
+func summarize(doc *fuzzJSON, sum *fuzz.Summary, interrupted bool) {
+	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
+	doc.FailedRuns, doc.InvalidRuns, doc.Found = sum.FailedRuns, sum.InvalidRuns, sum.Found
+	doc.Interrupted = interrupted
+	if doc.Seconds > 0 {
+		doc.RunsPerSecond = float64(sum.Runs) / doc.Seconds
+	}
+	doc.Coverage = sum.Coverage.Counts()
+}
+
+// reportOutcome writes and prints how the campaign ended, when it found
+// something, and keeps a generated counterexample in the corpus.
+func reportOutcome(cmd *cobra.Command, human io.Writer, doc *fuzzJSON, sum *fuzz.Summary, impl play.Impl, pf *processFlags,
+	o fuzzOptions, corpusDir string) error {
+	var err error
+	switch {
+	case sum.Divergence != nil:
+		d := sum.Divergence
+		doc.Divergence, err = reportDivergence(human, d, counterexampleDir(o, impl.Name, "generated", d.Index, ""))
+	case sum.Invalid != nil:
+		inv := sum.Invalid
+		doc.Invalid, err = reportInvalid(human, inv, implFlags(impl.Name, pf), o,
+			counterexampleDir(o, impl.Name, inv.Source, inv.Index, inv.BundleHash))
+	case sum.Failure != nil:
+		f := sum.Failure
+		var kept *scenarios.Bundle
+		doc.Counterexample, kept, err = reportCounterexample(cmd, human, f, impl, pf, o,
+			counterexampleDir(o, impl.Name, f.Source, f.Index, f.BundleHash))
+		if err != nil {
+			return err
+		}
+		pointLatest(cmd.ErrOrStderr(), human, doc.Counterexample, o)
+		if doc.Corpus != nil && f.Source == "generated" {
+			err = keepInCorpus(human, doc.Corpus, corpusDir, kept)
+		}
+	}
+	return err
+}
+
+// counterexampleDir is the folder a failing, invalid or diverging run is
+// written to: --out itself when given (replacing an earlier one there),
+// else a folder of its own under .amr/fuzz/.
+func counterexampleDir(o fuzzOptions, impl, source string, index int, hash string) string {
+	if o.out != "" {
+		return o.out
+	}
+	return fuzz.CounterexampleDir(impl, o.seed, o.preset, source, index, hash)
+}
+
+// pointLatest points .amr/fuzz/latest at the counterexample's folder and
+// says so. --out is a place the user chose; the link is for the folders amr
+// fuzz names itself.
+func pointLatest(stderr, human io.Writer, cx *counterexampleJSON, o fuzzOptions) {
+	if o.out != "" {
+		return
+	}
+	var err error
+	if cx.Latest, err = fuzz.LinkLatest(cx.folder()); err != nil {
+		fmt.Fprintf(stderr, "warning: no %s link: %v\n", fuzz.LatestName, err)
+		return
+	}
+	fmt.Fprintf(human, "  latest:   %s -> %s\n", cx.Latest, cx.folder())
+}
+
+// keepInCorpus keeps a generated counterexample's bundle in the corpus, so
+// the next campaign replays it first.
+func keepInCorpus(human io.Writer, doc *corpusJSON, dir string, b *scenarios.Bundle) error {
+	path, added, err := fuzz.SaveToCorpus(dir, b)
+	if err != nil {
+		return fmt.Errorf("keeping the counterexample in the corpus: %w", err)
+	}
+	doc.Kept = path
+	if added {
+		fmt.Fprintf(human, "  kept in the corpus: %s\n", path)
 	}
 	return nil
 }
@@ -402,51 +462,11 @@ func fuzzHeader(doc fuzzJSON, o fuzzOptions) string {
 	if o.determinism {
 		extra = append(extra, "checking determinism")
 	}
-	h := fmt.Sprintf("amr fuzz: impl %s, seed %d, profile %s, %s, %d worker(s)", doc.Impl, doc.Seed, doc.Profile, budget, o.workers)
+	h := fmt.Sprintf("amr fuzz: impl %s, profile %s, %s, %d worker(s)", doc.Impl, doc.Profile, budget, o.workers)
 	if len(extra) > 0 {
 		h += ", " + strings.Join(extra, ", ")
 	}
 	return h
-}
-
-func known(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// parseShard reads "k/n".
-func parseShard(s string) (faults.Shard, error) {
-	if s == "" {
-		return faults.Shard{Index: 0, Count: 1}, nil
-	}
-	k, n, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(k)
-	c, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || c < 1 || i < 0 || i >= c {
-		return faults.Shard{}, usageErr("--shard %q: want k/n with 0 <= k < n", s)
-	}
-	return faults.Shard{Index: i, Count: c}, nil
-}
-
-// pathName makes an implementation name (a process's command line, say)
-// usable as one path element.
-func pathName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	if s := strings.Trim(b.String(), "."); s != "" {
-		return s
-	}
-	return "impl"
 }
 
 func isTerminal(w io.Writer) bool {
@@ -460,8 +480,8 @@ func isTerminal(w io.Writer) bool {
 
 // progressPrinter prints one progress line per call: rewritten in place on
 // a terminal, one line each otherwise.
-func progressPrinter(w io.Writer, terminal bool) func(faults.Progress) {
-	return func(p faults.Progress) {
+func progressPrinter(w io.Writer, terminal bool) func(fuzz.Progress) {
+	return func(p fuzz.Progress) {
 		perSecond := 0.0
 		if s := p.Elapsed.Seconds(); s > 0 {
 			perSecond = float64(p.Runs) / s
@@ -504,43 +524,23 @@ func printReplays(w io.Writer, c *corpusJSON) {
 	}
 }
 
-// The subdirectories of --out a counterexample is written to.
-const (
-	rawDir     = "raw"
-	shrunkDir  = "shrunk"
-	invalidDir = "invalid"
-)
-
 // reportCounterexample writes a counterexample as found, shrinks it unless
 // told not to, writes the shrunk run beside the raw one, and prints what it
 // broke and how to replay it. It returns the bundle to keep in the corpus:
-// the shrunk one when there is one.
-func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexample, impl suite.Impl, pf *processFlags,
+// the shrunk one when there is one, as the shrink left it in memory.
+func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexample, impl play.Impl, pf *processFlags,
 	o fuzzOptions, dir string) (*counterexampleJSON, *scenarios.Bundle, error) {
 	implFlags := implFlags(impl.Name, pf)
-	for _, sub := range []string{rawDir, shrunkDir, invalidDir} {
-		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
-			return nil, nil, err
-		}
+	raw, err := fuzz.WriteRaw(dir, cx)
+	if err != nil {
+		return nil, nil, err
 	}
-	raw := filepath.Join(dir, rawDir)
-	if err := faults.WriteCounterexample(raw, cx, o.seed); err != nil {
-		return nil, nil, fmt.Errorf("writing the counterexample to %s: %w", raw, err)
-	}
-	doc := &counterexampleJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
-		Violations: cx.Verdict.Violations, Dir: raw,
-		Replay: faults.ReplayCommand(implFlags, cx, filepath.Join(raw, faults.BundleJSON), o.maxSteps)}
-	if cx.Source == "generated" {
-		fmt.Fprintf(w, "\ncounterexample: run %d (run seed %d)\n", cx.Index, cx.Seed)
-		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
-	} else {
-		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails\n", cx.Source)
-	}
-	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
-	printViolations(w, cx.Verdict.Violations, 10)
-	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
+	doc := &counterexampleJSON{ProfileRecord: cx.Record(), BundleHash: cx.BundleHash, Invariants: cx.Invariants(),
+		Violations: cx.Verdict().Violations, Dir: raw,
+		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(raw, fuzz.BundleJSON), o.maxSteps)}
+	printFound(w, cx, raw)
 	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
-		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, faults.BundleJSON)},
+		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, fuzz.BundleJSON)},
 			append(implFlags, "--cut-from", raw)...)...)
 		fmt.Fprintf(w, "  a crash cut the process inside a tick; to kill at the write counts it recorded (best effort):\n    %s\n", doc.ReplayCuts)
 	}
@@ -549,63 +549,54 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *faults.Counterexa
 		return doc, cx.Bundle, nil
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %s)...\n", o.shrinkTime)
-	doc.Shrunk = shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, shrunkDir))
+	shrunk, kept := shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
+	doc.Shrunk = shrunk
 	printShrunk(w, doc.Shrunk, doc.Replay)
-	if doc.Shrunk.Error != "" {
+	if kept == nil {
 		return doc, cx.Bundle, nil
-	}
-	kept, _, err := scenarios.Load(filepath.Join(dir, shrunkDir, faults.BundleJSON))
-	if err != nil {
-		return nil, nil, err
 	}
 	return doc, kept, nil
 }
 
-// shrinkCounterexample shrinks a counterexample against the invariant it
-// violated first, with the reference as control unless the reference is
-// what failed, replays the shrunk bundle and writes it to dir. A shrink
-// that cannot be done is reported in the result, not as an error: the raw
-// counterexample stands.
-func shrinkCounterexample(cx *faults.Counterexample, impl suite.Impl, implFlags []string, o fuzzOptions, dir string) *shrunkJSON {
-	req := shrinkRequest{impl: impl, invariant: cx.Verdict.Violations[0].Invariant, budget: o.shrinkTime, maxSteps: o.maxSteps}
-	if cx.Seeded {
-		seed := cx.Seed
-		req.campaign = &seed
+func printFound(w io.Writer, cx *fuzz.Counterexample, raw string) {
+	if cx.Source == "generated" {
+		fmt.Fprintf(w, "\ncounterexample: run %d, %s\n", cx.Index, cx.Seeds.Line())
+		fmt.Fprintf(w, "  profile: %s\n", cx.Profile)
+	} else {
+		fmt.Fprintf(w, "\ncounterexample: the kept bundle %s still fails, %s\n", cx.Source, cx.Seeds.Line())
 	}
+	fmt.Fprintf(w, "  violated: %s\n", strings.Join(cx.Invariants(), ", "))
+	printViolations(w, cx.Verdict().Violations, 10)
+	fmt.Fprintf(w, "  as found: %d events, horizon %d, written to %s\n", len(shrink.Events(cx.Bundle)), cx.Bundle.Meta.Horizon, raw)
+}
+
+// shrinkCounterexample shrinks a counterexample, with the reference as
+// control unless the reference is what failed, and writes the shrunk run to
+// dir. It returns the shrunk bundle to keep, or nil when the shrink could
+// not be done: that is reported in the document, not as an error, and the
+// raw counterexample stands.
+func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) (*shrunkJSON, *scenarios.Bundle) {
+	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version}
 	if impl.Name != examples.ReferenceName {
 		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
-			req.control = &ref
+			req.Control = &ref
 		}
 	}
-	// A process that outran a crash's cut may not fail again: say why.
-	why := ""
-	if impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 {
-		why = " (a crash cut this process inside a tick, and a process may outrun such a cut: docs/processes.md)"
-	}
-	out, err := shrinkBundle(cx.Bundle, req)
+	shrunk, s, err := fuzz.ShrinkCounterexample(cx, req)
 	if err != nil {
-		return &shrunkJSON{Error: err.Error() + why}
+		return &shrunkJSON{Error: err.Error()}, nil
 	}
-	r, ok := failingPlay(out.bundle, impl, out.invariant, req.campaign, o.maxSteps)
-	if !ok {
-		if why == "" {
-			why = ": the implementation is not deterministic"
-		}
-		return &shrunkJSON{Error: "the shrunk bundle did not fail the same way when replayed" + why}
+	if err := fuzz.WriteShrunk(dir, shrunk, s); err != nil {
+		return &shrunkJSON{Error: err.Error()}, nil
 	}
-	r.Index, r.Profile = cx.Index, cx.Profile
-	shrunk := &faults.Counterexample{Run: r, Source: cx.Source}
-	if err := faults.WriteCounterexample(dir, shrunk, o.seed); err != nil {
-		return &shrunkJSON{Error: fmt.Sprintf("writing the shrunk counterexample to %s: %v", dir, err)}
+	bundlePath := filepath.Join(dir, fuzz.BundleJSON)
+	var runSeed *uint64
+	if run, ok := fuzz.GivenRunSeed(shrunk.Run); ok {
+		runSeed = &run
 	}
-	stats := out.stats
-	if err := writeJSONFile(filepath.Join(dir, "shrink.json"), stats); err != nil {
-		return &shrunkJSON{Error: err.Error()}
-	}
-	bundlePath := filepath.Join(dir, faults.BundleJSON)
-	return &shrunkJSON{Invariant: out.invariant, BundleHash: out.shrunkHash, Stats: &stats, Violations: r.Verdict.Violations,
-		Dir: dir, Replay: faults.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
-		Timeline: replayCommand(bundlePath, shell.Join(implFlags...), req.campaign)}
+	return &shrunkJSON{Invariant: s.Invariant, BundleHash: s.ShrunkHash, Stats: &s.Stats, Violations: shrunk.Verdict().Violations,
+		Dir: dir, Replay: fuzz.ReplayCommand(implFlags, shrunk, bundlePath, o.maxSteps),
+		Timeline: fuzz.TimelineCommand(bundlePath, shell.Join(implFlags...), runSeed)}, s.Bundle
 }
 
 func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
@@ -626,18 +617,15 @@ func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
 
 // reportInvalid writes a run on which the oracles disagreed and prints the
 // questions they answered differently.
-func reportInvalid(w io.Writer, cx *faults.Counterexample, implFlags []string, o fuzzOptions, dir string) (*invalidJSON, error) {
-	path := filepath.Join(dir, invalidDir)
-	if err := os.RemoveAll(path); err != nil {
+func reportInvalid(w io.Writer, cx *fuzz.Counterexample, implFlags []string, o fuzzOptions, dir string) (*invalidJSON, error) {
+	path, err := fuzz.WriteInvalid(dir, cx)
+	if err != nil {
 		return nil, err
 	}
-	if err := faults.WriteCounterexample(path, cx, o.seed); err != nil {
-		return nil, fmt.Errorf("writing the invalid run to %s: %w", path, err)
-	}
-	doc := &invalidJSON{ProfileRecord: cx.Record(o.seed), BundleHash: cx.BundleHash, Guard: cx.Judgement.Guard, Dir: path,
-		Replay: faults.ReplayCommand(implFlags, cx, filepath.Join(path, faults.BundleJSON), o.maxSteps)}
-	fmt.Fprintf(w, "\nINVALID: run %d (run seed %d): the level checker and the history checker disagree, a harness bug, not a verdict\n",
-		cx.Index, cx.Seed)
+	doc := &invalidJSON{ProfileRecord: cx.Record(), BundleHash: cx.BundleHash, Guard: cx.Judgement.Guard, Dir: path,
+		Replay: fuzz.ReplayCommand(implFlags, cx, filepath.Join(path, fuzz.BundleJSON), o.maxSteps)}
+	fmt.Fprintf(w, "\nINVALID: run %d, %s: the level checker and the history checker disagree, a harness bug, not a verdict\n",
+		cx.Index, cx.Seeds.Line())
 	fmt.Fprintf(w, "  %s\n", cx.Judgement.Guard.String())
 	fmt.Fprintf(w, "  written to %s\n  replay: %s\n", path, doc.Replay)
 	return doc, nil
@@ -645,11 +633,11 @@ func reportInvalid(w io.Writer, cx *faults.Counterexample, implFlags []string, o
 
 // reportDivergence keeps the bundle that played two ways and prints where
 // the plays first differ.
-func reportDivergence(w io.Writer, d *faults.Divergence, dir string) (*divergenceJSON, error) {
+func reportDivergence(w io.Writer, d *fuzz.Divergence, dir string) (*divergenceJSON, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, faults.BundleJSON)
+	path := filepath.Join(dir, fuzz.BundleJSON)
 	data, err := d.Bundle.MarshalIndent()
 	if err == nil {
 		err = os.WriteFile(path, data, 0o644)
@@ -657,20 +645,20 @@ func reportDivergence(w io.Writer, d *faults.Divergence, dir string) (*divergenc
 	if err != nil {
 		return nil, fmt.Errorf("writing the diverging bundle: %w", err)
 	}
-	fmt.Fprintf(w, "\ndeterminism broke at run %d (run seed %d): the two plays first differ at %s\n", d.Index, d.Seed, d.Where)
+	fmt.Fprintf(w, "\ndeterminism broke at run %d, %s: the two plays first differ at %s\n", d.Index, d.Seeds.Line(), d.Where)
 	fmt.Fprintf(w, "  first play:  %s\n    %s\n", d.HashA, d.A)
 	fmt.Fprintf(w, "  second play: %s\n    %s\n", d.HashB, d.B)
 	fmt.Fprintf(w, "  bundle written to %s\n", path)
-	return &divergenceJSON{Run: d.Index, Seed: d.Seed, Profile: d.Profile, Where: d.Where, HashA: d.HashA, HashB: d.HashB,
+	return &divergenceJSON{Run: d.Index, Seeds: d.Seeds, Profile: d.Profile, Where: d.Where, HashA: d.HashA, HashB: d.HashB,
 		First: d.A, Second: d.B, Bundle: path}, nil
 }
 
-func printFuzzSummary(w io.Writer, doc fuzzJSON, cov faults.Coverage) {
+func printFuzzSummary(w io.Writer, doc fuzzJSON, cov fuzz.Coverage) {
 	outcome := doc.Outcome
 	if doc.Interrupted {
 		outcome += " (interrupted)"
 	}
-	fmt.Fprintf(w, "\n%d run(s) in %.1fs (%s runs/s), seed %d: %s\n", doc.Runs, doc.Seconds, rate(doc.RunsPerSecond), doc.Seed, outcome)
+	fmt.Fprintf(w, "\n%d run(s) of campaign %s in %.1fs (%s runs/s): %s\n", doc.Runs, doc.Campaign, doc.Seconds, rate(doc.RunsPerSecond), outcome)
 	if doc.Runs == 0 {
 		return
 	}

@@ -13,10 +13,11 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/fuzz"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
-	"github.com/amr-bench/amr/suite"
 )
 
 func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
@@ -25,19 +26,19 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 	stdout, stderr, code := execAMR(t, "fuzz", "--impl", "weak-no-send", "--seed", "3", "--runs", "200",
 		"--out", out, "--corpus", corpus)
 	require.Equal(t, exitFail, code, stderr)
-	assert.Contains(t, stdout, "amr fuzz: impl weak-no-send, seed 3, profile default, 200 runs")
+	assert.True(t, strings.HasPrefix(stdout, "seed: campaign=3\namr fuzz: impl weak-no-send, profile default, 200 runs"), stdout)
 	assert.Contains(t, stdout, "counterexample: run ")
 	assert.Regexp(t, `violated: .*L0\.reply`, stdout)
 	assert.Contains(t, stdout, "profile: preset=default")
 	// The run as found and its shrunk form are both written, each with
 	// everything needed to read and replay it.
-	for _, sub := range []string{rawDir, shrunkDir} {
+	for _, sub := range []string{fuzz.RawDir, fuzz.ShrunkDir} {
 		for _, name := range []string{"bundle.json", "bundle/inbox.jsonl", "sandbox/drafts.jsonl", "run.jsonl",
 			"history.jsonl", "verdict.json", "profile.json"} {
 			assert.FileExists(t, filepath.Join(out, sub, name))
 		}
 	}
-	assert.FileExists(t, filepath.Join(out, shrunkDir, "shrink.json"))
+	assert.FileExists(t, filepath.Join(out, fuzz.ShrunkDir, "shrink.json"))
 	assert.Regexp(t, `as found: \d+ events`, stdout)
 	assert.Regexp(t, `shrunk: +\d+ events, horizon \d+ \(\d+ oracle calls`, stdout)
 	kept, err := filepath.Glob(filepath.Join(corpus, "*.json"))
@@ -52,7 +53,7 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 	require.NotNil(t, m)
 	args := strings.Fields(m[1])
 	assert.Contains(t, m[1], "--runs 1 --seed ")
-	assert.Contains(t, m[1], filepath.Join(out, shrunkDir, "bundle.json"))
+	assert.Contains(t, m[1], filepath.Join(out, fuzz.ShrunkDir, "bundle.json"))
 	rout, rerr, rcode := execAMR(t, args...)
 	require.Equal(t, exitFail, rcode, rerr)
 	assert.Contains(t, rout, "L0.reply")
@@ -63,7 +64,7 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 		} `json:"violations"`
 		Invalid bool `json:"invalid"`
 	}
-	for _, sub := range []string{rawDir, shrunkDir} {
+	for _, sub := range []string{fuzz.RawDir, fuzz.ShrunkDir} {
 		data, err := os.ReadFile(filepath.Join(out, sub, "verdict.json"))
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(data, &verdict))
@@ -86,7 +87,7 @@ func TestFuzzFindsWritesAndReplaysACounterexample(t *testing.T) {
 
 type fuzzDoc struct {
 	Impl        string         `json:"impl"`
-	Seed        uint64         `json:"seed"`
+	Campaign    string         `json:"campaign_seed"`
 	Runs        int            `json:"runs"`
 	FailedRuns  int            `json:"failed_runs"`
 	InvalidRuns int            `json:"invalid_runs"`
@@ -157,8 +158,8 @@ func TestFuzzNoShrinkKeepsOnlyTheRunAsFound(t *testing.T) {
 	doc := fuzzJSONRun(t, exitFail, "--impl", "weak-no-send", "--seed", "3", "--runs", "200", "--out", out, "--no-shrink")
 	require.NotNil(t, doc.Counterexample)
 	assert.Nil(t, doc.Counterexample.Shrunk)
-	assert.FileExists(t, filepath.Join(out, rawDir, "bundle.json"))
-	assert.NoDirExists(t, filepath.Join(out, shrunkDir))
+	assert.FileExists(t, filepath.Join(out, fuzz.RawDir, "bundle.json"))
+	assert.NoDirExists(t, filepath.Join(out, fuzz.ShrunkDir))
 }
 
 func TestFuzzJSONReportsTheShrink(t *testing.T) {
@@ -170,7 +171,7 @@ func TestFuzzJSONReportsTheShrink(t *testing.T) {
 	assert.Empty(t, s.Error)
 	assert.Equal(t, doc.Counterexample.Invariants[0], s.Invariant, "the shrink keeps the first violated invariant")
 	assert.Less(t, s.Stats.EventsAfter, s.Stats.EventsBefore)
-	assert.Contains(t, s.Replay, filepath.Join(out, shrunkDir, "bundle.json"))
+	assert.Contains(t, s.Replay, filepath.Join(out, fuzz.ShrunkDir, "bundle.json"))
 	assert.Contains(t, s.Timeline, "amr replay ")
 }
 
@@ -179,7 +180,7 @@ func TestFuzzJSONReportsTheShrink(t *testing.T) {
 // the guard must stop the campaign with INVALID (exit 3) rather than report
 // a pass or a fail.
 func TestFuzzMarksADisagreementOfTheOraclesInvalid(t *testing.T) {
-	restore := suite.WithOracles(func(in checker.Input) checker.Verdict {
+	restore := play.WithOracles(func(in checker.Input) checker.Verdict {
 		v := checker.Check(in)
 		kept := v.Violations[:0]
 		for _, x := range v.Violations {
@@ -198,9 +199,9 @@ func TestFuzzMarksADisagreementOfTheOraclesInvalid(t *testing.T) {
 	assert.Contains(t, stdout, "INVALID: run ")
 	assert.Contains(t, stdout, "duplicate")
 	assert.Contains(t, stdout, ": invalid")
-	assert.FileExists(t, filepath.Join(out, invalidDir, "bundle.json"))
-	assert.FileExists(t, filepath.Join(out, invalidDir, "verdict.json"))
-	assert.NoDirExists(t, filepath.Join(out, rawDir))
+	assert.FileExists(t, filepath.Join(out, fuzz.InvalidDir, "bundle.json"))
+	assert.FileExists(t, filepath.Join(out, fuzz.InvalidDir, "verdict.json"))
+	assert.NoDirExists(t, filepath.Join(out, fuzz.RawDir))
 }
 
 func TestFuzzKeepGoingCountsEveryFailingRun(t *testing.T) {
@@ -246,11 +247,19 @@ func TestFuzzHelpTeachesWithExamples(t *testing.T) {
 func TestFuzzPrintsACutReplayForAProcessCutInsideATick(t *testing.T) {
 	impl, err := lookupImpl("weak-no-send")
 	require.NoError(t, err)
-	found := firstFailingRun(t, impl, 3, 50)
-	proc := suite.Impl{Name: "./my-daemon", Process: &sim.ProcessSpec{Command: []string{"./my-daemon"}, Regime: sim.RegimeStep}}
+	var found *fuzz.Run
+	for i := 0; found == nil && i < 50; i++ {
+		r, err := fuzz.PlayGenerated(3, i, faults.DefaultPreset, impl, 0)
+		require.NoError(t, err)
+		if r.Failed() {
+			found = r
+		}
+	}
+	require.NotNil(t, found, "no failing run among the first 50 of campaign 3")
+	proc := play.Impl{Name: "./my-daemon", Process: &sim.ProcessSpec{Command: []string{"./my-daemon"}, Regime: sim.RegimeStep}}
 	pf := &processFlags{cmdline: "./my-daemon", regime: sim.RegimeStep, stepTimeout: sim.DefaultStepTimeout, hangLimit: sim.DefaultHangLimit}
 	o := fuzzOptions{seed: 3, noShrink: true}
-	cx := &faults.Counterexample{Run: found, Source: "generated"}
+	cx := &fuzz.Counterexample{Run: found, Source: "generated"}
 
 	var log []sandbox.LogRecord
 	for _, r := range found.Result.Log {
@@ -269,7 +278,7 @@ func TestFuzzPrintsACutReplayForAProcessCutInsideATick(t *testing.T) {
 	dir := t.TempDir()
 	doc, _, err = reportCounterexample(newFuzzCmd(), &w, cx, proc, pf, o, dir)
 	require.NoError(t, err)
-	want := "amr replay " + filepath.Join(dir, rawDir, "bundle.json") + " --impl-cmd ./my-daemon --regime step --cut-from " + filepath.Join(dir, rawDir)
+	want := "amr replay " + filepath.Join(dir, fuzz.RawDir, "bundle.json") + " --impl-cmd ./my-daemon --regime step --cut-from " + filepath.Join(dir, fuzz.RawDir)
 	assert.Equal(t, want, doc.ReplayCuts)
 	assert.Contains(t, w.String(), want)
 }

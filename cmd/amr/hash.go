@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -29,11 +28,6 @@ func loadBundle(w io.Writer, path string) (*scenarios.Bundle, error) {
 		return nil, errs
 	}
 	return b, nil
-}
-
-// bundleLoader adapts loadBundle to the reserve package.
-func bundleLoader(w io.Writer) reserve.Loader {
-	return func(path string) (*scenarios.Bundle, error) { return loadBundle(w, path) }
 }
 
 type hashJSON struct {
@@ -68,7 +62,7 @@ message, and any invalid bundle makes the exit code 2.`,
 				b, err := loadBundle(stderr, path)
 				if err == nil {
 					var h string
-					if h, err = reserve.BundleHash(b); err == nil {
+					if h, err = b.Hash(); err == nil {
 						rows = append(rows, hashJSON{Path: path, Hash: h})
 						continue
 					}

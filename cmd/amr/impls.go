@@ -19,14 +19,14 @@ import (
 
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/internal/shell"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/sim"
-	"github.com/amr-bench/amr/suite"
 )
 
 func init() { commands = append(commands, newImplsCmd) }
 
 // lookupImpl resolves --impl to a runnable implementation.
-func lookupImpl(name string) (suite.Impl, error) {
+func lookupImpl(name string) (play.Impl, error) {
 	impl, ok := examples.Lookup(name)
 	if !ok {
 		var names []string
@@ -34,9 +34,9 @@ func lookupImpl(name string) (suite.Impl, error) {
 			names = append(names, i.Name)
 		}
 		sort.Strings(names)
-		return suite.Impl{}, usageErr("unknown implementation %q (built in: %s)", name, strings.Join(names, ", "))
+		return play.Impl{}, usageErr("unknown implementation %q (built in: %s)", name, strings.Join(names, ", "))
 	}
-	return suite.Impl{Name: impl.Name, New: impl.New}, nil
+	return play.Impl{Name: impl.Name, New: impl.New}, nil
 }
 
 // processFlags are the flags that run an implementation as an OS process;
@@ -68,19 +68,19 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 // resolveImpl resolves the implementation a command runs: the built-in one
 // named by implName, or, with --impl-cmd, an OS process. A process is named
 // by --impl when that flag was given, else by its command line.
-func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (suite.Impl, error) {
+func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (play.Impl, error) {
 	if p == nil || p.cmdline == "" {
 		return lookupImpl(implName)
 	}
 	spec, err := p.spec()
 	if err != nil {
-		return suite.Impl{}, err
+		return play.Impl{}, err
 	}
 	name := p.cmdline
 	if f := cmd.Flags().Lookup("impl"); f != nil && f.Changed {
 		name = implName
 	}
-	return suite.Impl{Name: name, Process: spec}, nil
+	return play.Impl{Name: name, Process: spec}, nil
 }
 
 // spec builds the process spec from the flags. Words of the command line

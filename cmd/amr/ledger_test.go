@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/checker"
-	"github.com/amr-bench/amr/suite"
+	"github.com/amr-bench/amr/play"
 )
 
 // A second run over an unchanged suite plays nothing; after one bundle
@@ -74,7 +74,7 @@ func TestDisagreeingOraclesExitThree(t *testing.T) {
 	_, _, code := execAMR(t, "run", "--runs", "1", "--impl", "weak-send-per-approval", "--out", out, b)
 	require.Equal(t, exitFail, code, "the real oracles agree: a plain fail")
 
-	restore := suite.WithOracles(func(in checker.Input) checker.Verdict {
+	restore := play.WithOracles(func(in checker.Input) checker.Verdict {
 		v := checker.Check(in)
 		v.Violations = v.Violations[:0:0]
 		return v

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -157,7 +158,7 @@ func TestReplayReproducesTheRecordedCut(t *testing.T) {
 		assert.FileExists(t, filepath.Join(replayed, name), "a replay keeps the process's own output")
 	}
 	first, second := readLog(t, run), readLog(t, replayed)
-	assert.Equal(t, *first[0].Seed, *second[0].Seed, "the run seed of the run log")
+	assert.Equal(t, *first[0].Engine, *second[0].Engine, "the engine seed of the run log")
 	cuts := sim.CutsOf(first)
 	require.NotEmpty(t, cuts)
 	assert.Equal(t, sim.ProcessSpec{Cuts: cuts}.Params()["cuts"], second[0].Params["cuts"], "the cuts of the run log")
@@ -239,7 +240,7 @@ func TestFuzzFindsAndShrinksAProcess(t *testing.T) {
 	require.Empty(t, s.Error)
 	assert.Equal(t, doc.Counterexample.Invariants[0], s.Invariant)
 	assert.Less(t, s.Stats.EventsAfter, s.Stats.EventsBefore)
-	for _, sub := range []string{rawDir, shrunkDir} {
+	for _, sub := range []string{fuzz.RawDir, fuzz.ShrunkDir} {
 		for _, name := range []string{"bundle.json", "run.jsonl", "verdict.json", sim.StdoutLog, sim.StderrLog} {
 			assert.FileExists(t, filepath.Join(out, sub, name))
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -129,7 +130,7 @@ func TestPromoteAFuzzCounterexample(t *testing.T) {
 	_, stderr, code := execAMR(t, "fuzz", "--impl", "weak-fork-on-duplicate", "--seed", "1", "--runs", "500",
 		"--no-corpus", "--out", out)
 	require.Equal(t, exitFail, code, stderr)
-	shrunk := filepath.Join(out, shrunkDir, "bundle.json")
+	shrunk := filepath.Join(out, fuzz.ShrunkDir, "bundle.json")
 
 	_, stderr, code = execAMR(t, "promote", shrunk, "--name", "l0-fork", "--scenarios", root)
 	assert.Equal(t, exitBad, code)

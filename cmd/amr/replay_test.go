@@ -44,8 +44,8 @@ func TestReplayUsesTheSeedsOfRun(t *testing.T) {
 		stdout, _, _ = execAMR(t, rargs...)
 		var tl timeline.Timeline
 		require.NoError(t, json.Unmarshal([]byte(stdout), &tl))
-		require.NotNil(t, tl.Seed)
-		assert.Equal(t, run.Results[0].Runs[0].Seed, *tl.Seed)
+		require.NotNil(t, tl.Engine)
+		assert.Equal(t, run.Results[0].Runs[0].Seeds, tl.Seeds)
 		assert.Equal(t, run.Results[0].Runs[0].Violations, tl.Violations)
 	}
 }

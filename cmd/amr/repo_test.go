@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/suite"
 )
 
 // fakeRepo lays out a directory that is the amr repository as far as amr
@@ -19,13 +21,13 @@ import (
 func fakeRepo(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+modulePath+"\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+suite.ModulePath+"\n\ngo 1.26\n"), 0o644))
 	scen := filepath.Join(root, "scenarios")
 	require.NoError(t, os.MkdirAll(scen, 0o755))
 	for _, n := range regressScenarioNames {
 		publishedCopy(t, n, scen)
 	}
-	_, stderr, code := execAMR(t, "regress", "--runs", "1", "--baseline", filepath.Join(root, defaultBaseline), "--update")
+	_, stderr, code := execAMR(t, "regress", "--runs", "1", "--baseline", filepath.Join(root, suite.DefaultBaseline), "--update")
 	require.Equal(t, exitOK, code, stderr)
 	return root
 }
@@ -34,19 +36,19 @@ func TestRepoRoot(t *testing.T) {
 	root := fakeRepo(t)
 	sub := filepath.Join(root, "docs", "deep")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
-	got, ok := repoRoot(sub)
+	got, ok := suite.RepoRoot(sub)
 	require.True(t, ok)
 	assert.Equal(t, root, got)
 
 	// Another module's go.mod is not the repository, nor is no go.mod.
 	other := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n"), 0o644))
-	_, ok = repoRoot(other)
+	_, ok = suite.RepoRoot(other)
 	assert.False(t, ok)
 
-	_, err := publishedSet(filepath.Join(root, "scenarios"))
+	_, err := fuzz.PublishedSet(filepath.Join(root, "scenarios"))
 	assert.NoError(t, err)
-	_, err = publishedSet(filepath.Join(root, "docs"))
+	_, err = fuzz.PublishedSet(filepath.Join(root, "docs"))
 	assert.Error(t, err, "only the repository's own scenarios/ folder is the published set")
 }
 
@@ -61,12 +63,12 @@ func TestRegressFindsTheRepositoryBaseline(t *testing.T) {
 
 	stdout, stderr, code := execAMR(t, "regress", "--runs", "1")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stdout, "against "+filepath.Join("..", defaultBaseline))
+	assert.Contains(t, stdout, "against "+filepath.Join("..", suite.DefaultBaseline))
 	assert.Contains(t, stdout, "no change")
 
 	stdout, stderr, code = execAMR(t, "regress", "--runs", "1", "--update")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stdout, "baseline written: "+filepath.Join("..", defaultBaseline))
+	assert.Contains(t, stdout, "baseline written: "+filepath.Join("..", suite.DefaultBaseline))
 	assert.NoDirExists(t, filepath.Join(sub, "testdata"))
 
 	outside := t.TempDir()
@@ -85,8 +87,8 @@ func TestRegressFindsTheRepositoryBaseline(t *testing.T) {
 func TestPromoteIntoTheRepositoryKeepsItGreen(t *testing.T) {
 	withRegressSet(t, regressScenarioNames, honest())
 	root := fakeRepo(t)
-	basePath := filepath.Join(root, defaultBaseline)
-	before, err := readBaseline(basePath)
+	basePath := filepath.Join(root, suite.DefaultBaseline)
+	before, err := suite.ReadBaseline(basePath)
 	require.NoError(t, err)
 	// The fake baseline was recorded with one run; promote measures with
 	// the baseline's own count.
@@ -98,13 +100,13 @@ func TestPromoteIntoTheRepositoryKeepsItGreen(t *testing.T) {
 	t.Chdir(root)
 	stdout, stderr, code := execAMR(t, "promote", shrunk, "--name", "l0-short-respond")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stdout, "baseline      3 rows for l0-short-respond added to "+defaultBaseline)
+	assert.Contains(t, stdout, "baseline      3 rows for l0-short-respond added to "+suite.DefaultBaseline)
 	assert.Contains(t, stdout, "catches       weak-no-send")
 	assert.Contains(t, stdout, "nothing left to do")
 
-	after, err := readBaseline(basePath)
+	after, err := suite.ReadBaseline(basePath)
 	require.NoError(t, err)
-	var added, kept []baselineResult
+	var added, kept []suite.BaselineResult
 	for _, r := range after.Results {
 		if r.Scenario == "l0-short-respond" {
 			added = append(added, r)
@@ -115,7 +117,7 @@ func TestPromoteIntoTheRepositoryKeepsItGreen(t *testing.T) {
 	assert.Equal(t, before.Results, kept, "no other row changes")
 	b, _, err := scenarios.Load(filepath.Join(root, "scenarios", "l0-short-respond"))
 	require.NoError(t, err)
-	now, err := measure([]*scenarios.Bundle{b}, regressImpls(), 1)
+	now, err := suite.Measure([]*scenarios.Bundle{b}, regressImpls(), 1)
 	require.NoError(t, err)
 	assert.Equal(t, now, added, "the rows are what regress measures on the promoted scenario")
 }

@@ -8,8 +8,26 @@ import (
 	"text/tabwriter"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
+
+// namedSeedsLine is the seed line of a command that plays several bundles,
+// each from the run seed its name gives (amr run shows each in its RUN SEED
+// column).
+const namedSeedsLine = "seed: run=each bundle's own, derived from its name"
+
+// runSeedsLine is the first line of a command that plays bundles from their
+// run seeds: the one given to all, the one bundle's own, or the rule.
+func runSeedsLine(given *uint64, bundles []namedBundle) string {
+	switch {
+	case given != nil:
+		return seeds.OfRun(*given).Line()
+	case len(bundles) == 1:
+		return seeds.OfRun(seeds.Named(bundles[0].bundle.Meta.Name)).Line()
+	}
+	return namedSeedsLine
+}
 
 // cell renders one level verdict for the table.
 func cell(v string) string {
@@ -18,38 +36,88 @@ func cell(v string) string {
 		return "pass"
 	case suite.Fail:
 		return "FAIL"
+	case suite.Vacuous:
+		return "vacuous"
 	}
 	return "-"
 }
 
+// levelCell renders a report's level: a pass that judged no obligation in
+// some of its runs is marked "pass*" (see the legend).
+func levelCell(r *suite.Report, level string) string {
+	s := r.Status(level)
+	if s == suite.Pass && r.PartlyVacuous(level) {
+		return "pass*"
+	}
+	return cell(s)
+}
+
+// printLegend explains the vacuous and pass* cells of a table, when it has
+// any, naming each such level.
+func printLegend(w io.Writer, reports []*suite.Report) {
+	var vacuous, partly []string
+	for _, r := range reports {
+		for _, name := range suite.LevelNames {
+			switch {
+			case r.Status(name) == suite.Vacuous:
+				vacuous = append(vacuous, r.Scenario+" "+name)
+			case r.PartlyVacuous(name):
+				partly = append(partly, fmt.Sprintf("%s %s in %d of %d runs", r.Scenario, name, r.VacuousRuns[name], len(r.Runs)))
+			}
+		}
+	}
+	if len(vacuous) > 0 {
+		fmt.Fprintf(w, "\nvacuous: passed with no obligation judged in any run; nothing the level is about happened, so it is no evidence:\n  %s\n",
+			strings.Join(vacuous, ", "))
+	}
+	if len(partly) > 0 {
+		fmt.Fprintf(w, "\npass*: passed, but no obligation was judged in some runs:\n  %s\n", strings.Join(partly, ", "))
+	}
+}
+
+// vacuousLevels counts the vacuous levels of the reports.
+func vacuousLevels(reports []*suite.Report) int {
+	n := 0
+	for _, r := range reports {
+		n += len(r.Vacuous)
+	}
+	return n
+}
+
 // printTable writes the per-scenario, per-level table and, under it, the
-// violations of failed scenarios (at most maxShown each). Reports of runs
-// amr played get a SEED column: the campaign seed that plays them again.
-func printTable(w io.Writer, reports []*suite.Report, maxShown int) {
+// violations of failed scenarios (at most maxShown each). With runSeeds,
+// when the seed line cannot name one run seed for all rows (several
+// bundles, each with the run seed its name gives), a RUN SEED column shows
+// each row's: 'amr run --seed' with it plays the row's runs again.
+func printTable(w io.Writer, reports []*suite.Report, maxShown int, runSeeds bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	seeded := len(reports) > 0 && reports[0].Seed != nil
 	header := "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS"
-	if seeded {
-		header += "\tSEED"
+	if runSeeds {
+		header += "\tRUN SEED"
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range reports {
 		var cells []string
 		for _, name := range suite.LevelNames {
-			cells = append(cells, cell(r.Levels[name]))
+			cells = append(cells, levelCell(r, name))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
-		if seeded && r.Seed != nil {
-			fmt.Fprintf(tw, "\t%d", *r.Seed)
+		if runSeeds && r.Run != nil {
+			fmt.Fprintf(tw, "\t%s", r.Run)
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	printLegend(w, reports)
 	for _, r := range reports {
 		if len(r.Violations) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s (%s): %d violation(s)\n", r.Scenario, r.Impl, len(r.Violations))
+		who := r.Scenario
+		if r.Impl != "" {
+			who += " (" + r.Impl + ")"
+		}
+		fmt.Fprintf(w, "\n%s: %d violation(s)\n", who, len(r.Violations))
 		printViolations(w, r.Violations, maxShown)
 	}
 }

@@ -26,6 +26,11 @@ var runBundle func(b *scenarios.Bundle, impl string, runs int) (levels [7]string
 // sealRandom supplies the entry order and the salts; tests replace it.
 var sealRandom io.Reader = rand.Reader
 
+// bundleLoader adapts loadBundle to the reserve package.
+func bundleLoader(w io.Writer) reserve.Loader {
+	return func(path string) (*scenarios.Bundle, error) { return loadBundle(w, path) }
+}
+
 func newReserveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reserve",
@@ -147,14 +152,7 @@ Both are canonical JSON. Neither file is ever overwritten.`,
 	return cmd
 }
 
-func newReserveApplyCmd() *cobra.Command {
-	var manifestPath, secretsPath, bundlesDir, impl, out, appliedAt string
-	var runs int
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "apply --manifest M --secrets S --bundles DIR [--impl NAME] --out LOG",
-		Short: "Run the reserve bundles and write a publishable application log",
-		Long: `Apply checks every bundle in --bundles against the secrets and the manifest's
+const reserveApplyLong = `Apply checks every bundle in --bundles against the secrets and the manifest's
 commitments, runs each one --runs times against --impl, and writes the
 application log: the manifest root, the implementation, and per entry only its
 id, commitment and level results. The log holds no bundle content and no
@@ -163,67 +161,82 @@ error is recorded as "error": true; its message (which may quote the bundle)
 goes to stderr only.
 
 Exit 0 when every reported level passed, 1 when any failed, 2 on bad input or
-a runner error.`,
+a runner error.`
+
+type applyOptions struct {
+	manifestPath, secretsPath, bundlesDir, impl, out, appliedAt string
+	runs                                                        int
+	asJSON                                                      bool
+}
+
+func newReserveApplyCmd() *cobra.Command {
+	var o applyOptions
+	cmd := &cobra.Command{
+		Use:   "apply --manifest M --secrets S --bundles DIR [--impl NAME] --out LOG",
+		Short: "Run the reserve bundles and write a publishable application log",
+		Long:  reserveApplyLong,
 		Example: `  amr reserve apply --manifest m.json --secrets s.json --bundles reserve-bundles/ --out apply-reference.json
   amr reserve apply --manifest m.json --secrets s.json --bundles reserve-bundles/ --impl weak-no-send --out apply-weak.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if manifestPath == "" || secretsPath == "" || bundlesDir == "" || out == "" {
-				return usageErr("apply needs --manifest, --secrets, --bundles and --out")
-			}
-			if runs < 1 {
-				return usageErr("--runs must be at least 1")
-			}
-			if runBundle == nil {
-				return &exitError{code: exitBad, err: errors.New("apply: this build of amr has no runner wired in")}
-			}
-			at, err := parseTime("applied-at", appliedAt)
-			if err != nil {
-				return err
-			}
-			m, err := reserve.ReadManifest(manifestPath)
-			if err != nil {
-				return badInput(err)
-			}
-			s, err := reserve.ReadSecrets(secretsPath)
-			if err != nil {
-				return badInput(err)
-			}
-			run := func(b *scenarios.Bundle) ([reserve.Levels]string, error) { return runBundle(b, impl, runs) }
-			opt := reserve.ApplyOptions{Impl: impl, Runs: runs, AppliedAt: at, HarnessVersion: version}
-			app, runErrs, err := reserve.Apply(m, s, bundlesDir, bundleLoader(cmd.ErrOrStderr()), run, opt)
-			if err != nil {
-				return badInput(err)
-			}
-			if err := writeNew(out, app, 0o644); err != nil {
-				return badInput(err)
-			}
-			w := cmd.OutOrStdout()
-			if err := emit(w, asJSON, app, func() { printApplication(w, app, out) }); err != nil {
-				return err
-			}
-			for _, e := range runErrs {
-				fmt.Fprintln(cmd.ErrOrStderr(), "run error:", e)
-			}
-			if len(runErrs) > 0 {
-				return &exitError{code: exitBad, err: fmt.Errorf("%d bundle(s) could not be run", len(runErrs))}
-			}
-			if anyFailed(app) {
-				return &exitError{code: exitFail}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runReserveApply(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&manifestPath, "manifest", "", "the public manifest")
-	f.StringVar(&secretsPath, "secrets", "", "the private secrets file")
-	f.StringVar(&bundlesDir, "bundles", "", "the directory that was sealed")
-	f.StringVar(&impl, "impl", "reference", "implementation to run (see 'amr impls')")
-	f.IntVar(&runs, "runs", 5, "scored runs per bundle")
-	f.StringVar(&out, "out", "", "where to write the application log")
-	f.StringVar(&appliedAt, "applied-at", "", "application time recorded in the log, RFC 3339 (default: now, UTC)")
-	f.BoolVar(&asJSON, "json", false, "print the application log as JSON")
+	f.StringVar(&o.manifestPath, "manifest", "", "the public manifest")
+	f.StringVar(&o.secretsPath, "secrets", "", "the private secrets file")
+	f.StringVar(&o.bundlesDir, "bundles", "", "the directory that was sealed")
+	f.StringVar(&o.impl, "impl", "reference", "implementation to run (see 'amr impls')")
+	f.IntVar(&o.runs, "runs", 5, "scored runs per bundle")
+	f.StringVar(&o.out, "out", "", "where to write the application log")
+	f.StringVar(&o.appliedAt, "applied-at", "", "application time recorded in the log, RFC 3339 (default: now, UTC)")
+	f.BoolVar(&o.asJSON, "json", false, "print the application log as JSON")
 	return cmd
+}
+
+func runReserveApply(cmd *cobra.Command, o applyOptions) error {
+	if o.manifestPath == "" || o.secretsPath == "" || o.bundlesDir == "" || o.out == "" {
+		return usageErr("apply needs --manifest, --secrets, --bundles and --out")
+	}
+	if o.runs < 1 {
+		return usageErr("--runs must be at least 1")
+	}
+	if runBundle == nil {
+		return &exitError{code: exitBad, err: errors.New("apply: this build of amr has no runner wired in")}
+	}
+	at, err := parseTime("applied-at", o.appliedAt)
+	if err != nil {
+		return err
+	}
+	m, err := reserve.ReadManifest(o.manifestPath)
+	if err != nil {
+		return badInput(err)
+	}
+	s, err := reserve.ReadSecrets(o.secretsPath)
+	if err != nil {
+		return badInput(err)
+	}
+	run := func(b *scenarios.Bundle) ([reserve.Levels]string, error) { return runBundle(b, o.impl, o.runs) }
+	opt := reserve.ApplyOptions{Impl: o.impl, Runs: o.runs, AppliedAt: at, HarnessVersion: version}
+	app, runErrs, err := reserve.Apply(m, s, o.bundlesDir, bundleLoader(cmd.ErrOrStderr()), run, opt)
+	if err != nil {
+		return badInput(err)
+	}
+	if err := writeNew(o.out, app, 0o644); err != nil {
+		return badInput(err)
+	}
+	w := cmd.OutOrStdout()
+	if err := emit(w, o.asJSON, app, func() { printApplication(w, app, o.out) }); err != nil {
+		return err
+	}
+	for _, e := range runErrs {
+		fmt.Fprintln(cmd.ErrOrStderr(), "run error:", e)
+	}
+	if len(runErrs) > 0 {
+		return &exitError{code: exitBad, err: fmt.Errorf("%d bundle(s) could not be run", len(runErrs))}
+	}
+	if anyFailed(app) {
+		return &exitError{code: exitFail}
+	}
+	return nil
 }
 
 func anyFailed(app *reserve.Application) bool {
@@ -238,6 +251,7 @@ func anyFailed(app *reserve.Application) bool {
 }
 
 func printApplication(w io.Writer, app *reserve.Application, path string) {
+	fmt.Fprintln(w, namedSeedsLine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\tL0\tL1\tL2\tL3\tL4\tL5\tL6")
 	for _, e := range app.Entries {

@@ -3,12 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -19,43 +23,36 @@ type runJSON struct {
 	Impl    string            `json:"impl"`
 	Process map[string]string `json:"process,omitempty"`
 	Runs    int               `json:"runs"`
-	Seed    *uint64           `json:"seed,omitempty"`
-	Passed  bool              `json:"passed"`
-	Invalid bool              `json:"invalid"`
-	Results []*suite.Report   `json:"results"`
+	// Seeds hold the run seed given to every bundle, with --seed.
+	seeds.Seeds
+	Passed  bool            `json:"passed"`
+	Invalid bool            `json:"invalid"`
+	Results []*suite.Report `json:"results"`
 }
 
-func newRunCmd() *cobra.Command {
-	var (
-		implName string
-		runs     int
-		seed     uint64
-		out      string
-		asJSON   bool
-		maxSteps int
-		shown    int
-		proc     *processFlags
-		ledgerAt string
-		force    bool
-	)
-	cmd := &cobra.Command{
-		Use:   "run [BUNDLE...]",
-		Short: "Run scenario bundles against an implementation and report each level",
-		Long: `Run plays each bundle --runs times on the deterministic simulator against an
+const runLong = `Run plays each bundle --runs times on the deterministic simulator against an
 implementation, judges every run with the checker, and prints a table with one
 row per scenario and one column per level (pass, FAIL, or - for untested). A
 level passes only when it holds in every run (spec §5: five consecutive runs).
+A pass whose checks judged nothing in any run (no reply due, no crash with
+work pending, no escalation: nothing the level is about happened) reads
+vacuous, and pass* when that was so in some runs only; both are passes, and
+--json keeps "levels" as pass/fail/untested beside "vacuous" and
+"obligations" (docs/invariants.md).
 
 ORIGIN is the drafting origin tag the spec puts on every level result (§5):
 model-based (every draft cites stub model calls), model-free (every draft
-says "model-free"), mixed, or none (no draft was declared). SEED is the
-campaign seed of the row's runs: run i's run seed derives from it and i.
+says "model-free"), mixed, or none (no draft was declared).
 
-With no BUNDLE, every published scenario is run. Without --seed each bundle's
-campaign seed derives from its name, so two invocations agree byte for byte;
-'amr run --seed SEED BUNDLE' plays a row's runs again, and 'amr replay BUNDLE
---seed SEED' shows its run 1 tick by tick. --json has the same seeds
-(results[].seed, and each run's run seed in results[].runs[].seed).
+With no BUNDLE, every published scenario is run. --seed is the run seed of
+every bundle; scored run k plays with the engine seed derived from it and k.
+Without --seed each bundle's run seed derives from its name, so two
+invocations agree byte for byte. The first line printed is the seeds; over
+several bundles without --seed, where each has its own, a RUN SEED column
+shows the row's. 'amr run --seed <run seed> BUNDLE' plays a row's runs
+again, and 'amr replay BUNDLE --seed <run seed>' shows its run 1 tick by
+tick. --json has the same seeds as decimal strings: results[].run_seed, and
+each run's run_seed and engine_seed in results[].runs[].
 
 --out DIR keeps every run: DIR/<scenario>/run-<i>/sandbox/ (the spec's files),
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
@@ -73,103 +70,145 @@ history checker (docs/history.md); when their counts disagree the run is
 INVALID, a harness bug, and amr exits 3.
 
 --ledger FILE appends one receipt per run to FILE (docs/receipts.md) and skips
-a run whose (bundle hash, implementation, harness version, seed) already has a
+a run whose (bundle hash, implementation, harness version, engine seed) already has a
 receipt, writing a cheap "skipped" receipt that copies its verdict; --force
 runs everything again.
 
 Exit 0 when every level up to each scenario's top level passed, 1 when any
-failed, 2 on bad input, 3 when the oracles disagreed.`,
+failed, 2 on bad input, 3 when the oracles disagreed.`
+
+type runOptions struct {
+	implName string
+	runs     int
+	seed     uint64
+	out      string
+	asJSON   bool
+	maxSteps int
+	shown    int
+	proc     *processFlags
+	ledgerAt string
+	force    bool
+}
+
+func newRunCmd() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [BUNDLE...]",
+		Short: "Run scenario bundles against an implementation and report each level",
+		Long:  runLong,
 		Example: `  amr run                                  # the published suite against the reference, 5 runs each
   amr run --impl weak-no-send scenarios/l0-respond
   amr run --runs 1 --seed 7 --out out/ --json
   amr run --impl-cmd "amr serve-impl reference" --regime step`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			impl, err := resolveImpl(cmd, implName, proc)
-			if err != nil {
-				return err
-			}
-			ctx, stop := interruptContext(cmd)
-			defer stop()
-			if runs < 1 {
-				return usageErr("--runs must be at least 1")
-			}
-			bundles, err := loadBundles(cmd.ErrOrStderr(), args)
-			if err != nil {
-				return err
-			}
-			cfg := suite.Config{Runs: runs, Out: out, MaxSteps: maxSteps, Context: ctx}
-			if cmd.Flags().Changed("seed") {
-				cfg.Seed = &seed
-			}
-			cfg.Force, cfg.HarnessVersion = force, version
-			if ledgerAt != "" {
-				if cfg.Ledger, err = openLedger(ledgerAt); err != nil {
-					return err
-				}
-			}
-			receipted := len(cfg.Ledger.Receipts())
-			doc := runJSON{Impl: impl.Name, Runs: runs, Seed: cfg.Seed, Passed: true}
-			if impl.Process != nil {
-				doc.Process = impl.Process.Params()
-			}
-			for _, nb := range bundles {
-				rep, err := suite.Run(nb.bundle, impl, cfg)
-				if err != nil {
-					return &exitError{code: exitBad, err: fmt.Errorf("%s: %w", nb.path, err)}
-				}
-				doc.Results = append(doc.Results, rep)
-				doc.Passed = doc.Passed && rep.Passed()
-			}
-			doc.Invalid = anyInvalid(doc.Results)
-			if out != "" {
-				if err := writeJSONFile(filepath.Join(out, "report.json"), doc); err != nil {
-					return err
-				}
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				if err := printJSON(w, doc); err != nil {
-					return err
-				}
-			} else {
-				printTable(w, doc.Results, shown)
-				passed := 0
-				for _, r := range doc.Results {
-					if r.Passed() {
-						passed++
-					}
-				}
-				fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed (impl %s, %d run(s) each)\n",
-					len(doc.Results), passed, len(doc.Results)-passed, impl.Name, runs)
-				if impl.Process != nil {
-					printProcess(w, doc)
-				}
-				if out != "" {
-					fmt.Fprintf(w, "artifacts kept in %s\n", out)
-				}
-				printDiagnostics(w, doc.Results, cfg.Ledger, receipted)
-			}
-			if doc.Invalid {
-				return invalidErr()
-			}
-			if !doc.Passed {
-				return &exitError{code: exitFail}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, args, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&implName, "impl", "reference", "implementation to run (see 'amr impls')")
-	f.IntVar(&runs, "runs", 5, "scored runs per bundle")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed for the run seeds (default: derived from each bundle)")
-	f.StringVar(&out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	f.IntVar(&maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
-	f.IntVar(&shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
-	f.StringVar(&ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
-	f.BoolVar(&force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
-	proc = addProcessFlags(cmd)
+	f.StringVar(&o.implName, "impl", "reference", "implementation to run (see 'amr impls')")
+	f.IntVar(&o.runs, "runs", 5, "scored runs per bundle")
+	f.Uint64Var(&o.seed, "seed", 0, "run seed of every bundle: scored run k plays with an engine seed derived from it and k (default: derived from each bundle's name)")
+	f.StringVar(&o.out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
+	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
+	f.IntVar(&o.shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
+	f.StringVar(&o.ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
+	f.BoolVar(&o.force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
+	o.proc = addProcessFlags(cmd)
 	return cmd
+}
+
+func runRun(cmd *cobra.Command, args []string, o runOptions) error {
+	impl, err := resolveImpl(cmd, o.implName, o.proc)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptContext(cmd)
+	defer stop()
+	if o.runs < 1 {
+		return usageErr("--runs must be at least 1")
+	}
+	bundles, err := loadBundles(cmd.ErrOrStderr(), args)
+	if err != nil {
+		return err
+	}
+	cfg := suite.Config{Runs: o.runs, Out: o.out, MaxSteps: o.maxSteps, Context: ctx, Force: o.force, HarnessVersion: version}
+	if cmd.Flags().Changed("seed") {
+		cfg.RunSeed = &o.seed
+	}
+	if o.ledgerAt != "" {
+		if cfg.Ledger, err = openLedger(o.ledgerAt); err != nil {
+			return err
+		}
+	}
+	receipted := len(cfg.Ledger.Receipts())
+	doc, err := runAll(bundles, impl, cfg)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := writeJSONFile(filepath.Join(o.out, "report.json"), doc); err != nil {
+			return err
+		}
+	}
+	w := cmd.OutOrStdout()
+	seedLine := runSeedsLine(cfg.RunSeed, bundles)
+	if err := emit(w, o.asJSON, doc, func() { printRun(w, seedLine, doc, o, cfg.Ledger, receipted) }); err != nil {
+		return err
+	}
+	if doc.Invalid {
+		return invalidErr()
+	}
+	if !doc.Passed {
+		return &exitError{code: exitFail}
+	}
+	return nil
+}
+
+// runAll runs every bundle and gathers the reports into the --json
+// document.
+func runAll(bundles []namedBundle, impl play.Impl, cfg suite.Config) (runJSON, error) {
+	doc := runJSON{Impl: impl.Name, Runs: cfg.Runs, Passed: true}
+	if cfg.RunSeed != nil {
+		doc.Seeds = seeds.OfRun(*cfg.RunSeed)
+	}
+	if impl.Process != nil {
+		doc.Process = impl.Process.Params()
+	}
+	for _, nb := range bundles {
+		rep, err := suite.Run(nb.bundle, impl, cfg)
+		if err != nil {
+			return doc, &exitError{code: exitBad, err: fmt.Errorf("%s: %w", nb.path, err)}
+		}
+		doc.Results = append(doc.Results, rep)
+		doc.Passed = doc.Passed && rep.Passed()
+	}
+	doc.Invalid = anyInvalid(doc.Results)
+	return doc, nil
+}
+
+// printRun writes the human report of amr run, its seed line first.
+func printRun(w io.Writer, seedLine string, doc runJSON, o runOptions, l *ledger.Ledger, receipted int) {
+	fmt.Fprintln(w, seedLine)
+	printTable(w, doc.Results, o.shown, seedLine == namedSeedsLine)
+	passed := 0
+	for _, r := range doc.Results {
+		if r.Passed() {
+			passed++
+		}
+	}
+	vacuous := ""
+	if n := vacuousLevels(doc.Results); n > 0 {
+		vacuous = fmt.Sprintf(", %d vacuous level(s)", n)
+	}
+	fmt.Fprintf(w, "\n%d scenario(s): %d passed, %d failed%s (impl %s, %d run(s) each)\n",
+		len(doc.Results), passed, len(doc.Results)-passed, vacuous, doc.Impl, doc.Runs)
+	if doc.Process != nil {
+		printProcess(w, doc)
+	}
+	printModelCalls(w, doc)
+	if o.out != "" {
+		fmt.Fprintf(w, "artifacts kept in %s\n", o.out)
+	}
+	printDiagnostics(w, doc.Results, l, receipted)
 }
 
 func writeJSONFile(path string, v any) error {

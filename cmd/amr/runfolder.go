@@ -1,15 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/amr-bench/amr/faults"
-	"github.com/amr-bench/amr/reserve"
+	"github.com/amr-bench/amr/fuzz"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -22,7 +24,7 @@ import (
 // runFolderBundle returns the bundle directory inside a run folder, and
 // false when path is not one.
 func runFolderBundle(path string) (string, bool) {
-	dir := filepath.Join(path, faults.BundleDir)
+	dir := filepath.Join(path, fuzz.BundleDir)
 	info, err := os.Stat(filepath.Join(dir, scenarios.FileBundle))
 	if err != nil || info.IsDir() {
 		return "", false
@@ -31,10 +33,10 @@ func runFolderBundle(path string) (string, bool) {
 }
 
 // recordedRun is what a run folder's run log says of the run it recorded:
-// its engine seed and the implementation's name.
+// its seeds (the engine seed it played with) and the implementation's name.
 type recordedRun struct {
-	seed uint64
-	impl string
+	seeds seeds.Seeds
+	impl  string
 }
 
 // readRecordedRun reads the run a run folder recorded, for a replay that
@@ -54,15 +56,30 @@ func readRecordedRun(path string, b *scenarios.Bundle) (run recordedRun, ok bool
 		return recordedRun{}, false, err.Error()
 	}
 	log, err := sandbox.ParseRunLog(data)
-	if err != nil || len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Seed == nil {
-		return recordedRun{}, false, fmt.Sprintf("%s does not start with a start record carrying the seed: the run seed derives from the bundle", logPath)
+	if err == nil && len(log) > 0 && log[0].Kind == sandbox.LogStart {
+		if hash, err := b.Hash(); err == nil && log[0].BundleHash != "" && log[0].BundleHash != hash {
+			return recordedRun{}, false, fmt.Sprintf("the bundle in %s changed since %s was recorded: the run seed derives from the bundle", path, logPath)
+		}
 	}
-	hash, err := reserve.BundleHash(b)
+	rec, err := play.ReadRecording(data, b)
 	if err != nil {
-		return recordedRun{}, false, err.Error()
+		return recordedRun{}, false, fmt.Sprintf("%s: %v: the run seed derives from the bundle", logPath, err)
 	}
-	if h := log[0].BundleHash; h != "" && h != hash {
-		return recordedRun{}, false, fmt.Sprintf("the bundle in %s changed since %s was recorded: the run seed derives from the bundle", path, logPath)
+	return recordedRun{seeds: folderSeeds(path, rec.Seeds), impl: log[0].Impl}, true, ""
+}
+
+// folderSeeds are the recorded seeds with the campaign and run seeds the
+// folder's profile.json names, when it names the same engine seed: the run
+// log's start record carries only the engine seed, and a replay prints
+// every level it knows.
+func folderSeeds(path string, recorded seeds.Seeds) seeds.Seeds {
+	data, err := os.ReadFile(filepath.Join(path, fuzz.ProfileJSON))
+	if err != nil {
+		return recorded
 	}
-	return recordedRun{seed: *log[0].Seed, impl: log[0].Impl}, true, ""
+	var p fuzz.ProfileRecord
+	if json.Unmarshal(data, &p) != nil || p.Engine == nil || recorded.Engine == nil || *p.Engine != *recorded.Engine {
+		return recorded
+	}
+	return p.Seeds
 }

@@ -8,12 +8,7 @@ import (
 
 func init() { commands = append(commands, newValidateCmd) }
 
-func newValidateCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "validate BUNDLE...",
-		Short: "Check scenario bundles and name the file, line and field of every problem",
-		Long: `Validate loads each bundle (a directory holding bundle.json, or a single-JSON
+const validateLong = `Validate loads each bundle (a directory holding bundle.json, or a single-JSON
 file) and checks it: JSON syntax, unknown fields, types, references to messages,
 approvals and agents that do not exist, ticks beyond the horizon, duplicate ids,
 overlapping tick jumps, approvals no rule set could ever make bindable, ...
@@ -21,7 +16,14 @@ overlapping tick jumps, approvals no rule set could ever make bindable, ...
 Every problem is printed as file:line: field: message. Warnings (for example an
 unknown rule condition, which never matches) do not fail validation.
 
-Exit 0 when every bundle is valid, 2 otherwise.`,
+Exit 0 when every bundle is valid, 2 otherwise.`
+
+func newValidateCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate BUNDLE...",
+		Short: "Check scenario bundles and name the file, line and field of every problem",
+		Long:  validateLong,
 		Example: `  amr validate scenarios/l2-govern
   amr validate scenarios/l*/ --json`,
 		Args: cobra.MinimumNArgs(1),

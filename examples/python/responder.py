@@ -169,8 +169,14 @@ def next_write(tick):
     sent_drafts = {e.get("draft_id") for e in outbox}
 
     # Admissions, under the rules and posture in force now.
+    # rules_hash is the sha256 of the bytes read, and the rules are decoded
+    # from those same bytes: read twice, a rewrite in between would pair
+    # one version's rules with the other's hash.
     rules_raw = read_bytes("rules.json")
-    rules = read_json("rules.json", None)
+    try:
+        rules = json.loads(rules_raw)
+    except ValueError:
+        rules = None
     posture = read_json("mode.json", {}).get("posture")
     if isinstance(rules, list) and posture:
         rules_hash = hashlib.sha256(rules_raw).hexdigest()

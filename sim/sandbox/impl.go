@@ -20,7 +20,8 @@ type Model interface {
 }
 
 // Env is everything an in-process implementation may touch: the sandbox
-// files, the stub model, and the run seed for any choice of its own.
+// files, the stub model, and its own seed for any choice of its own
+// (derived from the run's engine seed; a process gets it as AMR_SEED).
 type Env struct {
 	Files Store
 	Model Model

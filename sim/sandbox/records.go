@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -84,6 +86,12 @@ type Effect struct {
 	SentAt   int    `json:"sent_at"`
 }
 
+// Signal types of signals.jsonl (spec §2).
+const (
+	SignalAgentDeath         = "AGENT_DEATH"
+	SignalOperatorEscalation = "OPERATOR_ESCALATION"
+)
+
 // SignalRecord is one line of signals.jsonl.
 type SignalRecord struct {
 	SignalID   string `json:"signal_id"`
@@ -158,6 +166,23 @@ type Snapshot struct {
 	Assignments []Assignment    `json:"assignments"`
 }
 
+// Holder returns the agent the snapshot says holds a work item: its
+// work_items entry's assigned_agent, else its first assignments entry; ""
+// when neither names one.
+func (s Snapshot) Holder(workID string) string {
+	for _, w := range s.WorkItems {
+		if w.WorkID == workID && w.AssignedAgent != nil && *w.AssignedAgent != "" {
+			return *w.AssignedAgent
+		}
+	}
+	for _, a := range s.Assignments {
+		if a.WorkID == workID && a.AgentID != "" {
+			return a.AgentID
+		}
+	}
+	return ""
+}
+
 // ModeFile is mode.json.
 type ModeFile struct {
 	Posture   string `json:"posture"`
@@ -170,14 +195,51 @@ type ClockFile struct {
 }
 
 // ModelCall is one line of model-calls.jsonl, written by the stub. Only
-// CallID is required of a line; At, Prompt, Anchor and Reply are what amr's
-// stub adds, and are zero when another harness's stub leaves them out.
+// CallID is required of a line; the rest is what amr's stub adds, zero when
+// another harness's stub leaves it out. Kind, Format, ToolCalls, Ignored and
+// Rejected appear only on calls that have them, so a plain call's line is
+// what it always was.
 type ModelCall struct {
 	CallID string `json:"call_id"`
 	At     int    `json:"at"`
 	Prompt string `json:"prompt"`
 	Anchor string `json:"anchor"`
 	Reply  string `json:"reply"`
+	// Kind is the id of the bundle's reply rule that answered the call.
+	Kind string `json:"kind,omitempty"`
+	// Format is how the reply was shaped when it was not plain text:
+	// json_object, json_schema or tool_call.
+	Format    string     `json:"format,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Ignored lists the request's features the stub did not honour.
+	Ignored []Ignored `json:"ignored,omitempty"`
+	// Rejected is set on the line of a request the stub refused with a 4xx:
+	// it was answered with an error, not a completion.
+	Rejected *Rejected `json:"rejected,omitempty"`
+}
+
+// ToolCall is a tool call the stub answered with: the function's name and
+// its arguments, a JSON text.
+type ToolCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Ignored is one feature of a request the stub did not honour: the request
+// field it was asked for in, and what was done instead.
+type Ignored struct {
+	Field  string `json:"field"`
+	Detail string `json:"detail"`
+}
+
+// Rejected is a request the stub refused: the HTTP status, the error's code
+// and param as the error body gave them, its message, and the request line.
+type Rejected struct {
+	Status  int    `json:"status"`
+	Code    string `json:"code"`
+	Param   string `json:"param,omitempty"`
+	Message string `json:"message"`
+	Request string `json:"request"`
 }
 
 // Line is one parsed line of a JSONL file, with its 1-based line number.
@@ -287,12 +349,44 @@ func (o *object) tick(field string) int {
 	return n
 }
 
+// TickValue reads a tick: a JSON number whose value is a whole number from
+// 0 to 2^40. JSON has one number type (RFC 8259 §6), so 3, 3.0 and 30e-1
+// are the same tick, whatever spelling a runtime's encoder chose.
+func TickValue(raw json.RawMessage) (int, bool) { return tickValue(raw) }
+
 func tickValue(raw json.RawMessage) (int, bool) {
-	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
-	if err != nil || n < 0 || n > 1<<40 {
+	s := string(bytes.TrimSpace(raw))
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return wholeNumber(s)
+	}
+	if n < 0 || n > 1<<40 {
 		return 0, false
 	}
 	return int(n), true
+}
+
+// maxExponent bounds the exponent of a number read exactly, so a hostile
+// line cannot make the reader build a huge power of ten.
+const maxExponent = 64
+
+// wholeNumber reads a JSON number spelled with a fraction or an exponent
+// when its value is exactly a whole tick.
+func wholeNumber(s string) (int, bool) {
+	if s == "" || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') || !json.Valid([]byte(s)) {
+		return 0, false
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || e > maxExponent || e < -maxExponent {
+			return 0, false
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() || r.Sign() < 0 || r.Num().Cmp(big.NewInt(1<<40)) > 0 {
+		return 0, false
+	}
+	return int(r.Num().Int64()), true
 }
 
 func (o *object) oneOf(field string, allowed ...string) string {
@@ -321,6 +415,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 		errs []LineError
 		buf  = fieldBufs.Get().(*[]field) // one line's fields, reused
 	)
+	data = trimBOM(data)
 	defer func() {
 		clear((*buf)[:cap(*buf)]) // hold on to no line
 		fieldBufs.Put(buf)
@@ -354,6 +449,19 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 	}
 	return out, errs
 }
+
+// utf8BOM is the byte order mark some runtimes write at the start of a
+// UTF-8 file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// trimBOM drops a byte order mark at the start of a file: RFC 8259 §8.1
+// lets a parser ignore it, and a runtime that writes one states the same
+// records. Anywhere else it is part of a line.
+func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, utf8BOM) }
+
+// TrimBOM is trimBOM for the readers of the sandbox's single-record files
+// (mode.json, clock).
+func TrimBOM(data []byte) []byte { return trimBOM(data) }
 
 // ParseInbox parses inbox.jsonl.
 func ParseInbox(data []byte) ([]Line[Message], []LineError) {
@@ -451,10 +559,11 @@ func (o *object) optionalReason() string {
 func ParseModelCalls(data []byte) ([]Line[ModelCall], []LineError) {
 	return parseLines(ModelCalls, data, func(o *object) ModelCall {
 		c := ModelCall{CallID: o.callID(), Prompt: o.optionalStr("prompt"), Anchor: o.optionalStr("anchor"),
-			Reply: o.optionalStr("reply")}
+			Reply: o.optionalStr("reply"), Kind: o.optionalStr("kind"), Format: o.optionalStr("format")}
 		if raw, ok := o.get("at"); ok {
 			c.At, _ = tickValue(raw)
 		}
+		c.readExtras(o)
 		return c
 	})
 }
@@ -492,7 +601,7 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 	fail := func(field, msg string) (Snapshot, *LineError) {
 		return Snapshot{}, &LineError{File: State, Line: 1, Field: field, Msg: msg}
 	}
-	top, _, ok := decodeObject(data, nil)
+	top, _, ok := decodeObject(trimBOM(data), nil)
 	if !ok {
 		return fail("", "not a JSON object")
 	}
@@ -511,7 +620,13 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 			switch key {
 			case "work_items":
 				w := WorkItemState{WorkID: o.str("work_id", true), Status: o.str("status", true)}
-				if raw, ok := o.get("assigned_agent"); ok && string(bytes.TrimSpace(raw)) != "null" {
+				// The schema lists assigned_agent on every work item: null says
+				// no agent holds it, a missing field says nothing at all.
+				raw, ok := o.get("assigned_agent")
+				switch {
+				case !ok:
+					o.fail("assigned_agent", "required field is missing (null when no agent holds the item)")
+				case string(bytes.TrimSpace(raw)) != "null":
 					a := o.str("assigned_agent", false)
 					w.AssignedAgent = &a
 				}

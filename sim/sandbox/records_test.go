@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/seeds"
 )
 
 // lineCase is one line of a JSONL file and the error it must give, if any.
@@ -190,12 +192,12 @@ func TestParseModelCalls(t *testing.T) {
 }
 
 func TestParseState(t *testing.T) {
-	s, err := ParseState([]byte(`{"work_items":[{"work_id":"w1","status":"drafting","assigned_agent":"agent-1"},{"work_id":"w2","status":"new","assigned_agent":null},{"work_id":"w3","status":"new"}],
+	s, err := ParseState([]byte(`{"work_items":[{"work_id":"w1","status":"drafting","assigned_agent":"agent-1"},{"work_id":"w2","status":"new","assigned_agent":null}],
 "agents":[{"id":"agent-1","alive":true}],"assignments":[{"work_id":"w1","agent_id":"agent-1"}],"extra":1}`))
 	require.Nil(t, err)
 	agent := "agent-1"
 	assert.Equal(t, Snapshot{
-		WorkItems:   []WorkItemState{{WorkID: "w1", Status: "drafting", AssignedAgent: &agent}, {WorkID: "w2", Status: "new"}, {WorkID: "w3", Status: "new"}},
+		WorkItems:   []WorkItemState{{WorkID: "w1", Status: "drafting", AssignedAgent: &agent}, {WorkID: "w2", Status: "new"}},
 		Agents:      []AgentState{{ID: "agent-1", Alive: true}},
 		Assignments: []Assignment{{WorkID: "w1", AgentID: "agent-1"}},
 	}, s)
@@ -209,6 +211,7 @@ func TestParseState(t *testing.T) {
 		{"missing agents", `{"work_items":[],"assignments":[]}`, "agents", "required field is missing"},
 		{"work_items not a list", `{"work_items":{},"agents":[],"assignments":[]}`, "work_items", "list of objects"},
 		{"work item without status", `{"work_items":[{"work_id":"w1"}],"agents":[],"assignments":[]}`, "work_items[0].status", "required field is missing"},
+		{"work item without assigned agent", `{"work_items":[{"work_id":"w1","status":"s"}],"agents":[],"assignments":[]}`, "work_items[0].assigned_agent", "required field is missing"},
 		{"assigned agent not a string", `{"work_items":[{"work_id":"w1","status":"s","assigned_agent":7}],"agents":[],"assignments":[]}`, "work_items[0].assigned_agent", "must be a string"},
 		{"agent without alive", `{"work_items":[],"agents":[{"id":"a"}],"assignments":[]}`, "agents[0].alive", "boolean"},
 		{"alive not a boolean", `{"work_items":[],"agents":[{"id":"a","alive":"yes"}],"assignments":[]}`, "agents[0].alive", "boolean"},
@@ -227,10 +230,28 @@ func TestParseState(t *testing.T) {
 	}
 }
 
+func TestSnapshotHolder(t *testing.T) {
+	a, empty := "agent-1", ""
+	s := Snapshot{
+		WorkItems: []WorkItemState{{WorkID: "w1", AssignedAgent: &a}, {WorkID: "w2"}, {WorkID: "w3", AssignedAgent: &empty}, {WorkID: "w4"}},
+		Assignments: []Assignment{{WorkID: "w1", AgentID: "agent-9"}, {WorkID: "w2", AgentID: "agent-2"},
+			{WorkID: "w3", AgentID: "agent-3"}, {WorkID: "w4", AgentID: ""}},
+	}
+	for work, want := range map[string]string{
+		"w1": "agent-1", // assigned_agent comes first
+		"w2": "agent-2", // null assigned_agent: the assignments say
+		"w3": "agent-3", // an empty name names no one
+		"w4": "",
+		"w5": "",
+	} {
+		assert.Equal(t, want, s.Holder(work), work)
+	}
+}
+
 func TestParseRunLog(t *testing.T) {
-	seed := uint64(7)
+	s := seeds.OfEngine(7)
 	recs := []LogRecord{
-		{Kind: LogStart, Bundle: "l0-respond", Impl: "reference", Seed: &seed, Params: map[string]string{"runs": "5"}},
+		{Kind: LogStart, Bundle: "l0-respond", Impl: "reference", Seeds: s, Params: map[string]string{"runs": "5"}},
 		{Kind: LogDeliver, Tick: 1, ID: "m1", Line: 1, Scheduled: new(int)},
 		{Kind: LogTickEnd, Tick: 1, Writes: []string{Drafts, State}, Lines: map[string]int{Drafts: 1}, State: json.RawMessage(`{"work_items":[]}`)},
 		{Kind: LogEnd, Tick: 9},
@@ -244,6 +265,15 @@ func TestParseRunLog(t *testing.T) {
 	got, err := ParseRunLog(data)
 	require.NoError(t, err)
 	assert.Equal(t, recs, got)
+	assert.Contains(t, string(data), `"engine_seed":"7"`, "a seed is written as a string")
+
+	// A seed written as a number is read too, exactly; a bad one is an error.
+	got, err = ParseRunLog([]byte(`{"kind":"start","tick":0,"engine_seed":18446744073709551615}` + "\n"))
+	require.NoError(t, err)
+	require.NotNil(t, got[0].Engine)
+	assert.Equal(t, seeds.Seed(18446744073709551615), *got[0].Engine)
+	_, err = ParseRunLog([]byte(`{"kind":"start","tick":0,"engine_seed":"-7"}` + "\n"))
+	assert.Error(t, err)
 
 	for _, tc := range []struct {
 		name, data string
@@ -269,4 +299,41 @@ func TestMarshalLine(t *testing.T) {
 	line, err := MarshalLine(Message{ID: "m<1>", Body: "a & b"})
 	require.NoError(t, err)
 	assert.Equal(t, `{"id":"m<1>","conversation_id":"","from":"","subject":"","body":"a & b","at":0}`, string(line))
+}
+
+// A tick is a whole number in any JSON spelling (RFC 8259 §6 has one number
+// type): 3.0 and 30e-1 are 3. A fraction, a negative number, a value past
+// 2^40, a huge exponent and anything but a number are not ticks.
+func TestTickValue(t *testing.T) {
+	for raw, want := range map[string]int{"3": 3, " 3 ": 3, "3.0": 3, "3.000": 3, "3e0": 3, "3E+0": 3, "30e-1": 3, "1.1e1": 11,
+		"0": 0, "0.0": 0, "-0": 0, "-0.0": 0, "1099511627776": 1 << 40} {
+		got, ok := TickValue(json.RawMessage(raw))
+		assert.True(t, ok, raw)
+		assert.Equal(t, want, got, raw)
+	}
+	for _, raw := range []string{"3.5", "-1", "-1.0", "1099511627777", "1.099511627777e12", "1e65", "1e-65", "1e99999999999",
+		`"3"`, "true", "null", "3.", ".5", "NaN", "3 4", ""} {
+		_, ok := TickValue(json.RawMessage(raw))
+		assert.False(t, ok, raw)
+	}
+	recs, errs := ParseOutbox([]byte(`{"effect_id":"e1","draft_id":"d1","sent_at":3.0}` + "\n" + `{"effect_id":"e2","draft_id":"d2","sent_at":3.5}`))
+	require.Len(t, recs, 1)
+	assert.Equal(t, 3, recs[0].Rec.SentAt)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "sent_at", errs[0].Field)
+}
+
+// RFC 8259 §8.1 lets a parser ignore a byte order mark: one at the start
+// of a file is not part of its first line; one anywhere else is.
+func TestByteOrderMark(t *testing.T) {
+	line := `{"effect_id":"e1","draft_id":"d1","sent_at":1}`
+	recs, errs := ParseOutbox([]byte("\ufeff" + line + "\n\ufeff" + line + "\n"))
+	require.Len(t, recs, 1)
+	assert.Equal(t, 1, recs[0].N)
+	require.Len(t, errs, 1)
+	assert.Equal(t, 2, errs[0].Line)
+
+	s, err := ParseState([]byte("\ufeff" + `{"work_items":[],"agents":[],"assignments":[]}`))
+	require.Nil(t, err)
+	assert.Empty(t, s.WorkItems)
 }

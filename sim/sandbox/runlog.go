@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"encoding/json"
+
+	"github.com/amr-bench/amr/seeds"
 )
 
 // RunLogFile is the run log's file name, kept beside the sandbox directory.
@@ -23,6 +25,7 @@ const (
 	LogRestart   = "restart"    // a fresh instance was started on the same sandbox
 	LogStepError = "step_error" // a step returned an error
 	LogTickEnd   = "tick_end"   // the tick's work ended: quiescent, or a forced advance
+	LogRewrite   = "rewrite"    // lines of drafts, outbox or audit the harness had seen are gone or moved
 	LogUnfired   = "unfired"    // a scheduled item that never fired by the horizon
 	LogEnd       = "end"        // last record
 
@@ -41,11 +44,12 @@ type LogRecord struct {
 	Tick int    `json:"tick"`
 
 	// start
-	Bundle     string            `json:"bundle,omitempty"`
-	BundleHash string            `json:"bundle_hash,omitempty"`
-	Impl       string            `json:"impl,omitempty"`
-	Seed       *uint64           `json:"seed,omitempty"`
-	Params     map[string]string `json:"params,omitempty"`
+	Bundle     string `json:"bundle,omitempty"`
+	BundleHash string `json:"bundle_hash,omitempty"`
+	Impl       string `json:"impl,omitempty"`
+	// Seeds are the seeds the engine was given: its engine seed.
+	seeds.Seeds
+	Params map[string]string `json:"params,omitempty"`
 
 	// deliveries, approvals, signals, faults
 	ID          string `json:"id,omitempty"`
@@ -57,19 +61,32 @@ type LogRecord struct {
 	SignalType  string `json:"signal_type,omitempty"`
 	Target      string `json:"target,omitempty"`
 	Posture     string `json:"posture,omitempty"`
-	RulesHash   string `json:"rules_hash,omitempty"`
+	RulesHash   string `json:"rules_hash,omitempty"` // of the rules.json bytes written: the initial ones on start (absent in older logs), the new ones on rules
 	To          int    `json:"to,omitempty"`
 	Line        int    `json:"line,omitempty"` // the line written, in its file
 	Scheduled   *int   `json:"scheduled,omitempty"`
 
-	// crash
+	// crash; for a rewrite, Written is how many of the tick's listed writes
+	// came before it
 	AfterWrites int `json:"after_writes,omitempty"`
 	Written     int `json:"written,omitempty"`
 
+	// rewrite: the log (File) and, in it as it was, the first line that is
+	// no longer where it was (Line); the lines from there on that are gone,
+	// verbatim (Lost); the lines never seen before that now stand there
+	// (Fresh), and the old lines after the lost ones still in the file
+	// after them (Kept). Lines after those are appended ones.
+	File  string   `json:"file,omitempty"`
+	Lost  []string `json:"lost,omitempty"`
+	Fresh int      `json:"fresh,omitempty"`
+	Kept  int      `json:"kept,omitempty"`
+
 	// tick_end: the implementation's writes during the tick in order (one
-	// entry per appended log line, and state.json for each rewrite), the line
-	// counts of its logs at the end, whether the advance was forced, and
-	// state.json's content when it changed during the tick.
+	// entry per appended log line, and state.json for each rewrite), the
+	// lines the harness has seen in each log since the run began (its
+	// complete lines, for a log only appended to; lines lost to a rewrite
+	// still count), whether the advance was forced, and state.json's content
+	// when it changed during the tick.
 	Writes []string        `json:"writes,omitempty"`
 	Lines  map[string]int  `json:"lines,omitempty"`
 	Forced bool            `json:"forced,omitempty"`

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amr-bench/amr/sim"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+func init() { commands = append(commands, newStubCmd) }
+
+func newStubCmd() *cobra.Command {
+	var addr, dir string
+	cmd := &cobra.Command{
+		Use:   "stub BUNDLE",
+		Short: "Serve a bundle's stub model alone, to develop an implementation against",
+		Long: `Stub serves the bundle's stub model over HTTP, exactly as a run serves it to a
+process implementation, and prints its base URL and the variables the official
+OpenAI clients read. Every call is logged to model-calls.jsonl in --dir (a new
+temporary directory when not given); a call's "at" is the tick in --dir's clock
+file, 0 without one. It serves until interrupted.
+
+See docs/processes.md ("The stub model over HTTP") for what each kind of request
+gets.`,
+		Example: `  amr stub scenarios/l0-respond
+  amr stub scenarios/l2-govern --addr 127.0.0.1:8080 --dir /tmp/calls`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBundle(cmd.ErrOrStderr(), args[0])
+			if err != nil {
+				return badInput(err)
+			}
+			if dir == "" {
+				if dir, err = os.MkdirTemp("", "amr-stub-*"); err != nil {
+					return err
+				}
+			}
+			store, err := sandbox.OpenDir(dir)
+			if err != nil {
+				return badInput(fmt.Errorf("--dir: %w", err))
+			}
+			stub := sim.NewBundleStub(b, store, func() int { return clockTick(dir) })
+			srv, base, err := sim.ServeStub(stub, addr)
+			if err != nil {
+				return badInput(err)
+			}
+			defer srv.Close()
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "stub model for %s at %s\n", b.Meta.Name, base)
+			fmt.Fprintf(w, "OPENAI_BASE_URL=%s OPENAI_API_KEY=%s\n", base, sim.StubAPIKey)
+			fmt.Fprintf(w, "calls are logged to %s\n", filepath.Join(dir, sandbox.ModelCalls))
+			parent := cmd.Context()
+			if parent == nil {
+				parent = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0: any free port)")
+	f.StringVar(&dir, "dir", "", "directory to log model-calls.jsonl in (default: a new temporary one)")
+	return cmd
+}
+
+// clockTick reads a clock file the way an implementation does; 0 when
+// there is none.
+func clockTick(dir string) int {
+	data, err := os.ReadFile(filepath.Join(dir, sandbox.Clock))
+	if err != nil {
+		return 0
+	}
+	var c sandbox.ClockFile
+	if json.Unmarshal(data, &c) != nil {
+		return 0
+	}
+	return c.Tick
+}

@@ -1,0 +1,37 @@
+package examples
+
+import "github.com/amr-bench/amr/sim/sandbox"
+
+// weak-slow-reclaim takes a dead agent's work over the way a lease-based
+// scheduler does: the new agent claims the item at once, but the claim is
+// won only when the dead agent's lease would have run out. Until then the
+// item has no owner, nobody drafts for it, and the contest stays open for
+// longer than the 5 ticks the spec gives concurrent claims.
+
+// leaseTicks is the lease weak-slow-reclaim waits out.
+const leaseTicks = 8
+
+// reclaimSlowly returns the next write of the takeover: the claim, then,
+// once the lease is out, the win; nil while the lease runs.
+func (w *world) reclaimSlowly(wk *work, agent string) *write {
+	at, claimed := claimedAt(w.v.audit, wk.id, agent)
+	if !claimed || wk.last[agent] != sandbox.ClaimClaimed {
+		return w.claim(wk, agent, sandbox.ClaimClaimed, reasonContest)
+	}
+	if w.v.tick < at+leaseTicks {
+		return nil
+	}
+	return w.claim(wk, agent, sandbox.ClaimWon, reasonReassigned)
+}
+
+// claimedAt returns the tick of an agent's latest claimed record on a work
+// item.
+func claimedAt(audit []sandbox.AuditRecord, workID, agent string) (int, bool) {
+	at, ok := 0, false
+	for _, r := range audit {
+		if r.Event == sandbox.EventClaim && r.WorkID == workID && r.AgentID == agent && r.Outcome == sandbox.ClaimClaimed {
+			at, ok = r.At, true
+		}
+	}
+	return at, ok
+}

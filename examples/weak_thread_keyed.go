@@ -1,0 +1,20 @@
+package examples
+
+import "github.com/amr-bench/amr/sim/sandbox"
+
+// weak-thread-keyed keys work on the conversation, as a system that files
+// mail by thread would: a later message of a conversation is admitted into
+// the work item its thread already has. When the follow-up comes after the
+// thread's reply was sent, that work item is finished, so nothing more is
+// drafted or sent for it, and the follow-up is never answered.
+
+// threadWork returns the work item of an earlier message of the message's
+// conversation, if there is one.
+func threadWork(w *world, m sandbox.Message) (string, bool) {
+	for _, wk := range w.works {
+		if wk.msg.ID != m.ID && wk.msg.ConversationID == m.ConversationID {
+			return wk.id, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,490 @@
+package fuzz
+
+import (
+	"strings"
+
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// Counter is one "sometimes" assertion: a situation a campaign should reach
+// now and then. Counters are read from what happened in a run (its run log
+// and sandbox), never from what the generator meant to happen.
+type Counter struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+}
+
+// Counter names.
+const (
+	CForgedDelivered     = "forged_approval_delivered"
+	CCrashDeclareSend    = "crash_between_declare_and_send"
+	CEscalationApproved  = "escalation_after_approval_before_send"
+	CRedelivered         = "approval_redelivered"
+	CDeathPendingDraft   = "agent_death_with_pending_draft"
+	CContestedClaim      = "contested_claim"
+	CAnchorCollision     = "anchor_collision"
+	CSameSubject         = "same_subject_pair"
+	CPostureInFlight     = "posture_change_in_flight"
+	CRulesChange         = "rules_change"
+	CJumpAcrossBudget    = "tick_jump_across_budget"
+	CCrashSendRecord     = "crash_between_send_and_record"
+	CMessageInJump       = "message_inside_jump"
+	CLateApproval        = "approval_100_ticks_late"
+	CDuplicateDelivery   = "duplicate_delivery"
+	CRejected            = "draft_rejected"
+	CEscalationUnapprove = "escalation_before_approval"
+	CLongFollowUp        = "follow_up_after_40_ticks"
+)
+
+var counters = []Counter{
+	{CForgedDelivered, "a forged approval (dangling draft id or mismatched hash) was written to approvals.jsonl"},
+	{CCrashDeclareSend, "a crash landed while a work item had a declared draft, no send and no resolution"},
+	{CEscalationApproved, "an escalation fired after a valid approval of the work item's draft and before any send"},
+	{CRedelivered, "an approval line was delivered a second time"},
+	{CDeathPendingDraft, "an AGENT_DEATH named the owner of a work item with a declared, unsent draft"},
+	{CContestedClaim, "two agents wrote claimed records on one work item"},
+	{CAnchorCollision, "one customer wrote in two conversations carrying different anchors"},
+	{CSameSubject, "two admitted messages of different conversations had the same subject"},
+	{CPostureInFlight, "the posture changed while a work item was admitted and unresolved"},
+	{CRulesChange, "rules.json was rewritten during the run"},
+	{CJumpAcrossBudget, "a tick jump happened while a reply or approval budget was running"},
+	{CCrashSendRecord, "a crash landed after a send and before the work item's resolution record"},
+	{CMessageInJump, "a message scheduled inside a tick jump arrived when the clock landed"},
+	{CLateApproval, "an approval fired 100 or more ticks after its message arrived"},
+	{CDuplicateDelivery, "a message was delivered a second time"},
+	{CRejected, "a rejection bound a declared draft"},
+	{CEscalationUnapprove, "an escalation fired for an admitted work item with no approval yet"},
+	{CLongFollowUp, "a follow-up arrived 40 or more ticks after the previous message of its thread"},
+}
+
+// Counters lists the coverage counters in a stable order.
+func Counters() []Counter { return append([]Counter(nil), counters...) }
+
+func counterIndex(name string) int {
+	for i, c := range counters {
+		if c.Name == name {
+			return i
+		}
+	}
+	panic("fuzz: unknown counter " + name)
+}
+
+// Seen is the set of counters one run reached.
+type Seen uint64
+
+func (s *Seen) mark(name string) { *s |= 1 << counterIndex(name) }
+
+// Has reports whether the run reached the counter.
+func (s Seen) Has(name string) bool { return s&(1<<counterIndex(name)) != 0 }
+
+// Coverage counts, per counter, the runs that reached it.
+type Coverage struct {
+	Runs int
+	hits [64]int
+}
+
+// Add folds one run in.
+func (c *Coverage) Add(s Seen) {
+	c.Runs++
+	for i := range counters {
+		if s&(1<<i) != 0 {
+			c.hits[i]++
+		}
+	}
+}
+
+// Merge folds another campaign's counts in.
+func (c *Coverage) Merge(o Coverage) {
+	c.Runs += o.Runs
+	for i := range c.hits {
+		c.hits[i] += o.hits[i]
+	}
+}
+
+// Hits returns how many runs reached a counter.
+func (c Coverage) Hits(name string) int { return c.hits[counterIndex(name)] }
+
+// Missing lists the counters no run reached, in catalogue order.
+func (c Coverage) Missing() []string {
+	var out []string
+	for i, k := range counters {
+		if c.hits[i] == 0 {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+// CounterCount is one counter's tally, as --json prints it.
+type CounterCount struct {
+	Name string `json:"name"`
+	Runs int    `json:"runs"`
+}
+
+// Counts lists every counter's tally in catalogue order.
+func (c Coverage) Counts() []CounterCount {
+	out := make([]CounterCount, len(counters))
+	for i, k := range counters {
+		out[i] = CounterCount{Name: k.Name, Runs: c.hits[i]}
+	}
+	return out
+}
+
+// Observe reads which counters a run reached from its sandbox files and
+// run log. It never fails: lines that do not parse are skipped.
+func Observe(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord) Seen {
+	o := newObserver(b, files)
+	o.walk(log)
+	o.whole()
+	return o.seen
+}
+
+type observer struct {
+	b         *scenarios.Bundle
+	seen      Seen
+	inbox     []sandbox.Line[sandbox.Message]
+	drafts    []sandbox.Line[sandbox.Draft]
+	outbox    []sandbox.Line[sandbox.Effect]
+	audit     []sandbox.Line[sandbox.AuditRecord]
+	approvals []sandbox.Line[sandbox.ApprovalRecord]
+}
+
+func newObserver(b *scenarios.Bundle, files map[string][]byte) *observer {
+	o := &observer{b: b}
+	o.inbox, _ = sandbox.ParseInbox(files[sandbox.Inbox])
+	o.drafts, _ = sandbox.ParseDrafts(files[sandbox.Drafts])
+	o.outbox, _ = sandbox.ParseOutbox(files[sandbox.Outbox])
+	o.audit, _ = sandbox.ParseAudit(files[sandbox.Audit])
+	o.approvals, _ = sandbox.ParseApprovals(files[sandbox.Approvals])
+	return o
+}
+
+// progress is how far each file had been written at a moment of the run:
+// line counts of the implementation's logs and of approvals.jsonl.
+type progress struct {
+	drafts, outbox, audit, approvals int
+}
+
+// walk replays the run log, looking at the sandbox as it was at each
+// harness action.
+func (o *observer) walk(log []sandbox.LogRecord) {
+	var (
+		at        progress // as of the last tick_end, plus approvals fired since
+		consumed  int      // writes of the current tick a crash already accounted for
+		visited   int      // tick_end records seen
+		delivered = map[string]int{}
+		lastIn    = map[string]int{} // conversation -> tick of its latest new message
+		budgets   []int              // ordinals at which a reply or approval budget ends
+	)
+	for i, r := range log {
+		switch r.Kind {
+		case sandbox.LogTickEnd:
+			at.drafts, at.outbox, at.audit = r.Lines[sandbox.Drafts], r.Lines[sandbox.Outbox], r.Lines[sandbox.Audit]
+			consumed = 0
+			visited++
+		case sandbox.LogCrash:
+			now := at
+			switch {
+			case r.Lines != nil:
+				// A process driver counts the lines at the crash itself.
+				now.drafts, now.outbox, now.audit = r.Lines[sandbox.Drafts], r.Lines[sandbox.Outbox], r.Lines[sandbox.Audit]
+			case r.AfterWrites > 0:
+				now, consumed = o.midTick(log[i:], at, consumed, r.Written)
+			}
+			o.crash(now)
+		case sandbox.LogDeliver:
+			if _, ok := delivered[r.ID]; ok {
+				break
+			}
+			delivered[r.ID] = r.Tick
+			if r.Scheduled != nil && *r.Scheduled < r.Tick {
+				o.seen.mark(CMessageInJump)
+			}
+			if m, ok := o.b.Message(r.ID); ok {
+				if prev, ok := lastIn[m.ConversationID]; ok && r.Tick-prev >= 40 {
+					o.seen.mark(CLongFollowUp)
+				}
+				lastIn[m.ConversationID] = r.Tick
+			}
+			budgets = append(budgets, visited+10)
+		case sandbox.LogDuplicate:
+			o.seen.mark(CDuplicateDelivery)
+		case sandbox.LogApprove:
+			at.approvals = max(at.approvals, r.Line)
+			o.approve(r, delivered)
+			if r.Forge == "" && r.Decision == scenarios.DecisionApprove {
+				budgets = append(budgets, visited+5)
+			}
+		case sandbox.LogRedeliver:
+			at.approvals = max(at.approvals, r.Line)
+			o.seen.mark(CRedelivered)
+		case sandbox.LogSignal:
+			o.signal(r, at)
+		case sandbox.LogPosture:
+			if len(o.pendingWork(at, func(w *workView) bool { return !w.sent && !w.resolved })) > 0 {
+				o.seen.mark(CPostureInFlight)
+			}
+		case sandbox.LogRules:
+			o.seen.mark(CRulesChange)
+		case sandbox.LogJump:
+			// The jump follows the tick_end of the tick it leaves, whose
+			// ordinal is visited-1.
+			for _, end := range budgets {
+				if end > visited-1 {
+					o.seen.mark(CJumpAcrossBudget)
+					break
+				}
+			}
+		}
+	}
+}
+
+// midTick places a crash after some of the current tick's writes: the
+// writes are listed, in order, by the tick's tick_end record further on, and
+// consumed of them came before an earlier crash of the same tick.
+func (o *observer) midTick(rest []sandbox.LogRecord, at progress, consumed, written int) (progress, int) {
+	var writes []string
+	for _, r := range rest {
+		if r.Kind == sandbox.LogTickEnd {
+			writes = r.Writes
+			break
+		}
+	}
+	end := min(consumed+written, len(writes))
+	for _, w := range writes[:end] {
+		switch w {
+		case sandbox.Drafts:
+			at.drafts++
+		case sandbox.Outbox:
+			at.outbox++
+		case sandbox.Audit:
+			at.audit++
+		}
+	}
+	return at, end
+}
+
+func (o *observer) crash(at progress) {
+	for _, w := range o.pendingWork(at, nil) {
+		switch {
+		case w.resolved:
+		case w.sent:
+			o.seen.mark(CCrashSendRecord)
+		case w.drafts > 0:
+			o.seen.mark(CCrashDeclareSend)
+		}
+	}
+}
+
+func (o *observer) approve(r sandbox.LogRecord, delivered map[string]int) {
+	if r.Forge != "" {
+		o.seen.mark(CForgedDelivered)
+		return
+	}
+	if r.Decision == scenarios.DecisionReject {
+		o.seen.mark(CRejected)
+		return
+	}
+	a, ok := o.b.ApprovalByID(r.ID)
+	if !ok {
+		return
+	}
+	if t, ok := delivered[a.Match.MessageID]; ok && r.Tick-t >= 100 {
+		o.seen.mark(CLateApproval)
+	}
+}
+
+func (o *observer) signal(r sandbox.LogRecord, at progress) {
+	switch r.SignalType {
+	case scenarios.OperatorEscalation:
+		for _, w := range o.pendingWork(at, nil) {
+			if w.id != r.Target || w.sent || w.resolved {
+				continue
+			}
+			if o.approvedBy(w, at.approvals) {
+				o.seen.mark(CEscalationApproved)
+			} else {
+				o.seen.mark(CEscalationUnapprove)
+			}
+		}
+	case scenarios.AgentDeath:
+		for _, w := range o.pendingWork(at, nil) {
+			if w.owner == r.Target && w.drafts > 0 && !w.sent && !w.resolved {
+				o.seen.mark(CDeathPendingDraft)
+			}
+		}
+	}
+}
+
+// workView is a work item as the first lines of the logs describe it.
+type workView struct {
+	id       string
+	drafts   int
+	hashes   map[string]string // draft id -> content hash
+	sent     bool
+	resolved bool
+	owner    string // agent of the latest won claim
+}
+
+// pendingWork derives the admitted work items from the lines written by a
+// moment, in admission order, keeping those keep accepts (all when nil).
+func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workView {
+	var order []*workView
+	byID := map[string]*workView{}
+	for _, l := range o.audit {
+		if l.N > at.audit {
+			break
+		}
+		r := l.Rec
+		w := byID[r.WorkID]
+		switch r.Event {
+		case sandbox.EventAdmission:
+			if w == nil {
+				w = &workView{id: r.WorkID, hashes: map[string]string{}}
+				byID[r.WorkID] = w
+				order = append(order, w)
+			}
+		case sandbox.EventClaim:
+			if w != nil && r.Outcome == sandbox.ClaimWon {
+				w.owner = r.AgentID
+			}
+		case sandbox.EventResolution:
+			if w != nil {
+				w.resolved = true
+			}
+		}
+	}
+	draftWork := map[string]*workView{}
+	for _, l := range o.drafts {
+		if l.N > at.drafts {
+			break
+		}
+		if w := byID[l.Rec.WorkID]; w != nil {
+			if _, dup := w.hashes[l.Rec.DraftID]; !dup {
+				w.drafts++
+				w.hashes[l.Rec.DraftID] = l.Rec.ContentHash
+			}
+			draftWork[l.Rec.DraftID] = w
+		}
+	}
+	for _, l := range o.outbox {
+		if l.N > at.outbox {
+			break
+		}
+		if w := draftWork[l.Rec.DraftID]; w != nil {
+			w.sent = true
+		}
+	}
+	if keep == nil {
+		return order
+	}
+	var out []*workView
+	for _, w := range order {
+		if keep(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// approvedBy reports whether one of the first n approval lines approves a
+// declared draft of the work item with its exact hash.
+func (o *observer) approvedBy(w *workView, n int) bool {
+	for _, l := range o.approvals {
+		if l.N > n {
+			break
+		}
+		a := l.Rec
+		if h, ok := w.hashes[a.DraftID]; ok && h == a.ContentHash && a.Decision == scenarios.DecisionApprove {
+			return true
+		}
+	}
+	return false
+}
+
+// whole reads the counters that need only the final files.
+func (o *observer) whole() {
+	o.contested()
+	o.collision()
+	o.sameSubject()
+}
+
+func (o *observer) contested() {
+	claimed := map[string]map[string]bool{}
+	for _, l := range o.audit {
+		r := l.Rec
+		if r.Event != sandbox.EventClaim || r.Outcome != sandbox.ClaimClaimed {
+			continue
+		}
+		if claimed[r.WorkID] == nil {
+			claimed[r.WorkID] = map[string]bool{}
+		}
+		claimed[r.WorkID][r.AgentID] = true
+		if len(claimed[r.WorkID]) >= 2 {
+			o.seen.mark(CContestedClaim)
+			return
+		}
+	}
+}
+
+// collision: one sender, two conversations, different anchors (each
+// conversation's anchor is the first of the fixture's anchors its messages
+// name).
+func (o *observer) collision() {
+	text := map[string]string{}
+	from := map[string]string{}
+	var convs []string
+	for _, l := range o.inbox {
+		m := l.Rec
+		if _, ok := from[m.ConversationID]; !ok {
+			from[m.ConversationID] = m.From
+			convs = append(convs, m.ConversationID)
+		}
+		text[m.ConversationID] += m.Subject + "\n" + m.Body + "\n"
+	}
+	anchorOf := func(conv string) string {
+		for _, a := range o.b.Model.Anchors {
+			if a != "" && strings.Contains(text[conv], a) {
+				return a
+			}
+		}
+		return ""
+	}
+	first := map[string]string{} // sender -> anchor of an earlier conversation
+	for _, c := range convs {
+		a := anchorOf(c)
+		if a == "" {
+			continue
+		}
+		if prev, ok := first[from[c]]; ok && prev != a {
+			o.seen.mark(CAnchorCollision)
+			return
+		}
+		first[from[c]] = a
+	}
+}
+
+func (o *observer) sameSubject() {
+	admitted := map[string]bool{}
+	for _, l := range o.audit {
+		if l.Rec.Event == sandbox.EventAdmission {
+			admitted[l.Rec.MessageID] = true
+		}
+	}
+	conv := map[string]string{} // normalized subject -> a conversation
+	seen := map[string]bool{}
+	for _, l := range o.inbox {
+		m := l.Rec
+		if !admitted[m.ID] || seen[m.ID] {
+			continue
+		}
+		seen[m.ID] = true
+		s := strings.ToLower(strings.TrimSpace(m.Subject))
+		if c, ok := conv[s]; ok && c != m.ConversationID {
+			o.seen.mark(CSameSubject)
+			return
+		}
+		conv[s] = m.ConversationID
+	}
+}

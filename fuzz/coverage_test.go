@@ -1,0 +1,94 @@
+package fuzz
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/scenarios"
+)
+
+// Each published scenario, played against the reference, reaches exactly
+// the situations it was written for.
+func TestObserveReadsWhatHappened(t *testing.T) {
+	want := map[string][]string{
+		"l0-respond":                     nil,
+		"l1-anchor-collision":            {CAnchorCollision, CSameSubject, CDuplicateDelivery, CLongFollowUp},
+		"l1-crash-after-send":            {CCrashDeclareSend, CCrashSendRecord},
+		"l1-multiturn-crash":             {CCrashDeclareSend, CLongFollowUp},
+		"l2-approval-redelivery":         {CRedelivered},
+		"l2-govern":                      {CForgedDelivered, CCrashDeclareSend, CPostureInFlight, CRulesChange, CLateApproval},
+		"l2-tick-jump-intake":            {CJumpAcrossBudget, CMessageInJump},
+		"l3-fleet-concurrent":            {CDeathPendingDraft, CContestedClaim, CDuplicateDelivery},
+		"l3-fleet-concurrent-redelivery": {CRedelivered, CDeathPendingDraft, CContestedClaim, CDuplicateDelivery},
+		"l4-operator-escalation":         {CEscalationUnapprove},
+		"l5-identity-fallibility":        {CSameSubject, CEscalationUnapprove},
+		"l6-post-approval-escalation":    {CEscalationApproved},
+	}
+	pubs, err := scenarios.Published()
+	require.NoError(t, err)
+	ref := builtin(t, "reference")
+	for _, p := range pubs {
+		expected, ok := want[p.Name]
+		if !ok {
+			continue // a scenario published after this table was written
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			r, err := Play(p.Bundle, ref, nil, 0)
+			require.NoError(t, err)
+			require.False(t, r.Failed())
+			var got []string
+			for _, c := range Counters() {
+				if r.Seen.Has(c.Name) {
+					got = append(got, c.Name)
+				}
+			}
+			var wantOrdered []string
+			for _, c := range Counters() {
+				for _, e := range expected {
+					if e == c.Name {
+						wantOrdered = append(wantOrdered, e)
+					}
+				}
+			}
+			assert.Equal(t, wantOrdered, got)
+		})
+	}
+}
+
+// The "sometimes" assertions: a default campaign of modest size reaches
+// every situation at least once, and the reference fails none of its runs.
+func TestDefaultCampaignReachesEveryCounter(t *testing.T) {
+	runs := 2000
+	if testing.Short() {
+		runs = 300
+	}
+	sum := runCampaign(t, Config{Impl: builtin(t, "reference"), Seed: 1, Runs: runs})
+	if sum.Failure != nil {
+		data, _ := sum.Failure.Bundle.MarshalIndent()
+		t.Fatalf("the reference failed run %d: %v\n%s", sum.Failure.Index, sum.Failure.Verdict().Violations, data)
+	}
+	assert.Equal(t, runs, sum.Runs)
+	assert.Empty(t, sum.Coverage.Missing())
+}
+
+func TestCoverageCounts(t *testing.T) {
+	var a, b Coverage
+	var s Seen
+	s.mark(CRulesChange)
+	s.mark(CLongFollowUp)
+	a.Add(s)
+	a.Add(0)
+	b.Add(s)
+	a.Merge(b)
+	assert.Equal(t, 3, a.Runs)
+	assert.Equal(t, 2, a.Hits(CRulesChange))
+	assert.Equal(t, 2, a.Hits(CLongFollowUp))
+	assert.Zero(t, a.Hits(CForgedDelivered))
+	assert.Len(t, a.Missing(), len(Counters())-2)
+	assert.Len(t, a.Counts(), len(Counters()))
+	assert.True(t, s.Has(CRulesChange))
+	assert.False(t, s.Has(CRejected))
+	assert.Panics(t, func() { s.Has("no-such-counter") })
+}

@@ -1,0 +1,252 @@
+package scenarios_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/scenarios"
+)
+
+func hashOf(t *testing.T, path string) string {
+	t.Helper()
+	b, _, err := scenarios.Load(path)
+	require.NoError(t, err)
+	h, err := b.Hash()
+	require.NoError(t, err)
+	return h
+}
+
+func TestBundleHashIgnoresFormAndFormatting(t *testing.T) {
+	b := hashBundle("echo", 3, "Refund echo", "Echo wants a refund.")
+	dir := t.TempDir()
+
+	asDir := filepath.Join(dir, "echo")
+	require.NoError(t, scenarios.SaveDir(b, asDir))
+	asFile := filepath.Join(dir, "echo.json")
+	data, err := b.MarshalIndent()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(asFile, data, 0o644))
+
+	want, err := b.Hash()
+	require.NoError(t, err)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, want)
+	assert.Equal(t, want, hashOf(t, asDir), "directory form")
+	assert.Equal(t, want, hashOf(t, asFile), "single-JSON form")
+
+	reformatDir(t, asDir)
+	reformatJSONFile(t, asFile)
+	assert.Equal(t, want, hashOf(t, asDir), "reformatted directory form")
+	assert.Equal(t, want, hashOf(t, asFile), "reformatted single-JSON form")
+}
+
+// rules.json's bytes are part of what the implementation is given, so they
+// are part of the bundle: a reformatted rules.json is another bundle, and the
+// directory form, the single-JSON form and back again keep bytes and hash.
+func TestBundleHashCoversTheRulesBytes(t *testing.T) {
+	b := hashBundle("kilo", 2, "Refund kilo", "Kilo body.")
+	b.Faults = append(b.Faults, scenarios.Fault{At: 5, Kind: scenarios.FaultRules, Rules: []scenarios.Rule{{ID: "all", Admit: true}}})
+	plain, err := b.Hash()
+	require.NoError(t, err)
+
+	dir := filepath.Join(t.TempDir(), "kilo")
+	require.NoError(t, scenarios.SaveDir(b, dir))
+	compactRules, err := json.Marshal(b.Rules)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, scenarios.FileRules), compactRules, 0o644))
+	compacted := hashOf(t, dir)
+	assert.NotEqual(t, plain, compacted, "other rules.json bytes, another bundle")
+
+	loaded, _, err := scenarios.Load(dir)
+	require.NoError(t, err)
+	asFile := filepath.Join(t.TempDir(), "kilo.json")
+	require.NoError(t, scenarios.SaveJSON(loaded, asFile))
+	assert.Equal(t, compacted, hashOf(t, asFile), "single-JSON form")
+	reformatJSONFile(t, asFile)
+	assert.Equal(t, compacted, hashOf(t, asFile), "the single-JSON form's own formatting does not count")
+	fromFile, _, err := scenarios.Load(asFile)
+	require.NoError(t, err)
+	back := filepath.Join(t.TempDir(), "kilo")
+	require.NoError(t, scenarios.SaveDir(fromFile, back))
+	assert.Equal(t, compacted, hashOf(t, back), "back to the directory form")
+	written, err := os.ReadFile(filepath.Join(back, scenarios.FileRules))
+	require.NoError(t, err)
+	assert.Equal(t, string(compactRules), string(written))
+
+	require.NoError(t, os.WriteFile(filepath.Join(back, scenarios.FileRules), scenarios.RulesBytes(b.Rules), 0o644))
+	assert.Equal(t, plain, hashOf(t, back), "the default bytes are the bundle without a text")
+
+	fault := b.Clone()
+	fault.Faults[1].RulesJSON = `[{"admit":true,"id":"all"}]`
+	h, err := fault.Hash()
+	require.NoError(t, err)
+	assert.NotEqual(t, plain, h, "a rules fault's bytes count too")
+	same := b.Clone()
+	same.RulesJSON = string(scenarios.RulesBytes(b.Rules))
+	same.Faults[1].RulesJSON = string(scenarios.RulesBytes(b.Faults[1].Rules))
+	h, err = same.Hash()
+	require.NoError(t, err)
+	assert.Equal(t, plain, h, "texts equal to the default bytes change nothing")
+}
+
+// An absent list and an empty one are the same bundle.
+func TestBundleHashEmptyListsEqualMissingOnes(t *testing.T) {
+	b := hashBundle("foxtrot", 1, "s", "b")
+	empty := b.Clone()
+	empty.Signals, empty.Faults, empty.Fleet = []scenarios.Signal{}, []scenarios.Fault{}, []string{}
+	missing := b.Clone()
+	missing.Signals, missing.Faults, missing.Fleet = nil, nil, nil
+	h1, err := empty.Hash()
+	require.NoError(t, err)
+	h2, err := missing.Hash()
+	require.NoError(t, err)
+	assert.Equal(t, h1, h2)
+	assert.Nil(t, missing.Signals, "hashing leaves the bundle alone")
+}
+
+func TestBundleHashSeesEveryChange(t *testing.T) {
+	base := hashBundle("golf", 2, "Refund golf", "Golf body.")
+	h0, err := base.Hash()
+	require.NoError(t, err)
+	edits := map[string]func(b *scenarios.Bundle){
+		"body":        func(b *scenarios.Bundle) { b.Inbox[0].Body += " " },
+		"tick":        func(b *scenarios.Bundle) { b.Inbox[0].At++ },
+		"top level":   func(b *scenarios.Bundle) { b.Meta.TopLevel++ },
+		"fleet order": func(b *scenarios.Bundle) { b.Fleet[0], b.Fleet[1] = b.Fleet[1], b.Fleet[0] },
+		"rule":        func(b *scenarios.Bundle) { b.Rules[0].Admit = false },
+		"fault":       func(b *scenarios.Bundle) { b.Faults[0].AfterWrites = 1 },
+		"posture":     func(b *scenarios.Bundle) { b.Mode.Posture = "maintenance" },
+		"origin":      func(b *scenarios.Bundle) { b.Meta.Origin = &scenarios.Origin{Kind: "reserve", ReserveID: "r01"} },
+		"unknown rule": func(b *scenarios.Bundle) {
+			b.Rules[0].When.Unknown = map[string]json.RawMessage{"x": json.RawMessage(`1`)}
+		},
+		"anchor":        func(b *scenarios.Bundle) { b.Model.Anchors = append(b.Model.Anchors, "ORD-2") },
+		"approval kind": func(b *scenarios.Bundle) { b.Approvals[0].Forge = scenarios.ForgeDangling },
+	}
+	for name, edit := range edits {
+		t.Run(name, func(t *testing.T) {
+			b := base.Clone()
+			edit(b)
+			h, err := b.Hash()
+			require.NoError(t, err)
+			assert.NotEqual(t, h0, h)
+		})
+	}
+}
+
+// The canonical bytes of a fixed bundle are pinned: a change here changes
+// every published hash and commitment, and must be deliberate.
+func TestCanonicalBundleGolden(t *testing.T) {
+	b, _, err := scenarios.Load(filepath.Join("testdata", "hash", "hotel.json"))
+	require.NoError(t, err)
+	got, err := b.Canonical()
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join("testdata", "hash", "hotel.canonical.json"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+	h, err := b.Hash()
+	require.NoError(t, err)
+	assert.Equal(t, "sha256:"+sha256Hex(want), h)
+}
+
+func TestBundleHashRejectsInexactIntegers(t *testing.T) {
+	b := hashBundle("india", 1, "s", "b")
+	b.Meta.Horizon = 1<<53 + 1
+	_, err := b.Hash()
+	require.ErrorContains(t, err, "would change")
+	var none *scenarios.Bundle
+	_, err = none.Hash()
+	require.Error(t, err)
+}
+
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// hashBundle builds a small valid bundle whose strings are distinctive.
+func hashBundle(name string, top int, subject, body string) *scenarios.Bundle {
+	return &scenarios.Bundle{
+		Format: scenarios.Format,
+		Meta: scenarios.Meta{
+			Name: name, Version: 1, TopLevel: top, Horizon: 40,
+			Description: "Hash fixture " + name + " with a refund thread",
+		},
+		Fleet: []string{"agent-amber", "agent-basil"},
+		Mode:  scenarios.Mode{Posture: "normal"},
+		Rules: []scenarios.Rule{{
+			ID: "rule-refunds-" + name, Admit: true,
+			When: scenarios.Conditions{SubjectContains: ptr("refund"), ThreadLengthMax: ptr(3)},
+		}},
+		Model: scenarios.Model{
+			Anchors:       []string{"ORD-" + name},
+			Reply:         "Your order {{anchor}} is being refunded.",
+			ReplyNoAnchor: "We are looking into your request.",
+		},
+		Inbox: []scenarios.Delivery{{
+			ID: name + "-msg-1", ConversationID: name + "-conv-1", From: "customer-" + name + "@example.org",
+			Subject: subject, Body: body, At: 1,
+		}},
+		Approvals: []scenarios.Approval{{ID: name + "-appr-1", At: 6, Match: scenarios.Match{MessageID: name + "-msg-1"}, Decision: scenarios.DecisionApprove}},
+		Signals:   []scenarios.Signal{},
+		Faults:    []scenarios.Fault{{At: 3, Kind: scenarios.FaultCrash}},
+	}
+}
+
+// reformatJSONFile rewrites a JSON file with sorted keys and tab indentation.
+func reformatJSONFile(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var v any
+	require.NoError(t, json.Unmarshal(data, &v))
+	out, err := json.MarshalIndent(v, "", "\t")
+	require.NoError(t, err)
+	require.NotEqual(t, string(data), string(out))
+	require.NoError(t, os.WriteFile(path, out, 0o644))
+}
+
+// reformatDir rewrites every file of a directory-form bundle with other
+// whitespace and key order, except rules.json: its bytes are what the
+// implementation is given, and part of the bundle.
+func reformatDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case e.Name() == scenarios.FileRules:
+		case strings.HasSuffix(e.Name(), ".json"):
+			reformatJSONFile(t, path)
+		default:
+			reformatLines(t, path)
+		}
+	}
+}
+
+func reformatLines(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var v any
+		require.NoError(t, json.Unmarshal([]byte(line), &v))
+		out, err := json.Marshal(v) // sorted keys, unlike the struct order
+		require.NoError(t, err)
+		lines = append(lines, " \t"+string(out)+"  ")
+	}
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n\n")+"\n"), 0o644))
+}
