@@ -34,7 +34,8 @@ func TestParseShard(t *testing.T) {
 // path element of the default directories.
 func TestDefaultDirsNameTheImplementationInOnePathElement(t *testing.T) {
 	assert.Equal(t, filepath.Join(".amr", "corpus", "weak-no-send"), fuzz.DefaultCorpusDir("weak-no-send"))
-	assert.Equal(t, filepath.Join(".amr", "fuzz", "python3_impl.py_--fast", "7"), fuzz.DefaultOutDir("python3 impl.py --fast", 7))
+	assert.Equal(t, filepath.Join(".amr", "fuzz", "python3_impl.py_--fast", "7", "run-3"),
+		fuzz.CounterexampleDir("python3 impl.py --fast", 7, "default", "generated", 3, ""))
 	assert.Equal(t, filepath.Join(".amr", "corpus", "_.._etc"), fuzz.DefaultCorpusDir("/../etc"))
 	assert.Equal(t, filepath.Join(".amr", "corpus", "impl"), fuzz.DefaultCorpusDir(".."))
 }

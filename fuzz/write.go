@@ -22,12 +22,6 @@ const (
 	ProfileJSON = "profile.json"
 )
 
-// DefaultOutDir is where a campaign's counterexample is written unless told
-// otherwise.
-func DefaultOutDir(impl string, seed uint64) string {
-	return filepath.Join(".amr", "fuzz", pathName(impl), strconv.FormatUint(seed, 10))
-}
-
 // ProfileRecord is the first record of a run's fuzz log, kept as
 // profile.json: which run it was, its seeds, and everything drawn from them.
 type ProfileRecord struct {

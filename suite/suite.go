@@ -101,11 +101,16 @@ type RunReport struct {
 
 // Report is one bundle's result over all its runs.
 type Report struct {
-	Scenario   string            `json:"scenario"`
-	BundleHash string            `json:"bundle_hash"`
-	Impl       string            `json:"impl"`
-	TopLevel   int               `json:"top_level"`
-	Levels     map[string]string `json:"levels"`
+	Scenario   string `json:"scenario"`
+	BundleHash string `json:"bundle_hash"`
+	Impl       string `json:"impl"`
+	// Seeds hold the run seed the runs were played from (--seed, or the
+	// one the bundle's name gives): 'amr run --seed' with it plays the same
+	// runs, 'amr replay --seed' with it shows run 1. Empty for a report of
+	// artifacts no run of amr made.
+	seeds.Seeds
+	TopLevel int               `json:"top_level"`
+	Levels   map[string]string `json:"levels"`
 	// Obligations and Judged sum the runs' counts; VacuousRuns counts, per
 	// tested level, the runs in which it was vacuous; Vacuous lists the
 	// levels that passed and were vacuous in every run.
@@ -148,7 +153,8 @@ func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
 	}
-	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, TopLevel: b.Meta.TopLevel}
+	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, TopLevel: b.Meta.TopLevel,
+		Seeds: seeds.OfRun(seeds.RunOr(cfg.RunSeed, b.Meta.Name))}
 	for i := 1; i <= cfg.Runs; i++ {
 		rr, err := runOnce(b, impl, cfg, hash, i)
 		if err != nil {

@@ -2,8 +2,10 @@ package suite_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,9 +89,51 @@ func TestEveryWeakImplementationIsCaughtByItsScenario(t *testing.T) {
 			assert.True(t, hit, "%s on %s tripped %v, want one of %v", wi.Name, wi.Scenario, keys(found), wi.Targets)
 		})
 	}
-	for name := range pubs {
-		assert.True(t, covered[name], "published scenario %s has no weak implementation it must catch", name)
+	// A scenario no weak implementation names (a promoted counterexample,
+	// say) must still catch one: some weak implementation fails a level of
+	// it. The baseline then records that, and 'amr regress' reports it
+	// lost if it ever passes.
+	for _, name := range slices.Sorted(maps.Keys(pubs)) {
+		if covered[name] {
+			continue
+		}
+		assert.NotEmpty(t, weakFailing(t, pubs[name]),
+			"published scenario %s catches no weak implementation: none names it in examples/registry.go and none fails it", name)
 	}
+}
+
+// The rule above has teeth both ways: a scenario with nothing in it
+// catches no weak implementation, l0-respond catches weak-no-send.
+func TestWeakFailingSeesWhatAScenarioCatches(t *testing.T) {
+	pubs := map[string]*scenarios.Bundle{}
+	for _, p := range published(t) {
+		pubs[p.Name] = p.Bundle
+	}
+	empty := pubs["l0-respond"].Clone()
+	empty.Meta.Name = "l0-nothing"
+	empty.Inbox, empty.Approvals, empty.Signals, empty.Faults = nil, nil, nil, nil
+	require.Empty(t, scenarios.Validate(empty, nil).Errors())
+	assert.Empty(t, weakFailing(t, empty))
+	assert.Contains(t, weakFailing(t, pubs["l0-respond"]), "weak-no-send")
+}
+
+// weakFailing lists the weak implementations that fail a level of b.
+func weakFailing(t *testing.T, b *scenarios.Bundle) []string {
+	var out []string
+	for _, wi := range examples.All() {
+		if wi.Kind != "weak" {
+			continue
+		}
+		rep, err := suite.Run(b, play.Impl{Name: wi.Name, New: wi.New}, suite.Config{Runs: 5})
+		require.NoError(t, err)
+		for _, v := range rep.Levels {
+			if v == suite.Fail {
+				out = append(out, wi.Name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // diagnosticOnly reports whether every target names a diagnostic rather

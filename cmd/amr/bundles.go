@@ -58,9 +58,13 @@ func loadBundles(w io.Writer, paths []string) ([]namedBundle, error) {
 	return out, nil
 }
 
-// loadOne loads and validates one bundle; load problems come back as
-// problems, I/O failures as an error.
+// loadOne loads and validates one bundle (a run folder is read as the
+// bundle it holds); load problems come back as problems, I/O failures as an
+// error.
 func loadOne(path string) (*scenarios.Bundle, scenarios.Problems, error) {
+	if dir, ok := runFolderBundle(path); ok {
+		path = dir
+	}
 	b, src, err := scenarios.Load(path)
 	if err != nil {
 		var ps scenarios.Problems

@@ -183,7 +183,7 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, error) {
 }
 
 func printCheck(w io.Writer, doc checkJSON, rep *suite.Report) {
-	printTable(w, []*suite.Report{rep}, 0)
+	printTable(w, []*suite.Report{rep}, 0, false)
 	printFixtureDefects(w, doc.FixtureDefects)
 	if doc.RunLog == "" {
 		fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")

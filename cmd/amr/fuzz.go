@@ -77,7 +77,13 @@ type counterexampleJSON struct {
 	// write counts its crashes landed at (best effort: docs/processes.md).
 	ReplayCuts string      `json:"replay_cuts,omitempty"`
 	Shrunk     *shrunkJSON `json:"shrunk,omitempty"`
+	// Latest is the link amr fuzz points at the newest counterexample's
+	// folder (the one holding raw/ and shrunk/).
+	Latest string `json:"latest,omitempty"`
 }
+
+// folder is the counterexample's own folder: the parent of raw/.
+func (c *counterexampleJSON) folder() string { return filepath.Dir(c.Dir) }
 
 // shrunkJSON is a counterexample after shrinking. Error is set, and the
 // rest empty, when the shrink could not be done.
@@ -157,7 +163,7 @@ func newFuzzCmd() *cobra.Command {
 	f.DurationVar(&o.budget, "time", 0, "stop after this much wall-clock time (alone, or with --runs: whichever ends first)")
 	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "runs played at once; the outcome does not depend on it")
 	f.StringVar(&o.preset, "profile", faults.DefaultPreset, "profile preset: "+strings.Join(faults.PresetNames(), ", "))
-	f.StringVar(&o.out, "out", "", "where to write a counterexample (default .amr/fuzz/<impl>/<seed>/)")
+	f.StringVar(&o.out, "out", "", "write a counterexample's raw/ and shrunk/ here, replacing an earlier one (default: a folder of its own under .amr/fuzz/<impl>/)")
 	f.StringVar(&o.corpus, "corpus", "", "failure corpus to replay first and to keep failures in (default .amr/corpus/<impl>/)")
 	f.BoolVar(&o.noCorpus, "no-corpus", false, "neither replay nor keep a failure corpus")
 	f.BoolVar(&o.determinism, "check-determinism", false, "play every run twice and compare the bytes of sandbox, run log and verdict")
@@ -189,7 +195,8 @@ liveness budget is judged. Runs are played by --workers at once but judged in
 order, so a campaign finds the same first failure whatever the number of
 workers, and --shard k/n splits the run space across machines.
 
-On a failure amr fuzz writes the run as found under --out in raw/: the bundle
+On a failure amr fuzz writes the run as found in raw/ of the counterexample's
+folder: the bundle
 in both forms (bundle/ and bundle.json), the sandbox, the run log (run.jsonl),
 the compiled history (history.jsonl), the verdict of both oracles
 (verdict.json), the drawn profile (profile.json) and, for a process, its
@@ -198,14 +205,22 @@ which the implementation still violates the same invariant (and, unless the
 implementation is the reference, the reference passes), and writes the same
 set of files for the shrunk run under shrunk/; --no-shrink skips this. It
 prints the violated invariant ids and one command that replays the run
-exactly. The shrunk bundle (the raw one with --no-shrink) is kept in the
+exactly.
+
+The folder is --out when given (an earlier counterexample there is
+replaced); otherwise every counterexample gets its own, so no campaign
+writes over another's: .amr/fuzz/<impl>/<seed>/run-<i>/ for run i of a
+campaign (<seed>-<profile>/ under a profile other than default), and
+.amr/fuzz/<impl>/corpus-<hash>/ for a kept bundle that still fails. Without --out
+the link .amr/fuzz/latest points at the newest counterexample's folder, so
+'amr replay .amr/fuzz/latest/shrunk' shows the last one found. The shrunk bundle (the raw one with --no-shrink) is kept in the
 corpus, which the next campaign against the same implementation replays
 first; a kept bundle that no longer fails is reported as fixed.
 
 Every run is judged by both oracles, the level checker and the history
 checker. When their counts disagree the run is INVALID: a harness bug, not a
-verdict on the implementation. The campaign stops there, writes the run under
---out in invalid/ and exits 3.
+verdict on the implementation. The campaign stops there, writes the run in invalid/ of its
+folder and exits 3.
 
 Profile presets:
 `)
@@ -368,24 +383,54 @@ func summarize(doc *fuzzJSON, sum *fuzz.Summary, interrupted bool) {
 // something, and keeps a generated counterexample in the corpus.
 func reportOutcome(cmd *cobra.Command, human io.Writer, doc *fuzzJSON, sum *fuzz.Summary, impl play.Impl, pf *processFlags,
 	o fuzzOptions, corpusDir string) error {
-	outDir := o.out
-	if outDir == "" {
-		outDir = fuzz.DefaultOutDir(impl.Name, o.seed)
-	}
 	var err error
 	switch {
 	case sum.Divergence != nil:
-		doc.Divergence, err = reportDivergence(human, sum.Divergence, outDir)
+		d := sum.Divergence
+		doc.Divergence, err = reportDivergence(human, d, counterexampleDir(o, impl.Name, "generated", d.Index, ""))
 	case sum.Invalid != nil:
-		doc.Invalid, err = reportInvalid(human, sum.Invalid, implFlags(impl.Name, pf), o, outDir)
+		inv := sum.Invalid
+		doc.Invalid, err = reportInvalid(human, inv, implFlags(impl.Name, pf), o,
+			counterexampleDir(o, impl.Name, inv.Source, inv.Index, inv.BundleHash))
 	case sum.Failure != nil:
+		f := sum.Failure
 		var kept *scenarios.Bundle
-		doc.Counterexample, kept, err = reportCounterexample(cmd, human, sum.Failure, impl, pf, o, outDir)
-		if err == nil && doc.Corpus != nil && sum.Failure.Source == "generated" {
+		doc.Counterexample, kept, err = reportCounterexample(cmd, human, f, impl, pf, o,
+			counterexampleDir(o, impl.Name, f.Source, f.Index, f.BundleHash))
+		if err != nil {
+			return err
+		}
+		pointLatest(cmd.ErrOrStderr(), human, doc.Counterexample, o)
+		if doc.Corpus != nil && f.Source == "generated" {
 			err = keepInCorpus(human, doc.Corpus, corpusDir, kept)
 		}
 	}
 	return err
+}
+
+// counterexampleDir is the folder a failing, invalid or diverging run is
+// written to: --out itself when given (replacing an earlier one there),
+// else a folder of its own under .amr/fuzz/.
+func counterexampleDir(o fuzzOptions, impl, source string, index int, hash string) string {
+	if o.out != "" {
+		return o.out
+	}
+	return fuzz.CounterexampleDir(impl, o.seed, o.preset, source, index, hash)
+}
+
+// pointLatest points .amr/fuzz/latest at the counterexample's folder and
+// says so. --out is a place the user chose; the link is for the folders amr
+// fuzz names itself.
+func pointLatest(stderr, human io.Writer, cx *counterexampleJSON, o fuzzOptions) {
+	if o.out != "" {
+		return
+	}
+	var err error
+	if cx.Latest, err = fuzz.LinkLatest(cx.folder()); err != nil {
+		fmt.Fprintf(stderr, "warning: no %s link: %v\n", fuzz.LatestName, err)
+		return
+	}
+	fmt.Fprintf(human, "  latest:   %s -> %s\n", cx.Latest, cx.folder())
 }
 
 // keepInCorpus keeps a generated counterexample's bundle in the corpus, so

@@ -52,7 +52,7 @@ Every bundle is validated first; problems are printed as file:line: field:
 message, and any invalid bundle makes the exit code 2.`,
 		Example: `  amr hash scenarios/l0-respond
   amr hash scenarios/l0-respond l0.json      # the same bundle in both forms: one hash
-  amr hash --json scenarios/*/`,
+  amr hash --json scenarios/l*/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()

@@ -165,12 +165,17 @@ func newImplsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "impls",
 		Short: "List the built-in implementations: the reference and the weak ones",
-		Long: `Impls lists the implementations compiled into amr. The reference is correct at
-every level; each weak implementation is the reference with one planted defect,
-and names the invariant ids that defect must trip (any one counts as caught) and
-the published scenario that must catch it.`,
+		Long: `Impls lists the implementations compiled into amr, each with its kind:
+
+  reference  correct at every level under every fault
+  weak       the reference with one planted defect: it names the invariant ids
+             the defect must trip (any one counts as caught) and the published
+             scenario whose verdict must show one
+  costly     the reference with a planted cost defect: it passes every level
+             of every scenario, and its target is a diagnostic (surprise.*)
+             that its scenario's runs must raise (docs/history.md)`,
 		Example: `  amr impls
-  amr impls --json | jq '.[] | select(.kind=="weak") | .name'`,
+  amr impls --json | jq -r '.[] | select(.kind=="weak") | .name'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			type row struct {
@@ -182,7 +187,7 @@ the published scenario that must catch it.`,
 			}
 			var rows []row
 			for _, i := range examples.All() {
-				rows = append(rows, row{Name: i.Name, Kind: i.Kind, Targets: i.Targets, Scenario: i.Scenario, Description: i.Description})
+				rows = append(rows, row{Name: i.Name, Kind: i.ShownKind(), Targets: i.Targets, Scenario: i.Scenario, Description: i.Description})
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -127,8 +128,8 @@ func printDiagnostics(w io.Writer, reports []*suite.Report, l *ledger.Ledger, be
 			skipped += r.Skipped
 			runs += len(r.Runs)
 		}
-		fmt.Fprintf(w, "ledger %s: %d receipt(s) appended, %d run(s) skipped as already receipted\n",
-			l.Path(), len(l.Receipts())-before, skipped)
+		fmt.Fprintf(w, "ledger %s: %d receipt(s) appended, %d run(s) skipped as already receipted; artifact copies in %s\n",
+			l.Path(), len(l.Receipts())-before, skipped, filepath.Join(filepath.Dir(l.Path()), ledger.ObjectsDir)+string(filepath.Separator))
 	}
 }
 

@@ -27,6 +27,8 @@ func TestRunWithLedger(t *testing.T) {
 	out, errOut, code := execAMR(t, args...)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "4 receipt(s) appended, 0 run(s) skipped")
+	assert.Contains(t, out, "artifact copies in "+filepath.Join(dir, "objects")+string(filepath.Separator))
+	assert.DirExists(t, filepath.Join(dir, "objects"), "beside the ledger, where the run said")
 
 	out, _, code = execAMR(t, args...)
 	require.Equal(t, exitOK, code)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,8 +42,16 @@ bundle the reference fails: a published scenario must be passable.
 
 Published scenarios are embedded in the amr binary when it is built: 'amr run'
 includes the new one from the next build ('go run ./cmd/amr run' rebuilds).
-Whether a weak implementation should name it as the scenario that catches its
-defect (examples/registry.go) is a decision for a person.
+
+Promote leaves the repository green, or says exactly what is left to do.
+When --scenarios is the repository's scenarios/ folder, it plays the new
+scenario against every built-in implementation as 'amr regress' does and
+adds those rows to testdata/baseline.json (no other row changes), so
+'amr regress' and the test of the baseline pass with it. It lists the weak
+implementations the scenario catches: a published scenario must catch at
+least one (its meta.origin's, or any other); when none fails it, it prints the
+edit of examples/registry.go that is needed. Whether a weak implementation
+should also name it as its scenario is a decision for a person.
 
 Exit 0 when promoted, 1 when the reference fails it, 2 when refused.`
 
@@ -57,7 +66,8 @@ func newPromoteCmd() *cobra.Command {
 		Use:   "promote BUNDLE --name l<level>-<kebab-name>",
 		Short: "Write a bundle into the published scenarios, with its provenance",
 		Long:  promoteLong,
-		Example: `  amr shrink scenarios/l2-govern --impl weak-send-without-approval --out shrunk/
+		Example: `  amr promote .amr/fuzz/latest/shrunk --name l1-crash-between-send-and-record
+  amr shrink scenarios/l2-govern --impl weak-send-without-approval --out shrunk/
   amr promote shrunk/ --name l2-unapproved-send --description "A send with no approval at all."`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPromote(cmd, args[0], o) },
@@ -98,7 +108,12 @@ func runPromote(cmd *cobra.Command, path string, o promoteOptions) error {
 	if err := scenarios.SaveDir(p.Bundle, p.Path); err != nil {
 		return err
 	}
+	end, err := fuzz.FinishPromotion(p, o.root, checks[0].Report.Passed(), regressImpls(), examples.ReferenceName)
+	if err != nil {
+		return err
+	}
 	printPromotion(w, p, checks)
+	printPromotionEnd(w, p, end)
 	return nil
 }
 
@@ -136,6 +151,26 @@ func printPromotion(w io.Writer, p *fuzz.Promotion, checks []fuzz.PromotionCheck
 	if len(checks) > 1 && checks[1].Report.Passed() {
 		fmt.Fprintf(w, "  note: %s passes under the seeds 'amr run' derives from the new name: its failure depended on the seed\n", checks[1].Impl)
 	}
-	fmt.Fprintln(w, "amr run includes it from the next build: published scenarios are embedded at build time (go run ./cmd/amr run rebuilds).")
-	fmt.Fprintln(w, "Whether a weak implementation should name it as its scenario (examples/registry.go) is a decision for a person.")
+}
+
+// printPromotionEnd says what finishing the promotion did and, when the
+// repository is not green yet, what is left to do.
+func printPromotionEnd(w io.Writer, p *fuzz.Promotion, end *fuzz.PromotionEnd) {
+	baseline := shownPath(end.Baseline)
+	if end.Baseline != "" {
+		fmt.Fprintf(w, "  baseline      %d rows for %s added to %s (every built-in implementation, as 'amr regress' measures them)\n",
+			end.Rows, p.Bundle.Meta.Name, baseline)
+	}
+	if len(end.Catches) > 0 {
+		fmt.Fprintf(w, "  catches       %s\n", strings.Join(end.Catches, ", "))
+	}
+	if len(end.ToDo) == 0 {
+		fmt.Fprintf(w, "nothing left to do: 'go run ./cmd/amr run' includes it from the next build (published scenarios are embedded), and 'amr regress' and 'go test ./...' stay green; commit %s and %s.\n",
+			p.Path, baseline)
+		return
+	}
+	fmt.Fprintln(w, "left to do before the repository is green:")
+	for _, t := range end.ToDo {
+		fmt.Fprintf(w, "  - %s\n", t)
+	}
 }

@@ -51,8 +51,10 @@ func TestShrinkReplayPromoteRun(t *testing.T) {
 	assert.Contains(t, stdout, "promoted l2-forged-approval-sent into "+filepath.Join(root, "l2-forged-approval-sent"))
 	assert.Contains(t, stdout, "check         reference passes L0-L2 (5 runs)")
 	assert.Contains(t, stdout, "check         weak-trust-any-approval FAILS L2 (")
-	assert.Contains(t, stdout, "go run ./cmd/amr run")
-	assert.Contains(t, stdout, "decision for a person")
+	assert.Contains(t, stdout, "catches       ")
+	assert.Contains(t, stdout, "weak-trust-any-approval")
+	// A copy of the scenarios is not the published set: promote says so.
+	assert.Contains(t, stdout, "is not the scenarios/ folder of the amr repository")
 
 	// The promoted directory loads the way the build embeds it.
 	b, src, err := scenarios.LoadFS(os.DirFS(root), "l2-forged-approval-sent")

@@ -57,6 +57,11 @@ The reference passing a level it failed is an improvement.
 --update rewrites the baseline from this run, deliberately; commit it with the
 change that explains it.
 
+The baseline is the repository's testdata/baseline.json, found from the
+working directory upward (the nearest go.mod of the amr module), so regress
+reads and --update writes the same file from any folder of the repository;
+outside the repository it refuses unless --baseline names a file.
+
 Exit 0 when nothing that passed now fails, no detection was lost and no level
 was hollowed, 1 otherwise, 2 on bad
 input (a missing or unreadable baseline without --update), 3 when the two
@@ -66,6 +71,9 @@ type regressOptions struct {
 	path           string
 	runs           int
 	update, asJSON bool
+	// given is whether --baseline named the file; otherwise it is the
+	// repository's, wherever regress runs in it.
+	given bool
 }
 
 func newRegressCmd() *cobra.Command {
@@ -78,10 +86,13 @@ func newRegressCmd() *cobra.Command {
   amr regress --update                     # after a deliberate change
   amr regress --runs 1 --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runRegress(cmd.OutOrStdout(), o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.given = cmd.Flags().Changed("baseline")
+			return runRegress(cmd.OutOrStdout(), o)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.path, "baseline", suite.DefaultBaseline, "the baseline file")
+	f.StringVar(&o.path, "baseline", suite.DefaultBaseline, "the baseline file (default: the repository's, found from the working directory)")
 	f.IntVar(&o.runs, "runs", 5, "scored runs per scenario and implementation")
 	f.BoolVar(&o.update, "update", false, "rewrite the baseline from this run")
 	f.BoolVar(&o.asJSON, "json", false, "print the comparison as JSON")
@@ -91,6 +102,12 @@ func newRegressCmd() *cobra.Command {
 func runRegress(w io.Writer, o regressOptions) error {
 	if o.runs < 1 {
 		return usageErr("--runs must be at least 1")
+	}
+	if !o.given {
+		var err error
+		if o.path, err = committedBaseline(); err != nil {
+			return err
+		}
 	}
 	var base *suite.Baseline
 	if !o.update {

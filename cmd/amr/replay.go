@@ -36,18 +36,26 @@ func readRecording(path string, b *scenarios.Bundle) (*play.Recording, error) {
 }
 
 // replayImpl picks the implementation to replay: --impl when given, else the
-// one a shrunk or promoted bundle names in its provenance, else the
-// reference.
-func replayImpl(flag string, changed bool, b *scenarios.Bundle) (play.Impl, error) {
+// one a shrunk or promoted bundle names in its provenance, else the one a
+// run folder's run log recorded, else the reference.
+func replayImpl(flag string, changed bool, b *scenarios.Bundle, recorded string) (play.Impl, error) {
 	name := flag
 	if !changed {
-		if o := b.Meta.Origin; o != nil && o.Impl != "" {
-			if _, ok := examples.Lookup(o.Impl); ok {
-				name = o.Impl
+		for _, n := range []string{originImpl(b), recorded} {
+			if _, ok := examples.Lookup(n); ok && n != "" {
+				name = n
+				break
 			}
 		}
 	}
 	return lookupImpl(name)
+}
+
+func originImpl(b *scenarios.Bundle) string {
+	if o := b.Meta.Origin; o != nil {
+		return o.Impl
+	}
+	return ""
 }
 
 const replayLong = `Replay plays a bundle once and prints what happened, tick by tick: what the
@@ -59,10 +67,13 @@ long quiet stretches collapsed. --json prints the same as records.
 --seed is the run seed, as 'amr fuzz' prints it and 'amr run --seed' takes
 it; without it the bundle's name gives it. Replay plays scored run 1 of it,
 the run 'amr run --runs 1 [--seed N]' plays, so the replay command printed
-for a counterexample shows exactly the run that failed. The timeline starts
-with the seeds: "seed: run=... engine=...". Without --impl, a bundle
+for a counterexample shows exactly the run that failed. A folder amr fuzz
+wrote (raw/ or shrunk/) replays its bundle/ with the engine seed its
+run.jsonl recorded, unless --seed is given. The timeline starts with the
+seeds: "seed: run=... engine=...". Without --impl, a bundle
 whose meta.origin names a built-in implementation (a shrunk or promoted
-counterexample) replays against it; any other against the reference.
+counterexample) replays against it, a folder against the built-in
+implementation its run log names; any other against the reference.
 
 --out DIR keeps the run as 'amr run --out' does (sandbox/, run.jsonl,
 verdict.json) plus timeline.txt and timeline.json. --impl-cmd replays an
@@ -92,7 +103,8 @@ func newReplayCmd() *cobra.Command {
 		Use:   "replay BUNDLE",
 		Short: "Re-run one bundle deterministically and print its timeline, tick by tick",
 		Long:  replayLong,
-		Example: `  amr replay shrunk/
+		Example: `  amr replay .amr/fuzz/latest/shrunk      # the newest counterexample amr fuzz found
+  amr replay shrunk/
   amr replay scenarios/l4-operator-escalation --impl weak-ignore-escalation --refs
   amr replay found.json --impl reference --seed 7 --json
   amr replay found/ --impl-cmd "./my-daemon" --regime step --cut-from found/run.jsonl`,
@@ -117,7 +129,7 @@ func runReplay(cmd *cobra.Command, args []string, o replayOptions) error {
 		return err
 	}
 	b := bundles[0].bundle
-	impl, s, err := replayWhat(cmd, b, o)
+	impl, s, err := replayWhat(cmd, args[0], b, o)
 	if err != nil {
 		return err
 	}
@@ -150,14 +162,16 @@ func runReplay(cmd *cobra.Command, args []string, o replayOptions) error {
 }
 
 // replayWhat is the implementation and the seeds a replay plays: as 'amr
-// run --runs 1 [--seed N]' would, or as the run log --cut-from names did.
-func replayWhat(cmd *cobra.Command, b *scenarios.Bundle, o replayOptions) (play.Impl, seeds.Seeds, error) {
+// run --runs 1 [--seed N]' would, as the run folder at path recorded, or as
+// the run log --cut-from names did.
+func replayWhat(cmd *cobra.Command, path string, b *scenarios.Bundle, o replayOptions) (play.Impl, seeds.Seeds, error) {
+	rec, recorded, note := readRecordedRun(path, b)
 	var impl play.Impl
 	var err error
 	if o.proc.cmdline != "" {
 		impl, err = resolveImpl(cmd, o.implName, o.proc)
 	} else {
-		impl, err = replayImpl(o.implName, cmd.Flags().Changed("impl"), b)
+		impl, err = replayImpl(o.implName, cmd.Flags().Changed("impl"), b, rec.impl)
 	}
 	if err != nil {
 		return impl, seeds.Seeds{}, err
@@ -167,6 +181,13 @@ func replayWhat(cmd *cobra.Command, b *scenarios.Bundle, o replayOptions) (play.
 		s = seeds.OfRun(o.seed)
 	}
 	if o.cutFrom == "" {
+		if s.Run == nil {
+			if recorded {
+				s = rec.seeds
+			} else if note != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
+			}
+		}
 		return impl, s, nil
 	}
 	if impl.Process == nil {
@@ -175,11 +196,11 @@ func replayWhat(cmd *cobra.Command, b *scenarios.Bundle, o replayOptions) (play.
 	if s.Run != nil {
 		return impl, s, usageErr("--cut-from replays the engine seed of its run log; --seed does not apply")
 	}
-	rec, err := readRecording(o.cutFrom, b)
+	cut, err := readRecording(o.cutFrom, b)
 	if err != nil {
 		return impl, s, err
 	}
-	impl, s = rec.Replay(impl)
+	impl, s = cut.Replay(impl)
 	return impl, s, nil
 }
 

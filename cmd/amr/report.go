@@ -13,7 +13,8 @@ import (
 )
 
 // namedSeedsLine is the seed line of a command that plays several bundles,
-// each from the run seed its name gives.
+// each from the run seed its name gives (amr run shows each in its RUN SEED
+// column).
 const namedSeedsLine = "seed: run=each bundle's own, derived from its name"
 
 // runSeedsLine is the first line of a command that plays bundles from their
@@ -84,16 +85,27 @@ func vacuousLevels(reports []*suite.Report) int {
 }
 
 // printTable writes the per-scenario, per-level table and, under it, the
-// violations of failed scenarios (at most maxShown each).
-func printTable(w io.Writer, reports []*suite.Report, maxShown int) {
+// violations of failed scenarios (at most maxShown each). With runSeeds,
+// when the seed line cannot name one run seed for all rows (several
+// bundles, each with the run seed its name gives), a RUN SEED column shows
+// each row's: 'amr run --seed' with it plays the row's runs again.
+func printTable(w io.Writer, reports []*suite.Report, maxShown int, runSeeds bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS")
+	header := "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS"
+	if runSeeds {
+		header += "\tRUN SEED"
+	}
+	fmt.Fprintln(tw, header)
 	for _, r := range reports {
 		var cells []string
 		for _, name := range suite.LevelNames {
 			cells = append(cells, levelCell(r, name))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
+		if runSeeds && r.Run != nil {
+			fmt.Fprintf(tw, "\t%s", r.Run)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	printLegend(w, reports)

@@ -73,7 +73,7 @@ func TestTableMarksAPartlyVacuousLevel(t *testing.T) {
 	mixed := suite.NewReport("l1-sometimes", "x", 1, []suite.RunReport{run(2), run(0, "L1"), run(0, "L1")})
 	never := suite.NewReport("l1-never", "x", 1, []suite.RunReport{run(0, "L1"), run(0, "L1")})
 	var buf bytes.Buffer
-	printTable(&buf, []*suite.Report{mixed, never}, 0)
+	printTable(&buf, []*suite.Report{mixed, never}, 0, false)
 	out := buf.String()
 	assert.Regexp(t, `\nl1-sometimes\s+pass\s+pass\*\s+-`, out)
 	assert.Regexp(t, `\nl1-never\s+pass\s+vacuous\s+-`, out)
@@ -82,7 +82,7 @@ func TestTableMarksAPartlyVacuousLevel(t *testing.T) {
 	assert.Equal(t, 1, vacuousLevels([]*suite.Report{mixed, never}))
 
 	buf.Reset()
-	printTable(&buf, []*suite.Report{suite.NewReport("l1-always", "x", 1, []suite.RunReport{run(2), run(1)})}, 0)
+	printTable(&buf, []*suite.Report{suite.NewReport("l1-always", "x", 1, []suite.RunReport{run(2), run(1)})}, 0, false)
 	assert.NotContains(t, buf.String(), "vacuous")
 	assert.NotContains(t, buf.String(), "pass*")
 }

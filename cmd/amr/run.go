@@ -40,10 +40,19 @@ vacuous, and pass* when that was so in some runs only; both are passes, and
 --json keeps "levels" as pass/fail/untested beside "vacuous" and
 "obligations" (docs/invariants.md).
 
+ORIGIN is the drafting origin tag the spec puts on every level result (§5):
+model-based (every draft cites stub model calls), model-free (every draft
+says "model-free"), mixed, or none (no draft was declared).
+
 With no BUNDLE, every published scenario is run. --seed is the run seed of
 every bundle; scored run k plays with the engine seed derived from it and k.
 Without --seed each bundle's run seed derives from its name, so two
-invocations agree byte for byte. The first line printed is the seeds.
+invocations agree byte for byte. The first line printed is the seeds; over
+several bundles without --seed, where each has its own, a RUN SEED column
+shows the row's. 'amr run --seed <run seed> BUNDLE' plays a row's runs
+again, and 'amr replay BUNDLE --seed <run seed>' shows its run 1 tick by
+tick. --json has the same seeds as decimal strings: results[].run_seed, and
+each run's run_seed and engine_seed in results[].runs[].
 
 --out DIR keeps every run: DIR/<scenario>/run-<i>/sandbox/ (the spec's files),
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
@@ -179,7 +188,7 @@ func runAll(bundles []namedBundle, impl play.Impl, cfg suite.Config) (runJSON, e
 // printRun writes the human report of amr run, its seed line first.
 func printRun(w io.Writer, seedLine string, doc runJSON, o runOptions, l *ledger.Ledger, receipted int) {
 	fmt.Fprintln(w, seedLine)
-	printTable(w, doc.Results, o.shown)
+	printTable(w, doc.Results, o.shown, seedLine == namedSeedsLine)
 	passed := 0
 	for _, r := range doc.Results {
 		if r.Passed() {

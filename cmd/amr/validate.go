@@ -25,7 +25,7 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check scenario bundles and name the file, line and field of every problem",
 		Long:  validateLong,
 		Example: `  amr validate scenarios/l2-govern
-  amr validate scenarios/*/ --json`,
+  amr validate scenarios/l*/ --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			type result struct {

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/amr-bench/amr/fuzz"
+	"github.com/amr-bench/amr/play"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/seeds"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// A run folder is what amr fuzz writes for a counterexample (raw/, shrunk/,
+// invalid/): the bundle in both forms beside the run it produced. Its
+// bundle.json is the single-JSON form, so reading the folder as a
+// directory-form bundle would take that document for the meta file; every
+// command that takes a BUNDLE reads the folder's bundle/ instead.
+
+// runFolderBundle returns the bundle directory inside a run folder, and
+// false when path is not one.
+func runFolderBundle(path string) (string, bool) {
+	dir := filepath.Join(path, fuzz.BundleDir)
+	info, err := os.Stat(filepath.Join(dir, scenarios.FileBundle))
+	if err != nil || info.IsDir() {
+		return "", false
+	}
+	return dir, true
+}
+
+// recordedRun is what a run folder's run log says of the run it recorded:
+// its seeds (the engine seed it played with) and the implementation's name.
+type recordedRun struct {
+	seeds seeds.Seeds
+	impl  string
+}
+
+// readRecordedRun reads the run a run folder recorded, for a replay that
+// shows that run again. It answers false when path is not a run folder, and
+// explains (note) when the run log is missing or is of another bundle than
+// b.
+func readRecordedRun(path string, b *scenarios.Bundle) (run recordedRun, ok bool, note string) {
+	if _, isFolder := runFolderBundle(path); !isFolder {
+		return recordedRun{}, false, ""
+	}
+	logPath := filepath.Join(path, sandbox.RunLogFile)
+	data, err := os.ReadFile(logPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return recordedRun{}, false, fmt.Sprintf("%s has no %s: the run seed derives from the bundle", path, sandbox.RunLogFile)
+	}
+	if err != nil {
+		return recordedRun{}, false, err.Error()
+	}
+	log, err := sandbox.ParseRunLog(data)
+	if err == nil && len(log) > 0 && log[0].Kind == sandbox.LogStart {
+		if hash, err := b.Hash(); err == nil && log[0].BundleHash != "" && log[0].BundleHash != hash {
+			return recordedRun{}, false, fmt.Sprintf("the bundle in %s changed since %s was recorded: the run seed derives from the bundle", path, logPath)
+		}
+	}
+	rec, err := play.ReadRecording(data, b)
+	if err != nil {
+		return recordedRun{}, false, fmt.Sprintf("%s: %v: the run seed derives from the bundle", logPath, err)
+	}
+	return recordedRun{seeds: folderSeeds(path, rec.Seeds), impl: log[0].Impl}, true, ""
+}
+
+// folderSeeds are the recorded seeds with the campaign and run seeds the
+// folder's profile.json names, when it names the same engine seed: the run
+// log's start record carries only the engine seed, and a replay prints
+// every level it knows.
+func folderSeeds(path string, recorded seeds.Seeds) seeds.Seeds {
+	data, err := os.ReadFile(filepath.Join(path, fuzz.ProfileJSON))
+	if err != nil {
+		return recorded
+	}
+	var p fuzz.ProfileRecord
+	if json.Unmarshal(data, &p) != nil || p.Engine == nil || recorded.Engine == nil || *p.Engine != *recorded.Engine {
+		return recorded
+	}
+	return p.Seeds
+}
