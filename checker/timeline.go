@@ -7,10 +7,6 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-// maxHorizon bounds the timeline so a hostile bundle cannot exhaust memory;
-// it matches the largest horizon the engine plays.
-const maxHorizon = 1_000_000
-
 // timeline is the ordered list of ticks the clock visits: 0 to the horizon,
 // except that a tick jump from a by b goes straight from a to a+b.
 type timeline []int
@@ -20,8 +16,8 @@ func newTimeline(b *scenarios.Bundle) timeline {
 	if horizon < 0 {
 		horizon = 0
 	}
-	if horizon > maxHorizon {
-		horizon = maxHorizon
+	if horizon > scenarios.MaxHorizon {
+		horizon = scenarios.MaxHorizon
 	}
 	jumps := map[int]int{}
 	for _, f := range b.Faults {
@@ -32,7 +28,7 @@ func newTimeline(b *scenarios.Bundle) timeline {
 	var tl timeline
 	for t := 0; t <= horizon; {
 		tl = append(tl, t)
-		if by, ok := jumps[t]; ok && by > 1 && by <= maxHorizon {
+		if by, ok := jumps[t]; ok && by > 1 && by <= scenarios.MaxHorizon {
 			t += by
 		} else {
 			t++

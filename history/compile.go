@@ -788,7 +788,7 @@ func sortedKeys[T any](m map[int]T) []int {
 type timeline []int
 
 func newTimeline(b *scenarios.Bundle) timeline {
-	if b == nil || b.Meta.Horizon < 0 || b.Meta.Horizon > 1_000_000 {
+	if b == nil || b.Meta.Horizon < 0 || b.Meta.Horizon > scenarios.MaxHorizon {
 		return nil
 	}
 	jumps := map[int]int{}

@@ -117,7 +117,7 @@ func jumpTable(b *scenarios.Bundle) map[int]int {
 // a cancelled context; everything the implementation does, however wrong,
 // ends up in the sandbox for the checker to judge.
 func Run(b *scenarios.Bundle, newImpl sandbox.Factory, opts Options) (*Result, error) {
-	if b.Meta.Horizon < 0 || b.Meta.Horizon > 1_000_000 {
+	if b.Meta.Horizon < 0 || b.Meta.Horizon > scenarios.MaxHorizon {
 		return nil, fmt.Errorf("sim: horizon %d out of range", b.Meta.Horizon)
 	}
 	e := newEngine(b, opts)
