@@ -310,13 +310,3 @@ func TestClockFileIsMarshalLine(t *testing.T) {
 		assert.Equal(t, string(want)+"\n", string(e.files.View(sandbox.Clock)))
 	}
 }
-
-// The engine plays no horizon the validator rejects.
-func TestRunRefusesAHorizonPastTheLimit(t *testing.T) {
-	for _, h := range []int{-1, scenarios.MaxHorizon + 1} {
-		b := toyBundle()
-		b.Meta.Horizon = h
-		_, err := Run(b, nil, Options{Seed: 1, Impl: "toy"})
-		assert.Error(t, err, "horizon %d", h)
-	}
-}
