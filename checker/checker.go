@@ -19,10 +19,10 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-// Levels of the ladder (spec §4).
+// Levels of the ladder (spec §4), as scenarios names them.
 const (
-	MinLevel = 0
-	MaxLevel = 6
+	MinLevel = scenarios.MinLevel
+	MaxLevel = scenarios.MaxLevel
 )
 
 // Level verdicts.
@@ -72,12 +72,12 @@ type Violation struct {
 // Verdict is the checker's answer for one run.
 type Verdict struct {
 	// Levels holds "pass", "fail" or "untested", indexed by level.
-	Levels [7]string `json:"levels"`
+	Levels [scenarios.Levels]string `json:"levels"`
 	// Obligations counts, per level, the items its safety and liveness
 	// checks judged (0 for an untested level); Judged counts them per
 	// invariant of the judged levels. Contract invariants are not counted.
-	Obligations [7]int         `json:"obligations"`
-	Judged      map[string]int `json:"judged"`
+	Obligations [scenarios.Levels]int `json:"obligations"`
+	Judged      map[string]int        `json:"judged"`
 	// Vacuous lists, ascending, the levels that passed with no obligation
 	// judged: a pass that is no evidence. Such a level is still "pass" in
 	// Levels.
@@ -112,7 +112,7 @@ func (v Verdict) Failed() bool {
 }
 
 // levelChecks lists, per level, the functions that judge its invariants.
-var levelChecks = [7][]func(*facts) []Violation{
+var levelChecks = [scenarios.Levels][]func(*facts) []Violation{
 	{checkRecordFormat, checkHarnessFiles, checkAppendOnly, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
 	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
 	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},

@@ -7,39 +7,13 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-// maxHorizon bounds the timeline so a hostile bundle cannot exhaust memory;
-// it matches the largest horizon the engine plays.
-const maxHorizon = 1_000_000
-
 // timeline is the ordered list of ticks the clock visits: 0 to the horizon,
 // except that a tick jump from a by b goes straight from a to a+b.
 type timeline []int
 
-func newTimeline(b *scenarios.Bundle) timeline {
-	horizon := b.Meta.Horizon
-	if horizon < 0 {
-		horizon = 0
-	}
-	if horizon > maxHorizon {
-		horizon = maxHorizon
-	}
-	jumps := map[int]int{}
-	for _, f := range b.Faults {
-		if f.Kind == scenarios.FaultTickJump {
-			jumps[f.At] = f.By
-		}
-	}
-	var tl timeline
-	for t := 0; t <= horizon; {
-		tl = append(tl, t)
-		if by, ok := jumps[t]; ok && by > 1 && by <= maxHorizon {
-			t += by
-		} else {
-			t++
-		}
-	}
-	return tl
-}
+// newTimeline is the timeline the engine plays, so a hostile bundle is
+// judged along the ticks a run of it visits.
+func newTimeline(b *scenarios.Bundle) timeline { return timeline(scenarios.TimelineOf(b)) }
 
 // index returns the position of the first visited tick at or after t, or
 // len(tl) when there is none.

@@ -95,7 +95,7 @@ func (s *Submission) Validate() error {
 	seenLevel := map[int]bool{}
 	for _, l := range s.LevelsAttempted {
 		if l < checker.MinLevel || l > checker.MaxLevel {
-			bad("levels_attempted: %d is not a level (0-6)", l)
+			bad("levels_attempted: %d is not a level (%d-%d)", l, checker.MinLevel, checker.MaxLevel)
 		}
 		if seenLevel[l] {
 			bad("levels_attempted: %d listed twice", l)

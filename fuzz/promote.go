@@ -20,7 +20,7 @@ const OriginPromoted = "promoted"
 
 // PromotionRuns is how many runs each check of a promotion plays: as many
 // as 'amr run' scores a published scenario with (spec §5).
-const PromotionRuns = 5
+const PromotionRuns = scenarios.ScoredRuns
 
 // scenarioName is a published scenario's name: l<level>-<kebab-name>.
 var scenarioName = regexp.MustCompile(`^l([0-6])-[a-z0-9]+(-[a-z0-9]+)*$`)

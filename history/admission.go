@@ -100,15 +100,13 @@ func admissionOf(in Input) *Admission {
 
 // --- the clock ---
 
-// clockHorizonLimit is the longest run the engine plays; a larger horizon
-// is read as this one, so a hostile bundle cannot exhaust memory.
-const clockHorizonLimit = 1_000_000
-
 // ticks lists the ticks the clock visits: 0 to the horizon, where a jump at
 // a visited tick a by b goes straight to a+b, and a jump past the horizon
 // ends the run at a.
 func (a *Admission) ticks() []int {
-	horizon := min(max(a.Horizon, 0), clockHorizonLimit)
+	// A larger horizon than any bundle may have is read as the limit, so a
+	// hostile bundle cannot exhaust memory.
+	horizon := min(max(a.Horizon, 0), scenarios.MaxHorizon)
 	by := map[int]int{}
 	for _, j := range a.Jumps {
 		by[j.At] = j.By

@@ -9,7 +9,7 @@ import (
 )
 
 // Levels is the number of levels a run reports, L0 through L6.
-const Levels = 7
+const Levels = scenarios.Levels
 
 // Runner runs one bundle the required number of times and returns the
 // result of each level ("pass", "fail", "untested", or "" for a level the

@@ -9,12 +9,6 @@ import (
 	"strings"
 )
 
-// Limits of the meta fields.
-const (
-	MaxLevel   = 6
-	MaxHorizon = 100000
-)
-
 // Validate checks the meaning of a loaded bundle and returns every problem
 // found, located through src (which may be nil), sorted by file and line.
 // Warnings do not make a bundle invalid: use Problems.Errors to decide.
@@ -148,8 +142,8 @@ func (v *validator) meta() {
 	if m.Version < 1 {
 		v.errorf("meta.version", "version %d must be at least 1", m.Version)
 	}
-	if m.TopLevel < 0 || m.TopLevel > MaxLevel {
-		v.errorf("meta.top_level", "top_level %d is outside 0..%d", m.TopLevel, MaxLevel)
+	if m.TopLevel < MinLevel || m.TopLevel > MaxLevel {
+		v.errorf("meta.top_level", "top_level %d is outside %d..%d", m.TopLevel, MinLevel, MaxLevel)
 	}
 	if m.Horizon < 1 || m.Horizon > MaxHorizon {
 		v.errorf("meta.horizon", "horizon %d is outside 1..%d", m.Horizon, MaxHorizon)

@@ -81,43 +81,12 @@ func (r *Result) LogBytes() []byte {
 	return buf.Bytes()
 }
 
-// Timeline returns the ticks the clock visits: 0 to the horizon, where a
-// tick jump at a by b moves straight from a to a+b.
-func Timeline(b *scenarios.Bundle) []int {
-	jumps := jumpTable(b)
-	var ticks []int
-	for t := 0; t <= b.Meta.Horizon; {
-		ticks = append(ticks, t)
-		if by, ok := jumps[t]; ok && by > 1 {
-			if by > b.Meta.Horizon-t {
-				// A jump past the horizon ends the run; adding it could
-				// overflow for an unvalidated bundle.
-				break
-			}
-			t += by
-		} else {
-			t++
-		}
-	}
-	return ticks
-}
-
-func jumpTable(b *scenarios.Bundle) map[int]int {
-	jumps := map[int]int{}
-	for _, f := range b.Faults {
-		if f.Kind == scenarios.FaultTickJump {
-			jumps[f.At] = f.By
-		}
-	}
-	return jumps
-}
-
 // Run plays a bundle against an implementation. It returns an error only
 // for a bundle the engine cannot play, a process that cannot be set up, or
 // a cancelled context; everything the implementation does, however wrong,
 // ends up in the sandbox for the checker to judge.
 func Run(b *scenarios.Bundle, newImpl sandbox.Factory, opts Options) (*Result, error) {
-	if b.Meta.Horizon < 0 || b.Meta.Horizon > 1_000_000 {
+	if b.Meta.Horizon < 0 || b.Meta.Horizon > scenarios.MaxHorizon {
 		return nil, fmt.Errorf("sim: horizon %d out of range", b.Meta.Horizon)
 	}
 	e := newEngine(b, opts)
@@ -209,7 +178,7 @@ func newEngine(b *scenarios.Bundle, opts Options) *engine {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
-	timeline := Timeline(b)
+	timeline := scenarios.TimelineOf(b)
 	seen := map[string]*appendLog{}
 	for _, name := range sandbox.ImplLogs {
 		seen[name] = &appendLog{}

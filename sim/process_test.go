@@ -179,7 +179,7 @@ func TestHostileProcesses(t *testing.T) {
 		}},
 		{"exit", RegimeOnce, nil, func(t *testing.T, res *Result) {
 			errs := kinds(res, sandbox.LogStepError)
-			require.Len(t, errs, len(Timeline(b)))
+			require.Len(t, errs, len(scenarios.TimelineOf(b)))
 			assert.Contains(t, errs[0].Detail, "exit status 3")
 		}},
 		{"daemon", RegimeStep, nil, func(t *testing.T, res *Result) {
@@ -188,7 +188,7 @@ func TestHostileProcesses(t *testing.T) {
 			assert.Contains(t, esc[0].Detail, "1 process(es)")
 		}},
 		{"daemon", RegimeOnce, nil, func(t *testing.T, res *Result) {
-			assert.Len(t, kinds(res, sandbox.LogEscaped), len(Timeline(b)), "one daemon left behind per tick, each killed")
+			assert.Len(t, kinds(res, sandbox.LogEscaped), len(scenarios.TimelineOf(b)), "one daemon left behind per tick, each killed")
 		}},
 		{"huge", RegimeStep, func(s *ProcessSpec) { s.MaxFileBytes = 1 << 20 }, func(t *testing.T, res *Result) {
 			over := kinds(res, sandbox.LogOversize)
@@ -236,7 +236,7 @@ func TestOneShotRunsAgainOnExit75(t *testing.T) {
 	requireLinux(t)
 	b := shortened(t, "l0-respond", 3)
 	res := runProcess(t, b, helperSpec("retry", RegimeOnce), 1)
-	assert.Equal(t, 2*len(Timeline(b)), res.Steps, "two invocations per tick")
+	assert.Equal(t, 2*len(scenarios.TimelineOf(b)), res.Steps, "two invocations per tick")
 	assert.Empty(t, kinds(res, sandbox.LogStepError))
 	assert.Zero(t, res.Forced)
 }
@@ -312,7 +312,7 @@ func BenchmarkStepThroughput(b *testing.B) {
 }
 
 func benchRegimes(b *testing.B, bundle *scenarios.Bundle, modes []string) {
-	ticks := float64(len(Timeline(bundle)))
+	ticks := float64(len(scenarios.TimelineOf(bundle)))
 	for _, mode := range modes {
 		b.Run(mode, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -25,20 +25,20 @@ import (
 
 // Level verdicts.
 const (
-	Pass     = "pass"
-	Fail     = "fail"
-	Untested = "untested"
+	Pass     = checker.Pass
+	Fail     = checker.Fail
+	Untested = checker.Untested
 	// Vacuous is how a level that passed with no obligation judged is
 	// shown; Levels never holds it (see obligations.go).
 	Vacuous = checker.Vacuous
 )
 
 // LevelNames are the report keys of the levels, in order.
-var LevelNames = [7]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
+var LevelNames = [scenarios.Levels]string{"L0", "L1", "L2", "L3", "L4", "L5", "L6"}
 
 // Config says how to run a bundle.
 type Config struct {
-	// Runs is how many scored runs per bundle (spec §5: five).
+	// Runs is how many scored runs per bundle (spec §5: five, scenarios.ScoredRuns).
 	Runs int
 	// RunSeed, when set, is the run seed of every bundle: scored run i plays
 	// with the engine seed seeds.Engine(RunSeed, i). Otherwise each bundle's
@@ -256,7 +256,7 @@ func VerdictRun(j play.Judgement) RunReport {
 }
 
 // LevelMap turns the checker's level array into the report's map.
-func LevelMap(levels [7]string) map[string]string {
+func LevelMap(levels [scenarios.Levels]string) map[string]string {
 	m := make(map[string]string, len(levels))
 	for i, l := range levels {
 		m[LevelNames[i]] = l

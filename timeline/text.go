@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/amr-bench/amr/checker"
 )
 
 // DefaultQuiet is the shortest stretch of quiet ticks the text shows as one
@@ -66,14 +68,14 @@ func (t *Timeline) header(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "  horizon %d\n", t.Horizon)
 	var levels []string
-	for i := 0; i <= t.TopLevel && i < 7; i++ {
+	for i := 0; i <= t.TopLevel && i <= checker.MaxLevel; i++ {
 		name := fmt.Sprintf("L%d", i)
 		v := t.Levels[name]
 		switch {
-		case v == "fail":
+		case v == checker.Fail:
 			v = "FAIL"
 		case t.vacuous(name):
-			v = "vacuous"
+			v = checker.Vacuous
 		}
 		levels = append(levels, name+" "+v)
 	}

@@ -104,7 +104,7 @@ func Build(in Input) *Timeline {
 		b = &scenarios.Bundle{}
 	}
 	t.Scenario, t.Horizon, t.TopLevel = b.Meta.Name, b.Meta.Horizon, b.Meta.TopLevel
-	t.visited = visitedTicks(b)
+	t.visited = scenarios.TimelineOf(b)
 	for _, r := range in.Log {
 		if r.Kind == sandbox.LogStart {
 			t.Impl, t.Seeds, t.BundleHash = r.Impl, r.Seeds, r.BundleHash
@@ -133,28 +133,6 @@ func hasTickEnds(log []sandbox.LogRecord) bool {
 		}
 	}
 	return false
-}
-
-// visitedTicks lists the ticks the clock visits: 0 to the horizon, straight
-// over each tick jump.
-func visitedTicks(b *scenarios.Bundle) []int {
-	jumps := map[int]int{}
-	for _, f := range b.Faults {
-		if f.Kind == scenarios.FaultTickJump {
-			jumps[f.At] = f.By
-		}
-	}
-	horizon := min(max(b.Meta.Horizon, 0), scenarios.MaxHorizon)
-	var out []int
-	for t := 0; t <= horizon; {
-		out = append(out, t)
-		if by := jumps[t]; by > 1 {
-			t += by
-		} else {
-			t++
-		}
-	}
-	return out
 }
 
 // implLine is one line of an implementation log, parsed into an entry, with

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/conform"
+	"github.com/amr-bench/amr/scenarios"
 )
 
 func init() { commands = append(commands, newConformCmd) }
@@ -79,7 +80,7 @@ func newConformCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&declPath, "declaration", "", "the submission declaration (submission.json)")
 	f.StringVar(&implName, "impl", "", "implementation to probe (default: the declaration's)")
-	f.IntVar(&runs, "runs", 5, "runs per probe scenario")
+	f.IntVar(&runs, "runs", scenarios.ScoredRuns, "runs per probe scenario")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return cmd
 }

@@ -93,7 +93,7 @@ func newRegressCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.path, "baseline", suite.DefaultBaseline, "the baseline file (default: the repository's, found from the working directory)")
-	f.IntVar(&o.runs, "runs", 5, "scored runs per scenario and implementation")
+	f.IntVar(&o.runs, "runs", scenarios.ScoredRuns, "scored runs per scenario and implementation")
 	f.BoolVar(&o.update, "update", false, "rewrite the baseline from this run")
 	f.BoolVar(&o.asJSON, "json", false, "print the comparison as JSON")
 	return cmd

@@ -33,11 +33,11 @@ func runSeedsLine(given *uint64, bundles []namedBundle) string {
 func cell(v string) string {
 	switch v {
 	case suite.Pass:
-		return "pass"
+		return suite.Pass
 	case suite.Fail:
 		return "FAIL"
 	case suite.Vacuous:
-		return "vacuous"
+		return suite.Vacuous
 	}
 	return "-"
 }

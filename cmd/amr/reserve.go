@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 )
@@ -21,7 +22,7 @@ func init() { commands = append(commands, newReserveCmd) }
 // runBundle runs one bundle runs times against the named implementation
 // and returns each level's result (L0..L6). amr reserve apply uses it; it is
 // assigned where the runner lives.
-var runBundle func(b *scenarios.Bundle, impl string, runs int) (levels [7]string, err error)
+var runBundle func(b *scenarios.Bundle, impl string, runs int) (levels [scenarios.Levels]string, err error)
 
 // sealRandom supplies the entry order and the salts; tests replace it.
 var sealRandom io.Reader = rand.Reader
@@ -185,7 +186,7 @@ func newReserveApplyCmd() *cobra.Command {
 	f.StringVar(&o.secretsPath, "secrets", "", "the private secrets file")
 	f.StringVar(&o.bundlesDir, "bundles", "", "the directory that was sealed")
 	f.StringVar(&o.impl, "impl", "reference", "implementation to run (see 'amr impls')")
-	f.IntVar(&o.runs, "runs", 5, "scored runs per bundle")
+	f.IntVar(&o.runs, "runs", scenarios.ScoredRuns, "scored runs per bundle")
 	f.StringVar(&o.out, "out", "", "where to write the application log")
 	f.StringVar(&o.appliedAt, "applied-at", "", "application time recorded in the log, RFC 3339 (default: now, UTC)")
 	f.BoolVar(&o.asJSON, "json", false, "print the application log as JSON")
@@ -214,7 +215,7 @@ func runReserveApply(cmd *cobra.Command, o applyOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	run := func(b *scenarios.Bundle) ([reserve.Levels]string, error) { return runBundle(b, o.impl, o.runs) }
+	run := func(b *scenarios.Bundle) ([scenarios.Levels]string, error) { return runBundle(b, o.impl, o.runs) }
 	opt := reserve.ApplyOptions{Impl: o.impl, Runs: o.runs, AppliedAt: at, HarnessVersion: version}
 	app, runErrs, err := reserve.Apply(m, s, o.bundlesDir, bundleLoader(cmd.ErrOrStderr()), run, opt)
 	if err != nil {
@@ -242,7 +243,7 @@ func runReserveApply(cmd *cobra.Command, o applyOptions) error {
 func anyFailed(app *reserve.Application) bool {
 	for _, e := range app.Entries {
 		for _, r := range e.Levels {
-			if r == "fail" {
+			if r == checker.Fail {
 				return true
 			}
 		}
@@ -261,9 +262,9 @@ func printApplication(w io.Writer, app *reserve.Application, path string) {
 			switch {
 			case e.Error:
 				r = "error"
-			case r == "" || r == "untested":
+			case r == "" || r == checker.Untested:
 				r = "-"
-			case r == "fail":
+			case r == checker.Fail:
 				r = "FAIL"
 			}
 			cells = append(cells, r)

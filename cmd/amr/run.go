@@ -104,7 +104,7 @@ func newRunCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.implName, "impl", "reference", "implementation to run (see 'amr impls')")
-	f.IntVar(&o.runs, "runs", 5, "scored runs per bundle")
+	f.IntVar(&o.runs, "runs", scenarios.ScoredRuns, "scored runs per bundle")
 	f.Uint64Var(&o.seed, "seed", 0, "run seed of every bundle: scored run k plays with an engine seed derived from it and k (default: derived from each bundle's name)")
 	f.StringVar(&o.out, "out", "", "keep every run's sandbox, run log and verdict under this directory")
 	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
@@ -223,8 +223,8 @@ func writeJSONFile(path string, v any) error {
 }
 
 func init() {
-	runBundle = func(b *scenarios.Bundle, implName string, runs int) ([7]string, error) {
-		var levels [7]string
+	runBundle = func(b *scenarios.Bundle, implName string, runs int) ([scenarios.Levels]string, error) {
+		var levels [scenarios.Levels]string
 		impl, err := lookupImpl(implName)
 		if err != nil {
 			return levels, err

@@ -1,0 +1,77 @@
+package history
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/amr-bench/amr/scenarios"
+)
+
+// The oracle reads the clock with its own two constructions (the compiled
+// history's timeline and the admission clock); both must visit exactly the
+// ticks the engine plays, scenarios.TimelineOf.
+func requireSameClock(t require.TestingT, b *scenarios.Bundle) {
+	want := []int(scenarios.TimelineOf(b))
+	require.Equal(t, want, []int(newTimeline(b)), "compiled history timeline")
+	require.Equal(t, want, admissionOf(Input{Bundle: b}).ticks(), "admission clock")
+}
+
+func l0Respond(t require.TestingT) *scenarios.Bundle {
+	ps, err := scenarios.Published()
+	require.NoError(t, err)
+	for _, p := range ps {
+		if p.Name == "l0-respond" {
+			return p.Bundle.Clone()
+		}
+	}
+	require.FailNow(t, "l0-respond is not published")
+	return nil
+}
+
+// On a bundle the validator accepts: jumps that do not overlap and land by
+// the horizon, built tick by tick.
+func TestTimelinesAgreeOnValidBundles(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		b := l0Respond(rt)
+		b.Meta.Horizon = rapid.IntRange(b.Meta.Horizon, 400).Draw(rt, "horizon")
+		b.Faults = nil
+		for at := 0; b.Meta.Horizon-at >= 2; {
+			if rapid.IntRange(0, 3).Draw(rt, "jump?") == 0 {
+				by := rapid.IntRange(2, min(b.Meta.Horizon-at, 60)).Draw(rt, "by")
+				b.Faults = append(b.Faults, scenarios.Fault{Kind: scenarios.FaultTickJump, At: at, By: by})
+				at += by
+			} else {
+				at += rapid.IntRange(1, 30).Draw(rt, "gap")
+			}
+		}
+		require.Empty(rt, scenarios.Validate(b, nil).Errors())
+		requireSameClock(rt, b)
+	})
+}
+
+// On a hostile bundle no validator has seen: any horizon, any jumps, at any
+// tick, by any amount, several at one tick. A horizon past the limit is
+// read as the limit, so each case stays small enough to be quick, and a
+// construction that loops on a huge jump fails by timing out.
+func TestTimelinesAgreeOnHostileBundles(t *testing.T) {
+	huge := []int{math.MaxInt, math.MaxInt - 1, math.MinInt, scenarios.MaxHorizon, scenarios.MaxHorizon + 1}
+	rapid.Check(t, func(rt *rapid.T) {
+		horizon := rapid.OneOf(rapid.IntRange(-3, 300), rapid.SampledFrom(huge)).Draw(rt, "horizon")
+		reach := min(max(horizon, 0), scenarios.MaxHorizon)
+		b := &scenarios.Bundle{Meta: scenarios.Meta{Horizon: horizon}}
+		n := rapid.IntRange(0, 8).Draw(rt, "faults")
+		for range n {
+			f := scenarios.Fault{Kind: scenarios.FaultTickJump,
+				At: rapid.OneOf(rapid.IntRange(-2, min(reach, 300)+2), rapid.IntRange(max(reach-5, 0), reach+2)).Draw(rt, "at"),
+				By: rapid.OneOf(rapid.IntRange(-3, 60), rapid.SampledFrom(huge)).Draw(rt, "by")}
+			if rapid.IntRange(0, 5).Draw(rt, "other kind?") == 0 {
+				f.Kind = rapid.SampledFrom(scenarios.FaultKinds).Draw(rt, "kind")
+			}
+			b.Faults = append(b.Faults, f)
+		}
+		requireSameClock(rt, b)
+	})
+}
