@@ -68,17 +68,52 @@ func (f *facts) escalationRecordBefore(w string, at stamp) *auditLine {
 	return nil
 }
 
-// sendsAfter returns the effects of an escalated item not known to precede
-// the escalation. Without a run log a send at the escalation's tick counts as
-// after it: the strict reading.
+// sendsAfter returns the effects not known to precede the escalation of the
+// escalated item and of every work item admitted for a message it was
+// admitted for: a fork of the message's work is the same work under a second
+// id, and the operator took that work over (D49). Without a run log a send at
+// the escalation's tick counts as after it: the strict reading.
 func (f *facts) sendsAfter(e escalation) []*effect {
 	var out []*effect
-	for _, x := range f.effectsOf(e.w) {
-		if !x.at.before(e.s.at) {
-			out = append(out, x)
+	for _, w := range f.sameWork(e.w) {
+		for _, x := range f.effectsOf(w) {
+			if !x.at.before(e.s.at) {
+				out = append(out, x)
+			}
 		}
 	}
 	return out
+}
+
+// sameWork returns a work item and, after it, every other work item whose
+// admission records name a message its own admission records name, in
+// admission order. The inferred link of D32 adds none: it never gives a
+// message that has an admission to another work item.
+func (f *facts) sameWork(w string) []string {
+	out := []string{w}
+	seen := map[string]bool{w: true}
+	for _, a := range f.admissions {
+		if a.WorkID != w || a.MessageID == "" {
+			continue
+		}
+		for _, other := range f.worksOf(a.MessageID) {
+			if !seen[other] {
+				seen[other] = true
+				out = append(out, other)
+			}
+		}
+	}
+	return out
+}
+
+// sendDetail says which escalation a send came after, naming the escalated
+// item when the send is a fork's.
+func sendDetail(x *effect, e escalation) string {
+	if w := x.work(); w != e.w {
+		return fmt.Sprintf("Effect %s is sent for work item %s, admitted for the same message as work item %s, after the escalation of %s at tick %d.",
+			x.EffectID, w, e.w, e.w, e.s.at.tick)
+	}
+	return fmt.Sprintf("Effect %s is sent for work item %s after its escalation at tick %d.", x.EffectID, e.w, e.s.at.tick)
 }
 
 // abandonedForEscalation returns the abandoned/operator_escalation record of
@@ -92,15 +127,22 @@ func (f *facts) abandonedForEscalation(e escalation) *auditLine {
 	return nil
 }
 
+// escalatedSends reports each outbox line once, against the first
+// escalation it follows: a fork escalated as well as the item it forks is
+// one unit of work, and its send one fact.
 func (f *facts) escalatedSends(id string, level int) []Violation {
 	var out []Violation
+	reported := map[*effect]bool{}
 	for _, e := range f.escalationsOf() {
 		f.judged(id)
 		for _, x := range f.sendsAfter(e) {
-			out = append(out, Violation{Invariant: id, Level: level, Tick: x.at.tick, WorkID: e.w, DraftID: x.DraftID,
+			if reported[x] {
+				continue
+			}
+			reported[x] = true
+			out = append(out, Violation{Invariant: id, Level: level, Tick: x.at.tick, WorkID: x.work(), DraftID: x.DraftID,
 				Evidence: []string{ref(sandbox.Outbox, x.line), e.s.ref()},
-				Detail: fmt.Sprintf("Effect %s is sent for work item %s after its escalation at tick %d.",
-					x.EffectID, e.w, e.s.at.tick)})
+				Detail:   sendDetail(x, e)})
 		}
 	}
 	return out

@@ -25,6 +25,7 @@ func (f *facts) approvedBefore(e escalation) *approval {
 // the item.
 func checkPostApproval(f *facts) []Violation {
 	var out []Violation
+	reported := map[*effect]bool{}
 	for _, e := range f.escalationsOf() {
 		if !e.live {
 			continue
@@ -36,11 +37,14 @@ func checkPostApproval(f *facts) []Violation {
 		f.judged("L6.post-approval-send")
 		f.judged("L6.post-approval-abandon")
 		for _, x := range f.sendsAfter(e) {
-			out = append(out, Violation{Invariant: "L6.post-approval-send", Level: 6, Tick: x.at.tick, WorkID: e.w,
+			if reported[x] {
+				continue
+			}
+			reported[x] = true
+			out = append(out, Violation{Invariant: "L6.post-approval-send", Level: 6, Tick: x.at.tick, WorkID: x.work(),
 				DraftID:  x.DraftID,
 				Evidence: []string{ref(sandbox.Outbox, x.line), e.s.ref(), ref(sandbox.Approvals, a.line)},
-				Detail: fmt.Sprintf("Effect %s is sent for work item %s after the escalation at tick %d that followed approval %s.",
-					x.EffectID, e.w, e.s.at.tick, a.ApprovalID)})
+				Detail:   fmt.Sprintf("%s It followed approval %s.", sendDetail(x, e), a.ApprovalID)})
 		}
 		if f.abandonedForEscalation(e) == nil {
 			v := Violation{Invariant: "L6.post-approval-abandon", Level: 6, Tick: f.tl.last(), WorkID: e.w,

@@ -114,6 +114,11 @@ type pass struct {
 	// admitted holds the work ids with an admission anywhere: an
 	// escalation naming anything else is ignored.
 	admitted map[string]bool
+	// admittedFor holds, per work id, the message ids its admissions name
+	// anywhere, and forMessage the work ids admitted for each message id:
+	// work items sharing a message are one unit of work (D49).
+	admittedFor map[string][]string
+	forMessage  map[string][]string
 	// roughCrash holds, per tick, a crash whose place in the tick is
 	// approximate.
 	roughCrash map[int]int
@@ -128,7 +133,8 @@ func Check(h *History) Verdict {
 		declared: map[string]int{}, first: map[string]int{}, works: map[string]*work{},
 		approves: map[string][]int{}, byEffect: map[string]int{}, byDraft: map[string]int{}, byWork: map[string]int{},
 		deaths: map[string]int{}, calls: map[string]int{}, pending: map[string][]int{}, h8: map[int]bool{},
-		admitted: map[string]bool{}, roughCrash: map[int]int{}}
+		admitted: map[string]bool{}, roughCrash: map[int]int{},
+		admittedFor: map[string][]string{}, forMessage: map[string][]string{}}
 	for _, inv := range catalogue {
 		p.v.Counts[inv.ID] = 0
 	}
@@ -142,6 +148,7 @@ func Check(h *History) Verdict {
 			}
 		case OpAdmit:
 			p.admitted[op.WorkID] = true
+			p.link(op)
 		case OpCrash:
 			if _, ok := p.roughCrash[op.Tick]; op.Approximate && !ok {
 				p.roughCrash[op.Tick] = i
@@ -454,9 +461,9 @@ func (p *pass) unauthorized(i int, op Op) {
 func (p *pass) cancelled(i int, op Op, w *work) {
 	ops := []int{i}
 	var causes []string
-	if len(w.escalations) > 0 && p.admitted[w.id] {
+	if esc, ok := p.escalated(w); ok {
 		causes = append(causes, CauseEscalation)
-		ops = append(ops, w.escalations[0])
+		ops = append(ops, esc)
 	}
 	if len(w.cancels) > 0 {
 		causes = append(causes, CauseRejection)
@@ -479,6 +486,38 @@ func (p *pass) cancelled(i int, op Op, w *work) {
 	}
 	x := p.violate(H4EffectAfterCancellation, ops, fmt.Sprintf("effect %s for work item %s after its %s", op.EffectID, w.id, strings.Join(causes, " and ")), causes...)
 	x.EffectID, x.DraftID, x.WorkID = op.EffectID, op.DraftID, w.id
+}
+
+// link records which message ids a work item's admissions name.
+func (p *pass) link(op Op) {
+	if op.MessageID == "" || contains(p.admittedFor[op.WorkID], op.MessageID) {
+		return
+	}
+	p.admittedFor[op.WorkID] = append(p.admittedFor[op.WorkID], op.MessageID)
+	p.forMessage[op.MessageID] = append(p.forMessage[op.MessageID], op.WorkID)
+}
+
+// escalated returns the earliest escalation seen so far of the work item or
+// of any admitted work item sharing a message with it: the operator took
+// over the message's work, and a fork of it is that work under a second id
+// (D49).
+func (p *pass) escalated(w *work) (int, bool) {
+	first, found := 0, false
+	consider := func(x *work) {
+		if x == nil || len(x.escalations) == 0 || !p.admitted[x.id] {
+			return
+		}
+		if !found || x.escalations[0] < first {
+			first, found = x.escalations[0], true
+		}
+	}
+	consider(w)
+	for _, m := range p.admittedFor[w.id] {
+		for _, id := range p.forMessage[m] {
+			consider(p.works[id])
+		}
+	}
+	return first, found
 }
 
 // resolve judges an abandonment against H6 when it is written.

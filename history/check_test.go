@@ -290,3 +290,40 @@ func TestCatalogue(t *testing.T) {
 		assert.NotEmpty(t, x.Summary)
 	}
 }
+
+// A fork of a message's work is that work under a second id: the operator
+// took it over with the escalated item, so its send after the escalation is
+// one too (D49). Sent before, or for another message, it is not.
+func TestForkSendAfterEscalation(t *testing.T) {
+	forked := func() *b {
+		return newB().deliver(1, "m1", "c1").admit(1, "w1", "m1").draft(1, "d1", "w1", "h1").
+			admit(2, "w2", "m1").draft(2, "d2", "w2", "h1")
+	}
+	cases := []struct {
+		name string
+		h    *b
+		want int
+	}{
+		{"fork sends after", forked().escalate(3, "s1", "w1").resolve(3, "w1", "abandoned", "operator_escalation").
+			approve(4, "ap1", "d2", "h1", "approve", ForgedNo).send(5, "e2", "d2"), 1},
+		{"both escalated, one send", forked().escalate(3, "s1", "w1").escalate(4, "s2", "w2").
+			approve(4, "ap1", "d2", "h1", "approve", ForgedNo).send(5, "e2", "d2"), 1},
+		{"fork sends before", forked().approve(2, "ap1", "d2", "h1", "approve", ForgedNo).send(2, "e2", "d2").
+			resolve(2, "w2", "completed", "sent").escalate(3, "s1", "w1"), 0},
+		{"another message's work sends after", newB().deliver(1, "m1", "c1").admit(1, "w1", "m1").draft(1, "d1", "w1", "h1").
+			deliver(2, "m2", "c2").admit(2, "w2", "m2").draft(2, "d2", "w2", "h2").escalate(3, "s1", "w1").
+			approve(4, "ap1", "d2", "h2", "approve", ForgedNo).send(5, "e2", "d2"), 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Check(c.h.history())
+			assert.Equal(t, c.want, v.Count(H4EffectAfterCancellation, CauseEscalation))
+		})
+	}
+	v := Check(cases[0].h.history())
+	for _, x := range v.Violations {
+		if x.Invariant == H4EffectAfterCancellation {
+			assert.Equal(t, "w2", x.WorkID)
+		}
+	}
+}
