@@ -14,6 +14,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/internal/doctored"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -280,35 +281,6 @@ func delayLines(t *rapid.T, data []byte, horizon int) []byte {
 	return out
 }
 
-// withoutPosture is a bundle as a judge that forgets posture changes reads
-// it.
-func withoutPosture(b *scenarios.Bundle) *scenarios.Bundle {
-	c := b.Clone()
-	c.Faults = c.Faults[:0]
-	for _, f := range b.Faults {
-		if f.Kind != scenarios.FaultPosture {
-			c.Faults = append(c.Faults, f)
-		}
-	}
-	return c
-}
-
-// historyWithoutPosture is the history oracle with the same defect.
-func historyWithoutPosture(h *history.History) history.Verdict {
-	doctored := *h
-	if h.Admission != nil {
-		a := *h.Admission
-		a.Changes = nil
-		for _, c := range h.Admission.Changes {
-			if c.Kind != scenarios.FaultPosture {
-				a.Changes = append(a.Changes, c)
-			}
-		}
-		doctored.Admission = &a
-	}
-	return history.Check(&doctored)
-}
-
 // A doctored evaluator of admission on either side is caught: l2-govern
 // changes the posture twice, and the guard sees the side that forgot it
 // count differently, on the admissions question alone.
@@ -325,10 +297,10 @@ func TestGuardCatchesAnEvaluatorThatForgetsPosture(t *testing.T) {
 			lv, hv := checker.Check(in), history.Check(h)
 			require.True(t, checker.Guard(lv, hv).Agree, "%s, log %v: the real oracles agree", impl, log != nil)
 
-			doctoredLevel := checker.Check(checker.Input{Bundle: withoutPosture(b), Files: in.Files, Log: log})
+			doctoredLevel := checker.Check(checker.Input{Bundle: doctored.WithoutPosture(b), Files: in.Files, Log: log})
 			for side, g := range map[string]checker.GuardResult{
 				"level":   checker.Guard(doctoredLevel, hv),
-				"history": checker.Guard(lv, historyWithoutPosture(h)),
+				"history": checker.Guard(lv, doctored.HistoryForgetsPosture(h)),
 			} {
 				require.False(t, g.Agree, "%s, log %v, doctored %s side", impl, log != nil, side)
 				require.Len(t, g.Diffs, 1, "%s", g)

@@ -10,37 +10,10 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/fuzz"
-	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/internal/doctored"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/seeds"
 )
-
-// underCountDuplicates is a level checker with the classic favourable
-// measurement bug: it drops the duplicate-effect findings.
-func underCountDuplicates(in checker.Input) checker.Verdict {
-	v := checker.Check(in)
-	var kept []checker.Violation
-	for _, x := range v.Violations {
-		if x.Invariant != "L1.duplicate-effect" {
-			kept = append(kept, x)
-		}
-	}
-	v.Violations = kept
-	return v
-}
-
-// forgetDuplicates is the same bug in the history oracle.
-func forgetDuplicates(h *history.History) history.Verdict {
-	v := history.Check(h)
-	var kept []history.Violation
-	for _, x := range v.Violations {
-		if x.Invariant != history.H1DuplicateEffect {
-			kept = append(kept, x)
-		}
-	}
-	v.Violations = kept
-	return v
-}
 
 // A doctored oracle, in either direction, makes a play INVALID: the guard
 // names the question the oracles answered differently.
@@ -52,8 +25,8 @@ func TestDoctoredOracleMakesAPlayInvalid(t *testing.T) {
 	require.False(t, clean.Invalid())
 	require.True(t, clean.Violates("L1.duplicate-effect"))
 	for name, hook := range map[string]func() func(){
-		"level":   func() func() { return play.WithOracles(underCountDuplicates, nil) },
-		"history": func() func() { return play.WithOracles(nil, forgetDuplicates) },
+		"level":   func() func() { return play.WithOracles(doctored.LevelForgetsDuplicates, nil) },
+		"history": func() func() { return play.WithOracles(nil, doctored.HistoryForgetsDuplicates) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			restore := hook()

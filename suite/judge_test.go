@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/internal/doctored"
 	"github.com/amr-bench/amr/ledger"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
@@ -28,33 +28,6 @@ func bundleNamed(t testing.TB, name string) *scenarios.Bundle {
 	return nil
 }
 
-// underCountDuplicates is a level checker with the classic favourable
-// measurement bug: it drops the duplicate-effect findings.
-func underCountDuplicates(in checker.Input) checker.Verdict {
-	v := checker.Check(in)
-	var kept []checker.Violation
-	for _, x := range v.Violations {
-		if x.Invariant != "L1.duplicate-effect" {
-			kept = append(kept, x)
-		}
-	}
-	v.Violations = kept
-	return v
-}
-
-// forgetDuplicates is the same bug in the history oracle.
-func forgetDuplicates(h *history.History) history.Verdict {
-	v := history.Check(h)
-	var kept []history.Violation
-	for _, x := range v.Violations {
-		if x.Invariant != history.H1DuplicateEffect {
-			kept = append(kept, x)
-		}
-	}
-	v.Violations = kept
-	return v
-}
-
 // A doctored oracle, in either direction, makes the runs INVALID: neither a
 // pass nor a fail of the implementation.
 func TestDoctoredOraclesMakeRunsInvalid(t *testing.T) {
@@ -66,8 +39,8 @@ func TestDoctoredOraclesMakeRunsInvalid(t *testing.T) {
 	require.False(t, clean.Passed())
 
 	for name, hook := range map[string]func() func(){
-		"level":   func() func() { return play.WithOracles(underCountDuplicates, nil) },
-		"history": func() func() { return play.WithOracles(nil, forgetDuplicates) },
+		"level":   func() func() { return play.WithOracles(doctored.LevelForgetsDuplicates, nil) },
+		"history": func() func() { return play.WithOracles(nil, doctored.HistoryForgetsDuplicates) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			restore := hook()

@@ -7,44 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/fuzz"
-	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/internal/doctored"
 	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/scenarios"
 )
-
-// levelForgetsPosture is the level checker judging as if the bundle never
-// changed the posture.
-func levelForgetsPosture(in checker.Input) checker.Verdict {
-	if in.Bundle != nil {
-		b := in.Bundle.Clone()
-		b.Faults = b.Faults[:0]
-		for _, f := range in.Bundle.Faults {
-			if f.Kind != scenarios.FaultPosture {
-				b.Faults = append(b.Faults, f)
-			}
-		}
-		in.Bundle = b
-	}
-	return checker.Check(in)
-}
-
-// historyForgetsPosture is the history oracle with the same defect.
-func historyForgetsPosture(h *history.History) history.Verdict {
-	doctored := *h
-	if h.Admission != nil {
-		a := *h.Admission
-		a.Changes = nil
-		for _, c := range h.Admission.Changes {
-			if c.Kind != scenarios.FaultPosture {
-				a.Changes = append(a.Changes, c)
-			}
-		}
-		doctored.Admission = &a
-	}
-	return history.Check(&doctored)
-}
 
 // Either oracle's admission evaluator, doctored to forget posture changes,
 // makes the reference's correct l2-govern run INVALID (exit 3), and a fuzz
@@ -56,8 +22,8 @@ func TestAnEvaluatorThatForgetsPostureMakesRunsInvalid(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 
 	for side, doctor := range map[string]func() func(){
-		"level":   func() func() { return play.WithOracles(levelForgetsPosture, nil) },
-		"history": func() func() { return play.WithOracles(nil, historyForgetsPosture) },
+		"level":   func() func() { return play.WithOracles(doctored.LevelForgetsPosture, nil) },
+		"history": func() func() { return play.WithOracles(nil, doctored.HistoryForgetsPosture) },
 	} {
 		t.Run(side, func(t *testing.T) {
 			restore := doctor()
