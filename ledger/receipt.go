@@ -78,10 +78,16 @@ type Receipt struct {
 // Impl identifies the implementation that ran. Fingerprint is what
 // memoization keys on: for a built-in implementation
 // "in-process:<name>@<harness version>", for a process implementation the
-// command and the hash of its executable.
+// command line and the hash of its identity (ProcessIdentity), or
+// UnknownSuffix where amr cannot know what runs.
 type Impl struct {
 	Name        string `json:"name"`
 	Fingerprint string `json:"fingerprint"`
+	// Identity lists what a process implementation's fingerprint hashed,
+	// and IdentityUnknown says why it could not cover what runs. Both are
+	// absent for a built-in implementation, so its receipts are unchanged.
+	Identity        []Part `json:"identity,omitempty"`
+	IdentityUnknown string `json:"identity_unknown,omitempty"`
 }
 
 // Verdict is what the run found, copied forward by skipped receipts.
@@ -141,6 +147,11 @@ type Key struct {
 // Key returns the receipt's memoization key.
 func (r Receipt) Key() Key {
 	return Key{BundleHash: r.BundleHash, Fingerprint: r.Impl.Fingerprint, HarnessVersion: r.HarnessVersion, Seed: r.Seed}
+}
+
+// ImplOf is the receipt's Impl of a process implementation.
+func ImplOf(name string, id Identity) Impl {
+	return Impl{Name: name, Fingerprint: id.Fingerprint, Identity: id.Parts, IdentityUnknown: id.Unknown}
 }
 
 // Fingerprint is a built-in implementation's fingerprint. It is the same on
