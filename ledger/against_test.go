@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -179,4 +180,27 @@ func TestOpenReusesOnlyReceiptsThatVerify(t *testing.T) {
 		write(t, path, ls)
 		assert.Equal(t, []bool{false, false, true, true}, reused(t, path), "receipts before the break cannot be told from forgeries")
 	})
+}
+
+// The two canonical forms a verify takes from one serialization are the
+// ones computed each in full, whatever the content hash holds.
+func TestSealedFormsAreTheCanonicalForms(t *testing.T) {
+	path := fullFixture(t, t.TempDir())
+	l, err := ledger.Open(path)
+	require.NoError(t, err)
+	base := l.Receipts()[0]
+	for _, hash := range []string{base.ContentHash, "", "x", `a"b`, "<&>", "sha256:" + strings.Repeat("0", 64), ",\"content_hash\":\"y\""} {
+		r := base
+		r.ContentHash = hash
+		canonical, line, err := ledger.SealedForTest(r)
+		require.NoError(t, err)
+		want, err := r.Canonical()
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(canonical), "hash %q", hash)
+		if hash != "" {
+			wantLine, err := r.Line()
+			require.NoError(t, err)
+			assert.Equal(t, string(wantLine[:len(wantLine)-1]), string(line))
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,15 +37,13 @@ func Open(path string) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, line := range splitLines(data) {
-		r, err := parseReceipt(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+	l.report = verify(path, data, "")
+	for _, e := range l.report.receipts {
+		if !e.parsed {
+			_, err := parseReceipt(e.raw)
+			return nil, fmt.Errorf("%s:%d: %w", path, e.pos, err)
 		}
-		l.receipts = append(l.receipts, r)
-	}
-	if l.report, err = Verify(path, ""); err != nil {
-		return nil, err
+		l.receipts = append(l.receipts, e.r)
 	}
 	ok := l.report.reusable()
 	for i, r := range l.receipts {
@@ -205,15 +202,4 @@ func (l *Ledger) Store(data []byte) (string, error) {
 		return "", err
 	}
 	return rel, nil
-}
-
-// splitLines returns the non-empty lines of a JSONL file.
-func splitLines(data []byte) [][]byte {
-	var out [][]byte
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			out = append(out, line)
-		}
-	}
-	return out
 }

@@ -14,6 +14,7 @@
 package ledger
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -186,6 +187,29 @@ func (r Receipt) Hash() (string, error) {
 		return "", err
 	}
 	return Digest(data), nil
+}
+
+// sealed returns the receipt's two canonical forms at the cost of one: its
+// line (with content_hash) and the bytes its content hash covers (without).
+// In canonical JSON the members are sorted and content_hash is a top-level
+// member no nested type has, so the bytes without it are the line with that
+// one member cut out; where the cut is not found exactly once, both forms
+// are computed in full.
+func (r Receipt) sealed() (canonical, line []byte, err error) {
+	if line, err = jcs.Marshal(r); err != nil {
+		return nil, nil, err
+	}
+	member, err := jcs.Marshal(map[string]string{"content_hash": r.ContentHash})
+	if err == nil && r.ContentHash != "" {
+		cut := append([]byte{','}, member[1:len(member)-1]...)
+		if bytes.Count(line, cut) == 1 {
+			return bytes.Replace(line, cut, nil, 1), line, nil
+		}
+	}
+	if canonical, err = r.Canonical(); err != nil {
+		return nil, nil, err
+	}
+	return canonical, line, nil
 }
 
 // Line renders the receipt as one ledger line: its canonical JSON with the

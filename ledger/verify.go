@@ -91,6 +91,11 @@ func Verify(ledgerPath, wantHead string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	return verify(ledgerPath, data, wantHead), nil
+}
+
+// verify is Verify over the ledger's bytes, read once by the caller.
+func verify(ledgerPath string, data []byte, wantHead string) *Report {
 	rep := &Report{Path: ledgerPath, Problems: []Problem{}, Unavailable: []Unavailable{}, crossChecked: map[int]bool{}}
 	var es []entry
 	for i, line := range bytes.Split(data, []byte("\n")) {
@@ -140,7 +145,7 @@ func Verify(ledgerPath, wantHead string) (*Report, error) {
 	if wantHead != "" && rep.Head != wantHead {
 		rep.add(lastPos(es), ProblemHead, fmt.Sprintf("the last receipt is %s, not the expected head %s: receipts were added or removed at the end", orNone(rep.Head), wantHead))
 	}
-	return rep, nil
+	return rep
 }
 
 func lastPos(es []entry) int {
@@ -162,17 +167,16 @@ func (rep *Report) add(pos int, kind, detail string) {
 }
 
 func (rep *Report) checkContent(e entry) {
-	hash, err := e.r.Hash()
-	switch {
-	case err != nil:
+	canonical, line, err := e.r.sealed()
+	if err != nil {
 		rep.add(e.pos, ProblemEdited, err.Error())
 		return
-	case hash != e.r.ContentHash:
+	}
+	if hash := Digest(canonical); hash != e.r.ContentHash {
 		rep.add(e.pos, ProblemEdited, fmt.Sprintf("content hashes to %s, the receipt says %s", hash, orNone(e.r.ContentHash)))
 		return
 	}
-	line, err := e.r.Line()
-	if err != nil || !bytes.Equal(line[:len(line)-1], e.raw) {
+	if !bytes.Equal(line, e.raw) {
 		rep.add(e.pos, ProblemEdited, "the line is not the receipt's canonical JSON")
 	}
 }
