@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,6 +159,15 @@ func TestOpenReusesOnlyReceiptsThatVerify(t *testing.T) {
 		l, err := ledger.Open(path)
 		require.NoError(t, err)
 		assert.Equal(t, 1, l.Withheld())
+	})
+	t.Run("edited, not re-hashed", func(t *testing.T) {
+		path := fixture(t, t.TempDir(), 3)
+		ls := lines(t, path)
+		ls[0] = bytes.Replace(ls[0], []byte(`"origin":"model-based"`), []byte(`"origin":"model-free"`), 1)
+		write(t, path, ls)
+		got := reused(t, path)
+		assert.False(t, got[0], "a receipt verify reports as edited")
+		assert.Equal(t, []bool{true, true}, got[1:])
 	})
 	t.Run("a verdict nothing confirms", func(t *testing.T) {
 		dir := t.TempDir()
