@@ -297,7 +297,8 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if err := reportOutcome(cmd, human, &doc, sum, cfg.Impl, pf, o, corpusDir); err != nil {
 		return err
 	}
-	if err := keepResult(human, &doc, sum, cfg, pf, o, ctx.Err() != nil); err != nil {
+	ended, err := keepResult(human, &doc, sum, cfg, pf, o, ctx.Err() != nil)
+	if err != nil {
 		return err
 	}
 	printFuzzSummary(human, doc, sum.Coverage)
@@ -307,6 +308,8 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		}
 	}
 	switch {
+	case interruptedShard(o.shard, ended) != nil:
+		return interruptedShard(o.shard, ended)
 	case sum.Divergence != nil, sum.Invalid != nil:
 		return &exitError{code: exitInvalid}
 	case sum.Failure != nil:

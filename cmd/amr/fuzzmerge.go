@@ -16,16 +16,17 @@ import (
 	"github.com/amr-bench/amr/fuzz"
 )
 
+// exitShardInterrupted is the exit code of a shard run as a Job's pod
+// (--shard auto/N) that a signal stopped before its budget ended: 128 +
+// SIGTERM, as a process killed by it reports. Exit 0 would tell the Job
+// the index is done, and the merge would then find its runs missing.
+const exitShardInterrupted = 143
+
 // keepResult writes the campaign's result file into --out, so that shards
-// of one campaign can be merged (amr fuzz merge). Without --out there is
-// no folder of the campaign's own to hold it.
-func keepResult(w io.Writer, doc *fuzzJSON, sum *fuzz.Summary, cfg fuzz.Config, pf *processFlags, o fuzzOptions, interrupted bool) error {
-	if o.out == "" {
-		if cfg.Shard.Count > 1 {
-			fmt.Fprintf(w, "note: no --out, so this shard's result is not written and 'amr fuzz merge' cannot use it\n")
-		}
-		return nil
-	}
+// of one campaign can be merged (amr fuzz merge); without --out there is
+// no folder of the campaign's own to hold it. It returns why the campaign
+// ended.
+func keepResult(w io.Writer, doc *fuzzJSON, sum *fuzz.Summary, cfg fuzz.Config, pf *processFlags, o fuzzOptions, interrupted bool) (string, error) {
 	files := map[string]string{}
 	rel := func(path string) string {
 		if r, err := filepath.Rel(o.out, path); err == nil && !strings.HasPrefix(r, "..") {
@@ -34,6 +35,7 @@ func keepResult(w io.Writer, doc *fuzzJSON, sum *fuzz.Summary, cfg fuzz.Config, 
 		return ""
 	}
 	switch {
+	case o.out == "":
 	case doc.Divergence != nil:
 		files[fuzz.OutcomeDivergence] = rel(doc.Divergence.Bundle)
 	case doc.Invalid != nil:
@@ -44,14 +46,30 @@ func keepResult(w io.Writer, doc *fuzzJSON, sum *fuzz.Summary, cfg fuzz.Config, 
 	r, err := fuzz.NewResult(sum, fuzz.ResultInput{Config: cfg, ImplFlags: implFlags(cfg.Impl.Name, pf), Version: version,
 		Interrupted: interrupted, Files: files})
 	if err != nil {
-		return err
+		return "", err
+	}
+	if o.out == "" {
+		if cfg.Shard.Count > 1 {
+			fmt.Fprintf(w, "note: no --out, so this shard's result is not written and 'amr fuzz merge' cannot use it\n")
+		}
+		return r.Ended, nil
 	}
 	path, err := fuzz.WriteResult(o.out, r)
 	if err != nil {
-		return fmt.Errorf("writing the campaign's result: %w", err)
+		return "", fmt.Errorf("writing the campaign's result: %w", err)
 	}
 	fmt.Fprintf(w, "result: %s (%s)\n", path, r.Ended)
-	return nil
+	return r.Ended, nil
+}
+
+// interruptedShard is the error of a Job's pod stopped before its budget
+// ended, so that the Job retries the index.
+func interruptedShard(shard string, ended string) error {
+	if ended != fuzz.EndedInterrupted || !strings.HasPrefix(shard, "auto/") {
+		return nil
+	}
+	return &exitError{code: exitShardInterrupted,
+		err: errors.New("interrupted before the shard's budget ended: its result is partial, and the shard must run again")}
 }
 
 func newFuzzMergeCmd() *cobra.Command {
