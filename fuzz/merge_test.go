@@ -11,6 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/play"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // resultOf plays cfg and returns its result file's bytes and the result.
@@ -37,6 +41,18 @@ func shardsOf(t *testing.T, cfg Config, n int) []*Result {
 	return out
 }
 
+func leakyImpl() play.Impl {
+	return play.Impl{Name: "leaky", New: func() sandbox.Implementation { return &leaky{inner: examples.Reference()()} }}
+}
+
+// failing is a corpus of one bundle weak-no-send fails.
+func failing(t *testing.T) []CorpusEntry {
+	t.Helper()
+	sum := runCampaign(t, Config{Impl: builtin(t, "weak-no-send"), Seed: 9, Runs: 10, Workers: 1})
+	require.NotNil(t, sum.Failure)
+	return []CorpusEntry{{Path: "corpus/kept.json", Bundle: sum.Failure.Bundle}}
+}
+
 func mergedBytes(t *testing.T, shards []*Result) []byte {
 	t.Helper()
 	m, err := Merge(shards)
@@ -51,12 +67,19 @@ func TestMergedShardsAreTheUnshardedResult(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"reference", Config{Impl: builtin(t, "reference"), Seed: 3, Runs: 60, Workers: 2}},
-		{"weak stops at its first failure", Config{Impl: builtin(t, "weak-send-before-record"), Seed: 5, Runs: 120, Workers: 2}},
-		{"weak keeps going", Config{Impl: builtin(t, "weak-send-per-approval"), Seed: 2, Runs: 60, Workers: 2, KeepGoing: true}},
+		{"reference", Config{Impl: builtin(t, "reference"), Seed: 3, Runs: 40, Workers: 2}},
+		{"weak stops at its first failure", Config{Impl: builtin(t, "weak-send-before-record"), Seed: 5, Runs: 60, Workers: 2}},
+		{"weak keeps going", Config{Impl: builtin(t, "weak-send-per-approval"), Seed: 2, Runs: 30, Workers: 2, KeepGoing: true}},
+		{"a divergence", Config{Impl: leakyImpl(), Seed: 5, Runs: 10, Workers: 1, CheckDeterminism: true, KeepGoing: true}},
+		{"a corpus bundle that still fails", Config{Impl: builtin(t, "weak-no-send"), Seed: 2, Runs: 20, Workers: 1, Corpus: failing(t)}},
+		{"a failing corpus bundle, going on", Config{Impl: builtin(t, "weak-no-send"), Seed: 2, Runs: 20, Workers: 1, Corpus: failing(t), KeepGoing: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			whole, r := resultOf(t, tc.cfg)
+			if tc.cfg.Corpus != nil {
+				require.NotNil(t, r.Counterexample)
+				assert.Equal(t, "corpus/kept.json", r.Counterexample.Source)
+			}
 			assert.Equal(t, whole, mergedBytes(t, []*Result{r}), "a whole campaign merges to itself")
 			for _, n := range []int{2, 3, 5} {
 				shards := shardsOf(t, tc.cfg, n)
