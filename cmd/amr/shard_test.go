@@ -143,12 +143,13 @@ func waitForProgress(t *testing.T, c *exec.Cmd) {
 }
 
 // TestMergeNamesAKilledShard takes about ten seconds: a shard is killed
-// after its first progress line (500 ms), so its budget must outlast that
-// on a fast machine, and the shard is played three times (killed,
-// stopped, whole).
+// after its first progress line (500 ms), so its budget, 1,000 runs with
+// one worker, must outlast that on a fast machine (about 1,000 runs per
+// CPU-second), and the shard is played three times (killed, stopped,
+// whole).
 func TestMergeNamesAKilledShard(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"--impl", "reference", "--seed", "2", "--runs", "2100", "--no-corpus", "--workers", "1"}
+	args := []string{"--impl", "reference", "--seed", "2", "--runs", "3000", "--no-corpus", "--workers", "1"}
 	shard := func(k int) *exec.Cmd {
 		return shardProcess(t, k, append([]string{"fuzz", "--shard", "auto/3", "--progress", "--out", filepath.Join(dir, strconv.Itoa(k))}, args...)...)
 	}
@@ -193,5 +194,5 @@ func TestMergeNamesAKilledShard(t *testing.T) {
 	require.NoError(t, err, string(rerun))
 	out, code = merge()
 	assert.Equal(t, exitOK, code, out)
-	assert.Contains(t, out, "2100 run(s) judged (runs 0..2099), ended: budget, outcome: clean")
+	assert.Contains(t, out, "3000 run(s) judged (runs 0..2999), ended: budget, outcome: clean")
 }
