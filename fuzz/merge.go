@@ -25,6 +25,10 @@ const (
 	ResultFormat = "amr-fuzz-campaign/1"
 )
 
+// MaxShards bounds the shard count a result file may name, so that a
+// damaged file cannot make the merge list millions of missing shards.
+const MaxShards = 1 << 16
+
 // Why a campaign stopped judging runs.
 const (
 	EndedBudget      = "budget"      // every run of the budget was judged
@@ -250,12 +254,19 @@ func (r *Result) check() error {
 		return fmt.Errorf("format: %q, want %q", r.Format, ResultFormat)
 	case r.Shard.Count < 1 || r.Shard.Index < 0 || r.Shard.Index >= r.Shard.Count:
 		return fmt.Errorf("shard: %d/%d is not a shard", r.Shard.Index, r.Shard.Count)
+	case r.Shard.Count > MaxShards:
+		return fmt.Errorf("shard: a count of %d is more than the %d shards a merge takes", r.Shard.Count, MaxShards)
 	case r.Runs != len(r.Tape.Seen):
 		return fmt.Errorf("tape: %d coverage masks for %d runs", len(r.Tape.Seen), r.Runs)
 	case r.Campaign.Runs > 0 && r.Runs > r.Shard.Size(r.Campaign.Runs):
 		return fmt.Errorf("runs: %d, but shard %d/%d of %d runs has %d", r.Runs, r.Shard.Index, r.Shard.Count, r.Campaign.Runs, r.Shard.Size(r.Campaign.Runs))
 	case !slices.Equal(r.Campaign.Counters, counterNames()):
 		return fmt.Errorf("campaign.counters: written with another catalogue of coverage counters (another amr version?)")
+	}
+	for _, rr := range []*ResultRun{r.Counterexample, r.Invalid, r.Divergence} {
+		if rr != nil && rr.Files != "" && !filepath.IsLocal(filepath.FromSlash(rr.Files)) {
+			return fmt.Errorf("files: %q is not a path inside the result's folder", rr.Files)
+		}
 	}
 	last := -1
 	for i, m := range r.Tape.Marks {

@@ -269,8 +269,10 @@ func TestResultFileRoundTripsAndBadOnesAreRefused(t *testing.T) {
 		"format":   {func(m map[string]any) { m["format"] = "x/2" }, `format: "x/2"`},
 		"shard":    {func(m map[string]any) { m["shard"] = map[string]any{"index": 2, "count": 2} }, "shard: 2/2 is not a shard"},
 		"runs":     {func(m map[string]any) { m["runs"] = 3 }, "coverage masks for 3 runs"},
+		"count":    {func(m map[string]any) { m["shard"] = map[string]any{"index": 1, "count": 1 << 30} }, "more than the 65536 shards"},
 		"mask":     {func(m map[string]any) { m["tape"].(map[string]any)["seen"] = "zz" }, `run 0 of the tape: "zz"`},
 		"unknown":  {func(m map[string]any) { m["extra"] = 1 }, `unknown field "extra"`},
+		"files":    {func(m map[string]any) { m["counterexample"].(map[string]any)["files"] = "../../etc" }, `files: "../../etc" is not a path inside`},
 		"counters": {func(m map[string]any) { m["campaign"].(map[string]any)["counters"] = []string{"a"} }, "another catalogue"},
 		"mark": {func(m map[string]any) {
 			m["tape"].(map[string]any)["marks"] = []any{map[string]any{"run": 2, "kind": "failed"}}
@@ -293,4 +295,37 @@ func TestSeenTapeRoundTrips(t *testing.T) {
 	assert.Equal(t, in, out)
 	assert.Error(t, json.Unmarshal([]byte(`"40000"`), &out), "a bit past the catalogue")
 	assert.Error(t, json.Unmarshal([]byte(`[1]`), &out))
+}
+
+// A damaged or hostile result file is refused or merged, never a panic.
+func FuzzReadAndMergeResult(f *testing.F) {
+	for _, cfg := range []Config{
+		{Impl: builtin(f, "weak-no-send"), Seed: 1, Runs: 6, Workers: 1, Shard: Shard{1, 2}},
+		{Impl: builtin(f, "reference"), Seed: 2, Runs: 3, Workers: 1, KeepGoing: true},
+	} {
+		sum, err := Campaign(context.Background(), cfg)
+		require.NoError(f, err)
+		r, err := NewResult(sum, ResultInput{Config: cfg, ImplFlags: []string{"--impl", cfg.Impl.Name}, Version: "test",
+			Files: map[string]string{OutcomeCounterexample: RawDir}})
+		require.NoError(f, err)
+		data, err := r.Marshal()
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ResultFile), data, 0o644))
+		r, err := ReadResult(dir)
+		if err != nil {
+			return
+		}
+		other := *r
+		other.Shard = Shard{(r.Shard.Index + 1) % r.Shard.Count, r.Shard.Count}
+		for _, set := range [][]*Result{{r}, {r, r}, {r, &other}} {
+			if m, err := Merge(set); err == nil {
+				_, err = m.Marshal()
+				require.NoError(t, err)
+			}
+		}
+	})
 }
