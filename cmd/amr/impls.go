@@ -50,6 +50,9 @@ type processFlags struct {
 	stepTimeout time.Duration
 	hangLimit   int
 	noFreeze    bool
+	// name is what a process implementation is called in tables, --json
+	// and reports; empty means its command line.
+	name string
 }
 
 func addProcessFlags(cmd *cobra.Command) *processFlags {
@@ -62,13 +65,18 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 	f.DurationVar(&p.stepTimeout, "step-timeout", sim.DefaultStepTimeout, `step regime: how long to wait for "idle N"`)
 	f.IntVar(&p.hangLimit, "hang-limit", sim.DefaultHangLimit, "forced advances in a row before a process implementation is killed as hung")
 	f.BoolVar(&p.noFreeze, "no-freeze", false, "do not hold a process at each write while a crash after k writes is armed (docs/processes.md)")
+	f.StringVar(&p.name, "name", "", "with --impl-cmd: the name the process implementation is reported under (default: its command line)")
 	return p
 }
 
 // resolveImpl resolves the implementation a command runs: the built-in one
-// named by implName, or, with --impl-cmd, an OS process. A process is named
-// by --impl when that flag was given, else by its command line.
+// named by implName, or, with --impl-cmd, an OS process, named by --name,
+// else by its command line. --impl and --impl-cmd are exclusive: with both,
+// a verdict of the process would be credited to the built-in's name.
 func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (play.Impl, error) {
+	if err := p.exclusive(cmd); err != nil {
+		return play.Impl{}, err
+	}
 	if p == nil || p.cmdline == "" {
 		return lookupImpl(implName)
 	}
@@ -76,11 +84,33 @@ func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (play.Imp
 	if err != nil {
 		return play.Impl{}, err
 	}
-	name := p.cmdline
-	if f := cmd.Flags().Lookup("impl"); f != nil && f.Changed {
-		name = implName
+	return play.Impl{Name: p.implName(), Process: spec}, nil
+}
+
+// exclusive refuses --impl with --impl-cmd, and --name without --impl-cmd.
+func (p *processFlags) exclusive(cmd *cobra.Command) error {
+	if p == nil {
+		return nil
 	}
-	return play.Impl{Name: name, Process: spec}, nil
+	implGiven := false
+	if f := cmd.Flags().Lookup("impl"); f != nil && f.Changed {
+		implGiven = true
+	}
+	switch {
+	case p.cmdline != "" && implGiven:
+		return usageErr("--impl and --impl-cmd are exclusive: --impl names a built-in implementation, --impl-cmd runs a process (name it with --name)")
+	case p.cmdline == "" && p.name != "":
+		return usageErr("--name names a process implementation: it needs --impl-cmd")
+	}
+	return nil
+}
+
+// implName is the name a process implementation is reported under.
+func (p *processFlags) implName() string {
+	if p.name != "" {
+		return p.name
+	}
+	return p.cmdline
 }
 
 // spec builds the process spec from the flags. Words of the command line
@@ -216,14 +246,14 @@ func newImplsCmd() *cobra.Command {
 // implFlags are the flags that select the implementation a command ran,
 // so a printed replay command runs the same one: --impl for a built-in
 // implementation; --impl-cmd with its regime and every timing that matters
-// in that regime for a process, and --impl when the process was named.
+// in that regime for a process, and --name when the process was named.
 func implFlags(implName string, p *processFlags) []string {
 	if p == nil || p.cmdline == "" {
 		return []string{"--impl", implName}
 	}
 	var args []string
 	if implName != "" && implName != p.cmdline {
-		args = append(args, "--impl", implName)
+		args = append(args, "--name", implName)
 	}
 	args = append(args, "--impl-cmd", p.cmdline, "--regime", p.regime)
 	switch p.regime {

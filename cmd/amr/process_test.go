@@ -17,6 +17,7 @@ import (
 	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
+	"github.com/amr-bench/amr/suite"
 )
 
 // The process tests run this test binary as amr itself: with
@@ -65,7 +66,7 @@ func TestRunsTheReferenceAsAProcess(t *testing.T) {
 func TestAWeakProcessFailsAndIsKept(t *testing.T) {
 	impl := amrCmd(t, "serve-impl", "weak-no-send")
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--impl", "no-send-process", "--regime", "step",
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--name", "no-send-process", "--regime", "step",
 		"--runs", "1", "--out", out, "--json", scenario("l0-respond"))
 	require.Equal(t, exitFail, code, stdout+stderr)
 	var doc runJSON
@@ -250,4 +251,82 @@ func TestFuzzFindsAndShrinksAProcess(t *testing.T) {
 	rout, rerr, rcode := execAMR(t, args...)
 	require.Equal(t, exitFail, rcode, rout+rerr)
 	assert.Contains(t, rout, s.Invariant)
+}
+
+func TestImplAndImplCmdAreExclusive(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	_, stderr, code := execAMR(t, "run", "--impl", "weak-no-send", "--impl-cmd", impl, "--regime", "step",
+		"--runs", "1", scenario("l0-respond"))
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "--impl and --impl-cmd are exclusive")
+	_, stderr, code = execAMR(t, "run", "--name", "mine", "--runs", "1", scenario("l0-respond"))
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "--name names a process implementation")
+}
+
+func TestNameNamesAProcessInTablesAndJSON(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--name", "my-daemon", "--regime", "step",
+		"--runs", "1", scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "(impl my-daemon, 1 run(s) each)")
+	stdout, _, code = execAMR(t, "run", "--impl-cmd", impl, "--name", "my-daemon", "--regime", "step",
+		"--runs", "1", "--json", scenario("l0-respond"))
+	require.Equal(t, exitOK, code)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	assert.Equal(t, "my-daemon", doc.Impl)
+	assert.Equal(t, "my-daemon", doc.Results[0].Impl)
+}
+
+func TestConformProbesAProcess(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	decl := filepath.Join("..", "..", "examples", "submissions", "reference.json")
+	stdout, stderr, code := execAMR(t, "conform", "--declaration", decl, "--impl-cmd", impl, "--regime", "step", "--runs", "1")
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "0 mismatch")
+	assert.Contains(t, stdout, "(impl reference,")
+	// A weak process under the reference's declaration is caught.
+	weak := amrCmd(t, "serve-impl", "weak-no-send")
+	stdout, stderr, code = execAMR(t, "conform", "--declaration", decl, "--impl-cmd", weak, "--name", "no-send",
+		"--regime", "step", "--runs", "1")
+	assert.Equal(t, exitFail, code, stdout+stderr)
+	assert.Contains(t, stdout, "MISMATCH")
+	assert.Contains(t, stdout, "(impl no-send,")
+	_, stderr, code = execAMR(t, "conform", "--declaration", decl, "--impl", "reference", "--impl-cmd", impl)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "exclusive")
+}
+
+func TestRegressMeasuresAProcessAgainstItsRows(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	stdout, stderr, code := execAMR(t, "regress", "--runs", "1", "--impl-cmd", ref, "--name", "reference", "--regime", "step")
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "x 1 implementation(s)")
+	assert.Contains(t, stdout, "no change")
+	// The weak one held to the reference's rows regresses.
+	weak := amrCmd(t, "serve-impl", "weak-no-send")
+	stdout, stderr, code = execAMR(t, "regress", "--runs", "1", "--impl-cmd", weak, "--name", "reference", "--regime", "step")
+	assert.Equal(t, exitFail, code, stdout+stderr)
+	assert.Contains(t, stdout, "regression")
+	// --update keeps every other implementation's rows.
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	committed, err := os.ReadFile(filepath.Join("..", "..", "testdata", "baseline.json"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, committed, 0o644))
+	stdout, stderr, code = execAMR(t, "regress", "--runs", "1", "--baseline", path, "--update", "--impl-cmd", weak,
+		"--name", "my-daemon", "--regime", "step")
+	require.Equal(t, exitOK, code, stdout+stderr)
+	base, err := suite.ReadBaseline(path)
+	require.NoError(t, err)
+	before, err := suite.ReadBaseline(filepath.Join("..", "..", "testdata", "baseline.json"))
+	require.NoError(t, err)
+	mine := 0
+	for _, r := range base.Results {
+		if r.Impl == "my-daemon" {
+			mine++
+		}
+	}
+	assert.Equal(t, 12, mine)
+	assert.Len(t, base.Results, len(before.Results)+12)
 }
