@@ -65,6 +65,8 @@ type Result struct {
 	// Output is a process run's stdout.log and stderr.log (each bounded by
 	// MaxLogBytes), read when the run ended, so they outlive Cleanup.
 	Output map[string][]byte
+	// Process is what a process run's processes did; nil in process.
+	Process *ProcessFacts
 }
 
 // LogBytes renders the run log as JSONL.
@@ -217,7 +219,7 @@ func (e *engine) run() (*Result, error) {
 	e.finish()
 	res := &Result{Files: files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}
 	if pd, ok := e.drv.(*procDriver); ok {
-		res.Workdir, res.Output = pd.workdir, pd.output()
+		res.Workdir, res.Output, res.Process = pd.workdir, pd.output(), pd.final
 	}
 	return res, nil
 }

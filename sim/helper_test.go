@@ -72,6 +72,29 @@ func helperMain(role string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "leaving at once")
 		return 3
+	case "work-then-exit":
+		// Writes once, then ends with a failure: it started.
+		appendTo(sandbox.Audit, "{\"event\":\"note\",\"at\":0}\n")
+		fmt.Fprintln(os.Stderr, "worked, then failed")
+		return 4
+	case "answer-then-exit":
+		// Step regime: answers the first tick, then ends with a failure.
+		sc := bufio.NewScanner(os.Stdin)
+		if sc.Scan() {
+			fmt.Printf("idle %s\n", strings.TrimPrefix(sc.Text(), "tick "))
+		}
+		fmt.Fprintln(os.Stderr, "answered one tick, then failed")
+		return 5
+	case "hang-first":
+		// The first instance never answers; every later one idles.
+		mark := filepath.Join(root, "private", "hung-once")
+		if _, err := os.Stat(mark); err != nil {
+			_ = os.MkdirAll(filepath.Dir(mark), 0o755)
+			_ = os.WriteFile(mark, nil, 0o644)
+			<-ctx.Done()
+			return 0
+		}
+		return idleForever(ctx, regime)
 	case "garbage":
 		// Lines that are not JSON, a JSON line of the wrong shape, and a
 		// last line that never gets its newline.

@@ -27,7 +27,10 @@ type proc struct {
 	idle  chan int      // step regime: the N of each "idle N" line; closed at end of stdout
 	quit  chan struct{} // closed once the instance is killed or gone
 	done  chan struct{} // closed once the process has ended (it is reaped by kill)
-	once  sync.Once
+	// errDone is closed once everything the process wrote to stderr is in
+	// the log.
+	errDone chan struct{}
+	once    sync.Once
 	// state is how the process ended, set by kill.
 	state *os.ProcessState
 }
@@ -79,9 +82,13 @@ func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer
 		return nil, err
 	}
 	closeAll(child)
-	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, quit: make(chan struct{}), done: make(chan struct{})}
+	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, quit: make(chan struct{}), done: make(chan struct{}),
+		errDone: make(chan struct{})}
 	registerGroup(p.pgid)
-	go drain(errR, stderr)
+	go func() {
+		drain(errR, stderr)
+		close(p.errDone)
+	}()
 	if step {
 		p.idle = make(chan int, 64)
 		go p.readProtocol(outR, stdout)
@@ -139,6 +146,15 @@ func parseIdle(line []byte) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// drained waits, at most limit, until the process's stderr is all in the
+// log: a member of its group that lives on can keep the pipe open.
+func (p *proc) drained(limit time.Duration) {
+	select {
+	case <-p.errDone:
+	case <-time.After(limit):
+	}
 }
 
 // exited reports whether the process has ended.

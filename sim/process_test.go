@@ -171,16 +171,30 @@ func TestHostileProcesses(t *testing.T) {
 			assert.Contains(t, hung[0].Detail, "tick 0 not answered")
 			assert.Equal(t, 1, res.Forced)
 		}},
-		{"exit", RegimeQuiescence, func(s *ProcessSpec) { s.Window = 200 * time.Millisecond }, func(t *testing.T, res *Result) {
+		{"work-then-exit", RegimeQuiescence, nil, func(t *testing.T, res *Result) {
 			exits := kinds(res, sandbox.LogExit)
 			require.Len(t, exits, 1)
-			assert.Equal(t, "exit status 3", exits[0].Detail)
-			assert.Empty(t, res.Files.View(sandbox.Outbox))
+			assert.Equal(t, "exit status 4", exits[0].Detail)
+			require.NotNil(t, res.Process)
+			e := eventsOf(res.Process, ProcExit)
+			require.Len(t, e, 1)
+			require.NotNil(t, e[0].Code)
+			assert.Equal(t, 4, *e[0].Code)
+			assert.Contains(t, res.Process.StderrTail, "worked, then failed")
+			assert.NotContains(t, res.Process.StderrTail, "[amr:")
+			assert.Equal(t, "exited", res.Process.Outcome())
 		}},
-		{"exit", RegimeOnce, nil, func(t *testing.T, res *Result) {
+		{"answer-then-exit", RegimeStep, nil, func(t *testing.T, res *Result) {
+			e := eventsOf(res.Process, ProcExit)
+			require.Len(t, e, 1)
+			assert.Equal(t, 5, *e[0].Code)
+			assert.LessOrEqual(t, e[0].Tick, 1, "seen at the tick it answered or the next")
+		}},
+		{"work-then-exit", RegimeOnce, nil, func(t *testing.T, res *Result) {
 			errs := kinds(res, sandbox.LogStepError)
 			require.Len(t, errs, len(scenarios.TimelineOf(b)))
-			assert.Contains(t, errs[0].Detail, "exit status 3")
+			assert.Contains(t, errs[0].Detail, "exit status 4")
+			assert.Len(t, eventsOf(res.Process, ProcFailed), len(scenarios.TimelineOf(b)))
 		}},
 		{"daemon", RegimeStep, nil, func(t *testing.T, res *Result) {
 			esc := kinds(res, sandbox.LogEscaped)
@@ -275,14 +289,138 @@ func TestBadSpecsAreRefused(t *testing.T) {
 	}
 }
 
-func TestAMissingCommandIsRecorded(t *testing.T) {
+func eventsOf(f *ProcessFacts, kind string) []ProcessEvent {
+	var out []ProcessEvent
+	for _, e := range f.Events {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// notStarted plays b against a process that must not get going, and
+// checks that nothing of the run is left: no directory, no process.
+func notStarted(t *testing.T, b *scenarios.Bundle, spec *ProcessSpec) *NotStartedError {
+	t.Helper()
+	base := t.TempDir()
+	spec.TempDir = base
+	res, err := Run(b, nil, Options{Seed: 1, Impl: "process", Process: spec})
+	require.Error(t, err)
+	require.Nil(t, res)
+	var ns *NotStartedError
+	require.ErrorAs(t, err, &ns)
+	entries, rerr := os.ReadDir(base)
+	require.NoError(t, rerr)
+	assert.Empty(t, entries, "the run directory is removed")
+	live.Lock()
+	defer live.Unlock()
+	assert.Empty(t, live.groups)
+	return ns
+}
+
+func TestAProcessThatDoesNotStartHasItsOwnOutcome(t *testing.T) {
 	requireLinux(t)
-	b := shortened(t, "l0-respond", 2)
-	spec := &ProcessSpec{Command: []string{filepath.Join(t.TempDir(), "no-such-program")}, Regime: RegimeStep}
+	b := shortened(t, "l0-respond", 4)
+	t.Run("missing", func(t *testing.T) {
+		ns := notStarted(t, b, &ProcessSpec{Command: []string{filepath.Join(t.TempDir(), "no-such-program")}, Regime: RegimeStep})
+		assert.Contains(t, ns.Error(), "the implementation did not start: ")
+		assert.Contains(t, ns.Error(), "no such file or directory")
+	})
+	t.Run("not executable", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "impl.sh")
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"), 0o644))
+		ns := notStarted(t, b, &ProcessSpec{Command: []string{path}, Regime: RegimeQuiescence})
+		assert.Contains(t, ns.Error(), "permission denied")
+	})
+	for _, regime := range Regimes {
+		t.Run("exits at once/"+regime, func(t *testing.T) {
+			ns := notStarted(t, b, helperSpec("exit", regime))
+			if regime == RegimeOnce {
+				assert.Contains(t, ns.Error(), "its first invocation, at tick 0, failed")
+			} else {
+				assert.Contains(t, ns.Error(), "ended by itself at tick 0")
+			}
+			assert.Contains(t, ns.Error(), "exit status 3")
+			assert.Equal(t, "leaving at once", ns.StderrTail)
+		})
+	}
+	t.Run("step, exit 0 before answering", func(t *testing.T) {
+		spec := &ProcessSpec{Command: []string{"true"}, Regime: RegimeStep}
+		ns := notStarted(t, b, spec)
+		assert.Contains(t, ns.Error(), "before answering a tick")
+	})
+}
+
+// The other direction: a process that ends by itself after it showed it
+// works is judged, its end on record (TestHostileProcesses), and a
+// quiescence or one-shot process that ends with status 0 before writing
+// anything is judged too: it may have had nothing to do.
+func TestAProcessThatEndsWellAtOnceIsJudged(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	for _, regime := range []string{RegimeQuiescence, RegimeOnce} {
+		t.Run(regime, func(t *testing.T) {
+			res := runProcess(t, b, &ProcessSpec{Command: []string{"true"}, Regime: regime, Window: 20 * time.Millisecond}, 1)
+			require.NotNil(t, res.Process)
+			assert.Equal(t, regime, res.Process.Regime)
+		})
+	}
+}
+
+func TestAHungProcessIsRestartedByALaterCrash(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 8)
+	b.Faults = []scenarios.Fault{{At: 3, Kind: scenarios.FaultCrash}}
+	spec := helperSpec("hang-first", RegimeStep)
+	spec.StepTimeout = 150 * time.Millisecond
 	res := runProcess(t, b, spec, 1)
-	errs := kinds(res, sandbox.LogStepError)
-	require.NotEmpty(t, errs)
-	assert.Contains(t, errs[0].Detail, "starting the process")
+	f := res.Process
+	require.NotNil(t, f)
+	assert.True(t, f.Hung, "the run is marked hung")
+	assert.True(t, f.KilledForGood())
+	require.Len(t, eventsOf(f, ProcHung), 1)
+	assert.Equal(t, 0, eventsOf(f, ProcHung)[0].Tick)
+	restarts := eventsOf(f, ProcRestart)
+	require.Len(t, restarts, 1)
+	assert.Equal(t, 3, restarts[0].Tick)
+	assert.Empty(t, eventsOf(f, ProcNotRestarted))
+	assert.Empty(t, f.Down, "running again when the run ended")
+	assert.Equal(t, 2, f.Instances)
+	assert.Len(t, kinds(res, sandbox.LogRestart), 1)
+	// The restarted instance answered every tick after the crash.
+	for _, r := range kinds(res, sandbox.LogTickEnd) {
+		assert.Equal(t, r.Tick == 0, r.Forced, "tick %d", r.Tick)
+	}
+}
+
+func TestAHungProcessWithNoLaterCrashSaysWhy(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	spec := helperSpec("mute", RegimeStep)
+	spec.StepTimeout = 150 * time.Millisecond
+	res := runProcess(t, b, spec, 1)
+	f := res.Process
+	assert.Equal(t, ProcHung, f.Down)
+	nr := eventsOf(f, ProcNotRestarted)
+	require.Len(t, nr, 1)
+	assert.Contains(t, nr[0].Detail, "no crash fault came after it")
+	assert.Equal(t, ProcHung, f.Outcome())
+}
+
+func TestAProcessKilledForABoundIsNotRestarted(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 6)
+	b.Faults = []scenarios.Fault{{At: 4, Kind: scenarios.FaultCrash}}
+	spec := helperSpec("huge", RegimeStep)
+	spec.MaxFileBytes = 1 << 20
+	res := runProcess(t, b, spec, 1)
+	f := res.Process
+	assert.Equal(t, ProcOversize, f.Down)
+	assert.Empty(t, eventsOf(f, ProcRestart))
+	nr := eventsOf(f, ProcNotRestarted)
+	require.Len(t, nr, 1)
+	assert.Contains(t, nr[0].Detail, "does not bring it back")
 }
 
 // BenchmarkRegimes plays the same bundles (l0-respond, 31 ticks;

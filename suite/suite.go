@@ -97,7 +97,27 @@ type RunReport struct {
 	// Model counts, when the stub refused a request or ignored a feature
 	// of one, what its log says it did (absent otherwise).
 	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
+	// Process is what a process run's processes did: every exit and its
+	// code, every kill, forced advance and hang, and the tail of stderr.
+	Process *sim.ProcessFacts `json:"process,omitempty"`
+	// Class is the failed run's class (decision D55): "mechanism" when the
+	// implementation ran throughout and violated an invariant, "process"
+	// when an instance ended by itself or was killed for good (hung, a
+	// bound): a harness/process outcome, not the mechanism's verdict.
+	// Empty for a run that passed.
+	Class string `json:"failure_class,omitempty"`
 }
+
+// Failure classes of a run (decision D55).
+const (
+	ClassMechanism = "mechanism"
+	ClassProcess   = "process"
+)
+
+// ProcessDown reports whether the run's implementation was killed by the
+// harness for a reason of its own (hung, a bound): such a run never passes,
+// whatever its levels say.
+func (rr RunReport) ProcessDown() bool { return rr.Process != nil && rr.Process.KilledForGood() }
 
 // Report is one bundle's result over all its runs.
 type Report struct {
@@ -128,12 +148,17 @@ type Report struct {
 	Surprise SurpriseTotals `json:"surprise"`
 	// Model sums the runs' Model counts (absent when none has any).
 	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
+	// ProcessDown counts the runs whose implementation was killed as hung
+	// or for a bound; any makes the report fail.
+	ProcessDown int `json:"process_down_runs,omitempty"`
+	// Classes counts the failed runs per failure class.
+	Classes map[string]int `json:"failure_classes,omitempty"`
 }
 
 // Passed reports whether every level up to the top level passed. An
 // invalid report never passes (nor fails: see Invalid).
 func (r *Report) Passed() bool {
-	if r.Invalid {
+	if r.Invalid || r.ProcessDown > 0 {
 		return false
 	}
 	for i := 0; i <= r.TopLevel && i < len(LevelNames); i++ {
@@ -214,7 +239,7 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	// A process run leaves its directory behind: removed once the run
 	// passed or was kept under Out, left for reading when it failed.
 	if res.Workdir != "" {
-		if cfg.Out != "" || !v.Failed() {
+		if cfg.Out != "" || !v.Failed() && !rr.ProcessDown() {
 			if err := res.Cleanup(); err != nil {
 				return RunReport{}, fmt.Errorf("removing %s: %w", res.Workdir, err)
 			}
@@ -231,12 +256,27 @@ func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j play.Judgement) RunRe
 	rr := VerdictRun(j)
 	rr.Run, rr.Seeds = i, s
 	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
+	rr.Process = res.Process
+	rr.Class = failureClass(j.Level.Failed(), res.Process)
 	if res.Files != nil {
 		if st := sandbox.SummarizeModelCalls(res.Files.View(sandbox.ModelCalls)); st.Notable() {
 			rr.Model = &st
 		}
 	}
 	return rr
+}
+
+// failureClass classes a run (decision D55): a run whose process ended by
+// itself or was killed for good is the process's outcome, whatever the
+// levels then show; any other failed run is the mechanism's.
+func failureClass(failed bool, p *sim.ProcessFacts) string {
+	switch {
+	case p != nil && (p.KilledForGood() || failed && p.Exited()):
+		return ClassProcess
+	case failed:
+		return ClassMechanism
+	}
+	return ""
 }
 
 // VerdictRun is the report of a run judged from its artifacts alone, with
@@ -309,6 +349,18 @@ func (r *Report) aggregate() {
 		}
 	}
 	sort.SliceStable(r.Violations, func(i, j int) bool { return r.Violations[i].Invariant < r.Violations[j].Invariant })
+	r.ProcessDown, r.Classes = 0, nil
+	for _, run := range r.Runs {
+		if run.ProcessDown() {
+			r.ProcessDown++
+		}
+		if run.Class != "" {
+			if r.Classes == nil {
+				r.Classes = map[string]int{}
+			}
+			r.Classes[run.Class]++
+		}
+	}
 	r.Model = nil
 	for _, run := range r.Runs {
 		if run.Model != nil {

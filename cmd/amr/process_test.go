@@ -330,3 +330,94 @@ func TestRegressMeasuresAProcessAgainstItsRows(t *testing.T) {
 	assert.Equal(t, 12, mine)
 	assert.Len(t, base.Results, len(before.Results)+12)
 }
+
+// script writes an executable shell script into a test directory.
+func script(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "impl.sh")
+	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755))
+	return path
+}
+
+func TestAProcessThatCannotStartIsItsOwnOutcome(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process implementations run on Linux only")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	dies := script(t, "echo 'fatal: cannot open config.toml' >&2\nexit 3\n")
+	notExec := filepath.Join(t.TempDir(), "impl.sh")
+	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644))
+	for _, c := range []struct {
+		name, cmd, regime, want string
+	}{
+		{"typo", filepath.Join(t.TempDir(), "no-such-impl"), "step", "no such file or directory"},
+		{"not executable", notExec, "step", "permission denied"},
+		{"exits at once, step", dies, "step", "fatal: cannot open config.toml"},
+		{"exits at once, quiescence", dies, "quiescence", "fatal: cannot open config.toml"},
+		{"exits at once, once", dies, "once", "fatal: cannot open config.toml"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, asJSON := range []bool{false, true} {
+				args := []string{"run", "--impl-cmd", c.cmd, "--regime", c.regime, "--runs", "1", scenario("l0-respond")}
+				if asJSON {
+					args = append(args, "--json")
+				}
+				stdout, stderr, code := execAMR(t, args...)
+				assert.Equal(t, exitBad, code, stdout+stderr)
+				assert.Contains(t, stderr, "the implementation did not start: ")
+				assert.Contains(t, stderr, c.want)
+				assert.NotContains(t, stdout+stderr, "L0.reply", "never a level verdict")
+			}
+		})
+	}
+}
+
+func TestAHungOneShotRunNeverPasses(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	t.Setenv("TMPDIR", t.TempDir())
+	// Correct up to tick 20 (every reply of l0-respond is due by then),
+	// then every invocation hangs.
+	hangs := script(t, "if [ \"$AMR_TICK\" -ge 20 ]; then exec sleep 30; fi\nexec "+ref+"\n")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", hangs, "--regime", "once", "--timeout", "500ms",
+		"--runs", "1", "--json", scenario("l0-respond"))
+	require.Equal(t, exitFail, code, stdout+stderr)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	require.Len(t, doc.Results, 1)
+	rep := doc.Results[0]
+	assert.Equal(t, "pass", rep.Levels["L0"], "the levels are judged as they are")
+	assert.False(t, rep.Passed())
+	assert.Equal(t, 1, rep.ProcessDown)
+	run := rep.Runs[0]
+	require.NotNil(t, run.Process)
+	assert.True(t, run.Process.Hung)
+	assert.Equal(t, "process", run.Class)
+	assert.Equal(t, sim.ProcHung, run.Process.Down)
+	// The table says so too.
+	stdout, _, code = execAMR(t, "run", "--impl-cmd", hangs, "--regime", "once", "--timeout", "500ms",
+		"--runs", "1", scenario("l0-respond"))
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stdout, "HUNG 1/1")
+	assert.Contains(t, stdout, "0 passed, 1 failed")
+	assert.Contains(t, stdout, "no crash fault came after it")
+}
+
+func TestProcessFactsArePerRunInJSON(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "2", "--json",
+		scenario("l1-crash-after-send"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	for _, run := range doc.Results[0].Runs {
+		require.NotNil(t, run.Process)
+		assert.Equal(t, "step", run.Process.Regime)
+		assert.Equal(t, run.Crashes+1, run.Process.Instances)
+		assert.Equal(t, run.Crashes, run.Process.Count(sim.ProcCrash))
+		assert.Empty(t, run.Class, "a passing run has no failure class")
+	}
+	// In process there are no process facts.
+	stdout, _, code = execAMR(t, "run", "--runs", "1", "--json", scenario("l0-respond"))
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stdout, `"process":`)
+}
