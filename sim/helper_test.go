@@ -85,6 +85,31 @@ func helperMain(role string) int {
 		}
 		fmt.Fprintln(os.Stderr, "answered one tick, then failed")
 		return 5
+	case "journaled":
+		// Step regime: at each tick, the writes of a daemon with a database
+		// and a log of its own around two audit lines, 25ms apart.
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			rest, ok := strings.CutPrefix(sc.Text(), "tick ")
+			if !ok {
+				continue
+			}
+			_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+			for i, w := range []func(){
+				func() { _ = os.WriteFile(filepath.Join(root, sandbox.State), []byte(`{"tick":`+rest+"}\n"), 0o644) },
+				func() { appendTo("private/app.log", "tick "+rest+"\n") },
+				func() { appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"a1\",\"at\":%s}\n", rest)) },
+				func() { _ = os.WriteFile(filepath.Join(root, "db.json"), []byte(rest), 0o644) },
+				func() { appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"a2\",\"at\":%s}\n", rest)) },
+			} {
+				if i > 0 {
+					time.Sleep(25 * time.Millisecond)
+				}
+				w()
+			}
+			fmt.Printf("idle %s\n", rest)
+		}
+		return 0
 	case "hang-first":
 		// The first instance never answers; every later one idles.
 		mark := filepath.Join(root, "private", "hung-once")

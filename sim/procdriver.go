@@ -106,6 +106,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	d.watch = newWatcher(d.root, spec.MaxFileBytes, e.seen, func(name string, rw *rewrite, how string) {
 		e.rewritten(name, rw, 0, how)
 	})
+	d.watch.counts = spec.WriteCounter()
 	e.refresh = d.watch.verifyLog
 	if !spec.NoFreeze {
 		d.freeze = newFreezer(d.root)

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/amr-bench/amr/internal/shell"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // Clock regimes of a process implementation (docs/processes.md).
@@ -107,6 +109,17 @@ type ProcessSpec struct {
 	// crash after k writes they name lands at the recorded write count
 	// instead of k.
 	Cuts []Cut
+	// CountWrites and IgnoreWrites name the files, besides the spec's,
+	// whose new versions count as writes for a crash after k writes (see
+	// WriteCounter): patterns of slash-separated paths relative to the
+	// sandbox, as path.Match reads them; a pattern also names everything
+	// under a directory it matches, and one ending in "/" everything under
+	// it. By default the spec's files count (every complete line of
+	// drafts, outbox and audit, every new version of state.json), and
+	// nothing else: an implementation's database and logs would otherwise
+	// land every cut before its first draft.
+	CountWrites  []string
+	IgnoreWrites []string
 	// NoFreeze turns off holding the process at each of its writes while a
 	// crash after k writes is armed (Linux; step and quiescence regimes;
 	// see freezer): crashes are then
@@ -170,6 +183,18 @@ func (s ProcessSpec) Validate() error {
 	default:
 		return fmt.Errorf("process: unknown regime %q (want %s)", s.Regime, strings.Join(Regimes, ", "))
 	}
+	for _, p := range append(append([]string(nil), s.CountWrites...), s.IgnoreWrites...) {
+		if _, err := path.Match(p, ""); err != nil || p == "" {
+			return fmt.Errorf("process: %q is not a path pattern", p)
+		}
+	}
+	for _, p := range s.IgnoreWrites {
+		for _, log := range sandbox.ImplLogs {
+			if matchesPath(p, log) {
+				return fmt.Errorf("process: %q would ignore %s: the spec's logs always count as writes", p, log)
+			}
+		}
+	}
 	if s.Window > 0 && s.Timeout > 0 && s.Window >= s.Timeout {
 		return fmt.Errorf("process: the stability window (%s) must be shorter than the timeout (%s)", s.Window, s.Timeout)
 	}
@@ -200,7 +225,49 @@ func (s ProcessSpec) Params() map[string]string {
 	if s.NoFreeze {
 		p["freeze"] = "off"
 	}
+	if len(s.CountWrites) > 0 {
+		p["count_writes"] = strings.Join(s.CountWrites, " ")
+	}
+	if len(s.IgnoreWrites) > 0 {
+		p["ignore_writes"] = strings.Join(s.IgnoreWrites, " ")
+	}
 	return p
+}
+
+// WriteCounter says whether a new version of a file other than the spec's
+// logs counts as a write for a crash after k writes: state.json and the
+// files CountWrites names, unless IgnoreWrites names them.
+func (s ProcessSpec) WriteCounter() func(rel string) bool {
+	return func(rel string) bool {
+		for _, p := range s.IgnoreWrites {
+			if matchesPath(p, rel) {
+				return false
+			}
+		}
+		if rel == sandbox.State {
+			return true
+		}
+		for _, p := range s.CountWrites {
+			if matchesPath(p, rel) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// matchesPath reports whether a pattern names a sandbox path: the path
+// itself, or a directory above it.
+func matchesPath(pattern, rel string) bool {
+	if dir, ok := strings.CutSuffix(pattern, "/"); ok {
+		return strings.HasPrefix(rel, dir+"/")
+	}
+	for p := rel; p != "."; p = path.Dir(p) {
+		if ok, _ := path.Match(pattern, p); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // SplitCommand splits a command line into words the way a shell would for

@@ -368,6 +368,56 @@ func TestAProcessThatEndsWellAtOnceIsJudged(t *testing.T) {
 	}
 }
 
+func TestACrashAfterKWritesCountsTheSpecsFilesByDefault(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 3)
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 2}}
+	// At each tick the helper writes state.json, private/app.log, audit
+	// a1, db.json, audit a2: the crash after 2 writes lands after the k-th
+	// write that counts.
+	for _, c := range []struct {
+		name          string
+		count, ignore []string
+		audit         int // audit lines seen when it landed: this tick's plus tick 0's two
+	}{
+		{"spec files", nil, nil, 2 + 1},
+		{"state.json ignored", nil, []string{"state.json"}, 2 + 2},
+		{"private files counted", []string{"private/", "db.json"}, nil, 2 + 0},
+		{"a pattern", []string{"private/*.log"}, nil, 2 + 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := helperSpec("journaled", RegimeStep)
+			spec.CountWrites, spec.IgnoreWrites = c.count, c.ignore
+			res := runProcess(t, b, spec, 1)
+			crashes := kinds(res, sandbox.LogCrash)
+			require.Len(t, crashes, 1)
+			assert.Equal(t, 2, crashes[0].Written)
+			assert.Equal(t, c.audit, crashes[0].Lines[sandbox.Audit])
+		})
+	}
+}
+
+func TestWritePatterns(t *testing.T) {
+	s := ProcessSpec{CountWrites: []string{"private/", "data/*.db", "journal"}, IgnoreWrites: []string{"private/cache/"}}
+	count := s.WriteCounter()
+	for rel, want := range map[string]bool{
+		"state.json": true, "private/x": true, "private/a/b": true, "private/cache/y": false,
+		"data/app.db": true, "data/app.log": false, "journal": true, "journal/001": true, "other.txt": false,
+	} {
+		assert.Equal(t, want, count(rel), rel)
+	}
+	ignoreState := ProcessSpec{IgnoreWrites: []string{"state.json"}}.WriteCounter()
+	assert.False(t, ignoreState("state.json"))
+	for _, bad := range []ProcessSpec{
+		{Command: []string{"x"}, IgnoreWrites: []string{"audit.jsonl"}},
+		{Command: []string{"x"}, IgnoreWrites: []string{"*.jsonl"}},
+		{Command: []string{"x"}, CountWrites: []string{"[unclosed"}},
+	} {
+		assert.Error(t, bad.Validate(), "%+v", bad)
+	}
+	assert.NoError(t, ProcessSpec{Command: []string{"x"}, IgnoreWrites: []string{"private/*.jsonl"}}.Validate())
+}
+
 func TestAHungProcessIsRestartedByALaterCrash(t *testing.T) {
 	requireLinux(t)
 	b := shortened(t, "l0-respond", 8)

@@ -53,6 +53,9 @@ type processFlags struct {
 	// name is what a process implementation is called in tables, --json
 	// and reports; empty means its command line.
 	name string
+	// countWrites and ignoreWrites name private files that count, or do
+	// not, as writes for a crash after k writes.
+	countWrites, ignoreWrites []string
 }
 
 func addProcessFlags(cmd *cobra.Command) *processFlags {
@@ -65,6 +68,8 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 	f.DurationVar(&p.stepTimeout, "step-timeout", sim.DefaultStepTimeout, `step regime: how long to wait for "idle N"`)
 	f.IntVar(&p.hangLimit, "hang-limit", sim.DefaultHangLimit, "forced advances in a row before a process implementation is killed as hung")
 	f.BoolVar(&p.noFreeze, "no-freeze", false, "do not hold a process at each write while a crash after k writes is armed (docs/processes.md)")
+	f.StringArrayVar(&p.countWrites, "count-writes", nil, "a crash after k writes also counts new versions of these sandbox paths (a pattern, or a directory ending in /; repeatable)")
+	f.StringArrayVar(&p.ignoreWrites, "ignore-writes", nil, "a crash after k writes does not count these sandbox paths (state.json included; repeatable)")
 	f.StringVar(&p.name, "name", "", "with --impl-cmd: the name the process implementation is reported under (default: its command line)")
 	return p
 }
@@ -139,7 +144,8 @@ func (p *processFlags) spec() (*sim.ProcessSpec, error) {
 		}
 	}
 	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
-		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze}
+		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze,
+		CountWrites: p.countWrites, IgnoreWrites: p.ignoreWrites}
 	if err := spec.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -271,6 +277,12 @@ func implFlags(implName string, p *processFlags) []string {
 	}
 	if p.noFreeze {
 		args = append(args, "--no-freeze")
+	}
+	for _, c := range p.countWrites {
+		args = append(args, "--count-writes", c)
+	}
+	for _, c := range p.ignoreWrites {
+		args = append(args, "--ignore-writes", c)
 	}
 	return args
 }
