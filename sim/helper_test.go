@@ -96,10 +96,10 @@ func helperMain(role string) int {
 			}
 			_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
 			for i, w := range []func(){
-				func() { _ = os.WriteFile(filepath.Join(root, sandbox.State), []byte(`{"tick":`+rest+"}\n"), 0o644) },
+				func() { replaceFile(filepath.Join(root, sandbox.State), `{"tick":`+rest+"}\n") },
 				func() { appendTo("private/app.log", "tick "+rest+"\n") },
 				func() { appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"a1\",\"at\":%s}\n", rest)) },
-				func() { _ = os.WriteFile(filepath.Join(root, "db.json"), []byte(rest), 0o644) },
+				func() { replaceFile(filepath.Join(root, "db.json"), rest) },
 				func() { appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"a2\",\"at\":%s}\n", rest)) },
 			} {
 				if i > 0 {
@@ -258,4 +258,13 @@ func idleForever(ctx context.Context, regime string) int {
 	}
 	<-ctx.Done()
 	return 0
+}
+
+// replaceFile writes a file whole, by rename: one new version, never a
+// truncated one a look could see.
+func replaceFile(path, text string) {
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, []byte(text), 0o644) == nil {
+		_ = os.Rename(tmp, path)
+	}
 }
