@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -110,6 +111,23 @@ func helperMain(role string) int {
 			fmt.Printf("idle %s\n", rest)
 		}
 		return 0
+	case "slow-boot", "never-ready":
+		// Quiescence: boots for 300ms, says it is ready as AMR_READY asks
+		// (never, as never-ready), then records the tick it first sees.
+		time.Sleep(300 * time.Millisecond)
+		if role == "slow-boot" {
+			switch os.Getenv(EnvReady) {
+			case ReadyStdout:
+				fmt.Println("ready")
+			case ReadyFile:
+				_ = os.WriteFile(os.Getenv(EnvReadyFile), nil, 0o644)
+			}
+		}
+		clock, _ := os.ReadFile(filepath.Join(root, sandbox.Clock))
+		var c sandbox.ClockFile
+		_ = json.Unmarshal(clock, &c)
+		appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"booted\",\"at\":%d}\n", c.Tick))
+		return idleForever(ctx, regime)
 	case "hang-first":
 		// The first instance never answers; every later one idles.
 		mark := filepath.Join(root, "private", "hung-once")
@@ -230,6 +248,11 @@ func helperMain(role string) int {
 		}
 		_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
 		_ = os.WriteFile(filepath.Join(root, "private", "env"), []byte(b.String()), 0o644)
+		return idleForever(ctx, regime)
+	case "idle":
+		if os.Getenv("AMR_HELPER_SAY_READY") != "" {
+			fmt.Println("ready")
+		}
 		return idleForever(ctx, regime)
 	case "tamper":
 		appendTo(sandbox.Inbox, "{\"id\":\"forged\"}\n")

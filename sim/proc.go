@@ -30,6 +30,9 @@ type proc struct {
 	// errDone is closed once everything the process wrote to stderr is in
 	// the log.
 	errDone chan struct{}
+	// ready is closed at the first "ready" line on stdout, with the
+	// stdout handshake; nil (never ready) otherwise.
+	ready chan struct{}
 	once    sync.Once
 	// state is how the process ended, set by kill.
 	state *os.ProcessState
@@ -38,7 +41,8 @@ type proc struct {
 // startProc starts argv in dir with env. stdout and stderr go to the
 // capped writers, except that in the step regime stdout is the protocol:
 // "idle N" lines are answers, other lines go to the writer.
-func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step bool) (*proc, error) {
+// With readyOut, a line "ready" on stdout is the readiness handshake.
+func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step, readyOut bool) (*proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -84,15 +88,21 @@ func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer
 	closeAll(child)
 	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, quit: make(chan struct{}), done: make(chan struct{}),
 		errDone: make(chan struct{})}
+	if readyOut {
+		p.ready = make(chan struct{})
+	}
 	registerGroup(p.pgid)
 	go func() {
 		drain(errR, stderr)
 		close(p.errDone)
 	}()
-	if step {
+	switch {
+	case step:
 		p.idle = make(chan int, 64)
 		go p.readProtocol(outR, stdout)
-	} else {
+	case readyOut:
+		go watchReady(outR, stdout, p.ready)
+	default:
 		go drain(outR, stdout)
 	}
 	go func() {
@@ -114,10 +124,15 @@ func (p *proc) readProtocol(r *os.File, w io.Writer) {
 	defer close(p.idle)
 	br := bufio.NewReaderSize(r, 4096)
 	piece := false // the line read continues one too long for the buffer
+	signalled := p.ready == nil
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
-			if n, ok := parseIdle(line); ok && err == nil && !piece {
+			if !signalled && err == nil && !piece && readyLine(line) {
+				signalled = true
+				close(p.ready)
+				_, _ = w.Write(line)
+			} else if n, ok := parseIdle(line); ok && err == nil && !piece {
 				select {
 				case p.idle <- n:
 				case <-p.quit:

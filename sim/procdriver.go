@@ -136,7 +136,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 // environ is the process's environment: the harness's own, without any
 // variable of the contract it may have inherited, then the contract's.
 func (d *procDriver) environ() []string {
-	ours := append([]string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL},
+	ours := append([]string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL, EnvReady, EnvReadyFile},
 		openAIEnvDropped...)
 	var env []string
 	for _, kv := range os.Environ() {
@@ -156,6 +156,7 @@ func (d *procDriver) environ() []string {
 		EnvSandbox+"="+d.root, EnvModelURL+"="+d.server.base, EnvSeed+"="+seed, EnvRegime+"="+d.spec.Regime,
 		EnvLitmusSandbox+"="+d.root, EnvLitmusStubURL+"="+d.server.base)
 	env = append(env, openAIEnv(d.server.base)...)
+	env = append(env, d.readyEnv()...)
 	return append(env, d.spec.Env...)
 }
 
@@ -189,7 +190,10 @@ func (d *procDriver) startInstance() {
 	if d.spec.Regime == RegimeOnce {
 		env = append(env[:len(env):len(env)], EnvTick+"="+strconv.Itoa(d.e.tick))
 	}
-	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep)
+	if d.spec.Ready == ReadyFile {
+		_ = os.Remove(d.readyPath())
+	}
+	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout)
 	if err != nil {
 		d.cur = nil
 		if !d.lived {
@@ -201,6 +205,7 @@ func (d *procDriver) startInstance() {
 		return
 	}
 	d.cur = p
+	d.awaitReady(p)
 	if d.paused {
 		// Started by a boundary crash while the tick's inputs are being
 		// written: held before it can read a partial tick.
@@ -360,9 +365,12 @@ func (d *procDriver) ended() {
 	d.reap()
 	// A step process that ends before answering a tick never spoke the
 	// protocol; any other that fails before writing anything never worked.
-	if !d.lived && d.watch.writes == 0 && (d.spec.Regime == RegimeStep || code == nil || *code != 0) {
+	if !d.lived && d.watch.writes == 0 && (d.spec.Regime == RegimeStep || d.spec.Ready != "" || code == nil || *code != 0) {
 		before := "writing anything to the sandbox"
-		if d.spec.Regime == RegimeStep {
+		switch {
+		case d.spec.Ready != "":
+			before = "it was ready"
+		case d.spec.Regime == RegimeStep:
 			before = "answering a tick"
 		}
 		d.notStarted(fmt.Sprintf("instance %d ended by itself at tick %d before %s (%s)", d.instances, d.e.tick, before, status), p)

@@ -120,6 +120,11 @@ type ProcessSpec struct {
 	// land every cut before its first draft.
 	CountWrites  []string
 	IgnoreWrites []string
+	// Ready is the readiness handshake the harness waits for after every
+	// start and restart, holding the clock: ReadyStdout, ReadyFile, or
+	// empty for none. ReadyTimeout bounds each wait (wall clock).
+	Ready        string
+	ReadyTimeout time.Duration
 	// NoFreeze turns off holding the process at each of its writes while a
 	// crash after k writes is armed (Linux; step and quiescence regimes;
 	// see freezer): crashes are then
@@ -154,6 +159,9 @@ func (s ProcessSpec) WithDefaults() ProcessSpec {
 	if s.MaxLogBytes <= 0 {
 		s.MaxLogBytes = DefaultMaxLogBytes
 	}
+	if s.ReadyTimeout <= 0 {
+		s.ReadyTimeout = DefaultReadyTimeout
+	}
 	return s
 }
 
@@ -182,6 +190,14 @@ func (s ProcessSpec) Validate() error {
 	case "", RegimeQuiescence, RegimeStep, RegimeOnce:
 	default:
 		return fmt.Errorf("process: unknown regime %q (want %s)", s.Regime, strings.Join(Regimes, ", "))
+	}
+	switch s.Ready {
+	case "", ReadyStdout, ReadyFile:
+	default:
+		return fmt.Errorf("process: unknown readiness handshake %q (want %s or %s)", s.Ready, ReadyStdout, ReadyFile)
+	}
+	if s.Ready != "" && s.Regime == RegimeOnce {
+		return errors.New("process: a readiness handshake is for the step and quiescence regimes: in the one-shot regime every invocation starts afresh")
 	}
 	for _, p := range append(append([]string(nil), s.CountWrites...), s.IgnoreWrites...) {
 		if _, err := path.Match(p, ""); err != nil || p == "" {
@@ -224,6 +240,10 @@ func (s ProcessSpec) Params() map[string]string {
 	}
 	if s.NoFreeze {
 		p["freeze"] = "off"
+	}
+	if s.Ready != "" {
+		p["ready"] = s.Ready
+		p["ready_timeout"] = s.ReadyTimeout.String()
 	}
 	if len(s.CountWrites) > 0 {
 		p["count_writes"] = strings.Join(s.CountWrites, " ")

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -416,6 +417,88 @@ func TestWritePatterns(t *testing.T) {
 		assert.Error(t, bad.Validate(), "%+v", bad)
 	}
 	assert.NoError(t, ProcessSpec{Command: []string{"x"}, IgnoreWrites: []string{"private/*.jsonl"}}.Validate())
+}
+
+// bootTicks returns the ticks at which each instance first saw the clock.
+func bootTicks(t *testing.T, res *Result) []int {
+	t.Helper()
+	var ticks []int
+	for _, line := range strings.Split(strings.TrimSpace(string(res.Files.View(sandbox.Audit))), "\n") {
+		var rec struct {
+			Event string `json:"event"`
+			At    int    `json:"at"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		if rec.Event == "booted" {
+			ticks = append(ticks, rec.At)
+		}
+	}
+	return ticks
+}
+
+func TestTheClockWaitsForTheReadinessHandshake(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 12)
+	b.Faults = []scenarios.Fault{{At: 5, Kind: scenarios.FaultCrash}}
+	for _, ready := range []string{ReadyStdout, ReadyFile} {
+		t.Run(ready, func(t *testing.T) {
+			spec := helperSpec("slow-boot", RegimeQuiescence)
+			spec.Ready = ready
+			res := runProcess(t, b, spec, 1)
+			assert.Equal(t, []int{0, 5}, bootTicks(t, res), "each instance boots at the tick it was started at")
+			readies := kinds(res, sandbox.LogReady)
+			require.Len(t, readies, 2)
+			assert.Equal(t, "instance 1 ready", readies[0].Detail)
+			assert.Equal(t, 5, readies[1].Tick)
+			assert.Equal(t, ready, res.Log[0].Params["ready"])
+			assert.Empty(t, eventsOf(res.Process, ProcReady))
+		})
+	}
+	t.Run("without a handshake the clock goes on", func(t *testing.T) {
+		res := runProcess(t, b, helperSpec("slow-boot", RegimeQuiescence), 1)
+		// Ticks pass while it boots: the first instance may even be
+		// killed by the crash of tick 5 before it ever looked.
+		boots := bootTicks(t, res)
+		require.NotEmpty(t, boots)
+		assert.Greater(t, boots[0], 0)
+		assert.Greater(t, boots[len(boots)-1], 5)
+		assert.Empty(t, kinds(res, sandbox.LogReady))
+	})
+	t.Run("a handshake that never comes", func(t *testing.T) {
+		spec := helperSpec("never-ready", RegimeQuiescence)
+		spec.Ready, spec.ReadyTimeout = ReadyStdout, 100*time.Millisecond
+		res := runProcess(t, shortened(t, "l0-respond", 3), spec, 1)
+		readies := kinds(res, sandbox.LogReady)
+		require.Len(t, readies, 1)
+		assert.Contains(t, readies[0].Detail, "not ready within 100ms; the clock goes on")
+		assert.Len(t, eventsOf(res.Process, ProcReady), 1)
+	})
+	t.Run("step regime", func(t *testing.T) {
+		spec := helperSpec("idle", RegimeStep)
+		spec.Env = append(spec.Env, "AMR_HELPER_SAY_READY=1")
+		spec.Ready = ReadyStdout
+		res := runProcess(t, shortened(t, "l0-respond", 3), spec, 1)
+		readies := kinds(res, sandbox.LogReady)
+		require.Len(t, readies, 1)
+		assert.Equal(t, "instance 1 ready", readies[0].Detail)
+		assert.NotContains(t, string(res.Output[StdoutLog]), "idle ")
+	})
+	t.Run("ends before it is ready", func(t *testing.T) {
+		spec := helperSpec("exit", RegimeQuiescence)
+		spec.Ready = ReadyFile
+		ns := notStarted(t, b, spec)
+		assert.Contains(t, ns.Error(), "before it was ready")
+	})
+}
+
+func TestReadinessHandshakesAreChecked(t *testing.T) {
+	for _, bad := range []ProcessSpec{
+		{Command: []string{"x"}, Ready: "banner"},
+		{Command: []string{"x"}, Ready: ReadyStdout, Regime: RegimeOnce},
+	} {
+		assert.Error(t, bad.Validate(), "%+v", bad)
+	}
+	assert.NoError(t, ProcessSpec{Command: []string{"x"}, Ready: ReadyFile, Regime: RegimeStep}.Validate())
 }
 
 func TestAHungProcessIsRestartedByALaterCrash(t *testing.T) {

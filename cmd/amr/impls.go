@@ -56,6 +56,9 @@ type processFlags struct {
 	// countWrites and ignoreWrites name private files that count, or do
 	// not, as writes for a crash after k writes.
 	countWrites, ignoreWrites []string
+	// ready is the readiness handshake, readyTimeout its bounded wait.
+	ready        string
+	readyTimeout time.Duration
 }
 
 func addProcessFlags(cmd *cobra.Command) *processFlags {
@@ -70,6 +73,8 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 	f.BoolVar(&p.noFreeze, "no-freeze", false, "do not hold a process at each write while a crash after k writes is armed (docs/processes.md)")
 	f.StringArrayVar(&p.countWrites, "count-writes", nil, "a crash after k writes also counts new versions of these sandbox paths (a pattern, or a directory ending in /; repeatable)")
 	f.StringArrayVar(&p.ignoreWrites, "ignore-writes", nil, "a crash after k writes does not count these sandbox paths (state.json included; repeatable)")
+	f.StringVar(&p.ready, "ready", "", `readiness handshake to wait for after every start and restart, holding the clock: "stdout" (a line "ready") or "file" (the process creates $AMR_READY_FILE); step and quiescence regimes`)
+	f.DurationVar(&p.readyTimeout, "ready-timeout", sim.DefaultReadyTimeout, "with --ready: the longest wait for the handshake (wall clock)")
 	f.StringVar(&p.name, "name", "", "with --impl-cmd: the name the process implementation is reported under (default: its command line)")
 	return p
 }
@@ -145,7 +150,7 @@ func (p *processFlags) spec() (*sim.ProcessSpec, error) {
 	}
 	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
 		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze,
-		CountWrites: p.countWrites, IgnoreWrites: p.ignoreWrites}
+		CountWrites: p.countWrites, IgnoreWrites: p.ignoreWrites, Ready: p.ready, ReadyTimeout: p.readyTimeout}
 	if err := spec.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -277,6 +282,12 @@ func implFlags(implName string, p *processFlags) []string {
 	}
 	if p.noFreeze {
 		args = append(args, "--no-freeze")
+	}
+	if p.ready != "" {
+		args = append(args, "--ready", p.ready)
+		if p.readyTimeout != sim.DefaultReadyTimeout {
+			args = append(args, "--ready-timeout", p.readyTimeout.String())
+		}
 	}
 	for _, c := range p.countWrites {
 		args = append(args, "--count-writes", c)
