@@ -33,7 +33,7 @@ type proc struct {
 	// ready is closed at the first "ready" line on stdout, with the
 	// stdout handshake; nil (never ready) otherwise.
 	ready chan struct{}
-	once    sync.Once
+	once  sync.Once
 	// state is how the process ended, set by kill.
 	state *os.ProcessState
 }
