@@ -128,6 +128,16 @@ func helperMain(role string) int {
 		_ = json.Unmarshal(clock, &c)
 		appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"booted\",\"at\":%d}\n", c.Tick))
 		return idleForever(ctx, regime)
+	case "filler":
+		// Fills a subdirectory with 40 files of 256 KiB, 10 MiB in all,
+		// none past the per-file bound, then idles.
+		_ = os.MkdirAll(filepath.Join(root, "data", "blobs"), 0o755)
+		blob := bytes.Repeat([]byte("x"), 256<<10)
+		for i := 0; i < 40 && ctx.Err() == nil; i++ {
+			_ = os.WriteFile(filepath.Join(root, "data", "blobs", fmt.Sprintf("%02d", i)), blob, 0o644)
+			time.Sleep(2 * time.Millisecond)
+		}
+		return idleForever(ctx, regime)
 	case "hang-first":
 		// The first instance never answers; every later one idles.
 		mark := filepath.Join(root, "private", "hung-once")

@@ -59,6 +59,7 @@ type procDriver struct {
 	failedStart *NotStartedError
 	facts       ProcessFacts
 	final       *ProcessFacts
+	measured    time.Time // when the run directory was last measured
 	// forcedRow counts forced advances (or timed-out invocations) in a row.
 	forcedRow int
 	instances int
@@ -402,6 +403,9 @@ func (d *procDriver) giveUp(kind, detail string) {
 // checkOversize gives up on an implementation that wrote a file past the
 // read bound.
 func (d *procDriver) checkOversize() bool {
+	if d.checkBound(false) {
+		return true
+	}
 	if d.watch.oversize == "" || d.gone {
 		return d.gone
 	}
@@ -443,6 +447,7 @@ func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
 		d.lived = true
 	}
 	d.watch.verify()
+	d.checkBound(true)
 	d.checkOversize()
 	w.lines = d.watch.lines()
 	return w, nil
@@ -569,12 +574,17 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 	}
 	deadline := time.NewTimer(d.spec.StepTimeout)
 	defer deadline.Stop()
+	bound := time.NewTicker(boundEvery)
+	defer bound.Stop()
 loop:
 	for d.cur != nil {
 		var held chan bool
 		select {
 		case <-d.ctx.Done():
 			return tickWork{}, d.ctx.Err()
+		case <-bound.C:
+			d.checkBound(true)
+			continue
 		case n, ok := <-d.cur.idle:
 			if !ok {
 				d.ended()
@@ -702,11 +712,18 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 		defer ticker.Stop()
 		pollC = ticker.C
 	}
+	bound := time.NewTicker(boundEvery)
+	defer bound.Stop()
 	for {
 		var held chan bool
 		select {
 		case <-d.ctx.Done():
 			return onceOutcome{}, d.ctx.Err()
+		case <-bound.C:
+			if d.checkBound(true) {
+				return onceOutcome{gone: true}, nil
+			}
+			continue
 		case <-d.cur.done:
 			p := d.cur
 			d.killCur() // members of its group may live on

@@ -100,6 +100,10 @@ type ProcessSpec struct {
 	MaxFileBytes int64
 	// MaxLogBytes bounds each of stdout.log and stderr.log.
 	MaxLogBytes int64
+	// MaxRunDirBytes bounds the whole run directory, the sandbox's
+	// subdirectories included, measured while the process works: past it
+	// the implementation is killed for good (decision D59).
+	MaxRunDirBytes int64
 	// TempDir is where run directories are made; empty means
 	// DefaultTempDir.
 	TempDir string
@@ -158,6 +162,9 @@ func (s ProcessSpec) WithDefaults() ProcessSpec {
 	}
 	if s.MaxLogBytes <= 0 {
 		s.MaxLogBytes = DefaultMaxLogBytes
+	}
+	if s.MaxRunDirBytes <= 0 {
+		s.MaxRunDirBytes = DefaultMaxRunDirBytes
 	}
 	if s.ReadyTimeout <= 0 {
 		s.ReadyTimeout = DefaultReadyTimeout
@@ -240,6 +247,9 @@ func (s ProcessSpec) Params() map[string]string {
 	}
 	if s.NoFreeze {
 		p["freeze"] = "off"
+	}
+	if s.MaxRunDirBytes != DefaultMaxRunDirBytes {
+		p["max_run_dir_bytes"] = strconv.FormatInt(s.MaxRunDirBytes, 10)
 	}
 	if s.Ready != "" {
 		p["ready"] = s.Ready

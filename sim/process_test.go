@@ -501,6 +501,35 @@ func TestReadinessHandshakesAreChecked(t *testing.T) {
 	assert.NoError(t, ProcessSpec{Command: []string{"x"}, Ready: ReadyFile, Regime: RegimeStep}.Validate())
 }
 
+func TestTheRunDirectoryIsBounded(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	b.Faults = []scenarios.Fault{{At: 2, Kind: scenarios.FaultCrash}}
+	for _, regime := range Regimes {
+		t.Run(regime, func(t *testing.T) {
+			spec := helperSpec("filler", regime)
+			spec.MaxRunDirBytes = 2 << 20
+			res := runProcess(t, b, spec, 1)
+			bound := kinds(res, sandbox.LogBound)
+			require.Len(t, bound, 1)
+			assert.Contains(t, bound[0].Detail, "more than 2097152 bytes")
+			assert.Equal(t, ProcBound, res.Process.Down)
+			assert.True(t, res.Process.KilledForGood())
+			assert.Empty(t, eventsOf(res.Process, ProcRestart), "the crash fault does not bring it back")
+			assert.Equal(t, "2097152", res.Log[0].Params["max_run_dir_bytes"])
+			size, _ := dirSize(res.Workdir, 1<<40)
+			assert.Less(t, size, int64(8<<20), "stopped well before it wrote all 10 MiB")
+		})
+	}
+	t.Run("within the bound", func(t *testing.T) {
+		spec := helperSpec("filler", RegimeStep)
+		spec.MaxRunDirBytes = 64 << 20
+		res := runProcess(t, b, spec, 1)
+		assert.Empty(t, kinds(res, sandbox.LogBound))
+		assert.Empty(t, res.Process.Down)
+	})
+}
+
 func TestAHungProcessIsRestartedByALaterCrash(t *testing.T) {
 	requireLinux(t)
 	b := shortened(t, "l0-respond", 8)

@@ -59,6 +59,9 @@ type Config struct {
 	Force  bool
 	// HarnessVersion is recorded in receipts and is part of the memo key.
 	HarnessVersion string
+	// KeepBytes bounds the copy of a process run's whole directory kept
+	// under Out (0: sim.DefaultKeepBytes).
+	KeepBytes int64
 }
 
 // RunReport is one scored run.
@@ -106,7 +109,15 @@ type RunReport struct {
 	// bound): a harness/process outcome, not the mechanism's verdict.
 	// Empty for a run that passed.
 	Class string `json:"failure_class,omitempty"`
+	// RunDir is the copy of a process run's whole directory kept under
+	// Out, as RunDirName: every file the implementation made, its logs,
+	// and what the copy's bound cut.
+	RunDir *sim.RunDirKept `json:"run_dir,omitempty"`
 }
+
+// RunDirName is where a kept process run's whole directory is copied,
+// beside its judged sandbox.
+const RunDirName = "run-dir"
 
 // Failure classes of a run (decision D55).
 const (
@@ -221,7 +232,7 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
-		if err := keep(rr.Dir, res, rr, hist); err != nil {
+		if err := keep(rr.Dir, res, &rr, hist, cfg.KeepBytes); err != nil {
 			_ = res.Cleanup()
 			return RunReport{}, err
 		}
@@ -377,12 +388,13 @@ func (r *Report) aggregate() {
 // dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
 // its stdout.log and stderr.log.
 func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) error {
-	return keep(dir, res, rr, j.Compiled.Bytes())
+	return keep(dir, res, &rr, j.Compiled.Bytes(), 0)
 }
 
 // keep writes a run's artifacts, its compiled history as history.jsonl
-// among them.
-func keep(dir string, res *sim.Result, rr RunReport, hist []byte) error {
+// among them, and for a process run whose directory is still on disk a
+// copy of it, at most keepBytes, which the verdict then names.
+func keep(dir string, res *sim.Result, rr *RunReport, hist []byte, keepBytes int64) error {
 	if err := sandbox.CopyTo(res.Files, filepath.Join(dir, "sandbox")); err != nil {
 		return fmt.Errorf("keeping sandbox: %w", err)
 	}
@@ -394,6 +406,14 @@ func keep(dir string, res *sim.Result, rr RunReport, hist []byte) error {
 	}
 	if err := res.KeepOutput(dir); err != nil {
 		return fmt.Errorf("keeping the process output: %w", err)
+	}
+	kept, err := res.KeepRunDir(filepath.Join(dir, RunDirName), keepBytes)
+	if err != nil {
+		return fmt.Errorf("keeping the run directory: %w", err)
+	}
+	if kept != nil {
+		kept.Dir = RunDirName
+		rr.RunDir = kept
 	}
 	data, err := json.MarshalIndent(rr, "", "  ")
 	if err != nil {

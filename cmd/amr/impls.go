@@ -59,10 +59,12 @@ type processFlags struct {
 	// ready is the readiness handshake, readyTimeout its bounded wait.
 	ready        string
 	readyTimeout time.Duration
+	// maxRunDir bounds the whole run directory while the process works.
+	maxRunDir byteSize
 }
 
 func addProcessFlags(cmd *cobra.Command) *processFlags {
-	p := &processFlags{}
+	p := &processFlags{maxRunDir: sim.DefaultMaxRunDirBytes}
 	f := cmd.Flags()
 	f.StringVar(&p.cmdline, "impl-cmd", "", `run the implementation as an OS process: "CMD ARGS", no shell (docs/processes.md)`)
 	f.StringVar(&p.regime, "regime", sim.RegimeQuiescence, "clock regime of a process implementation: quiescence, step or once")
@@ -75,6 +77,7 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 	f.StringArrayVar(&p.ignoreWrites, "ignore-writes", nil, "a crash after k writes does not count these sandbox paths (state.json included; repeatable)")
 	f.StringVar(&p.ready, "ready", "", `readiness handshake to wait for after every start and restart, holding the clock: "stdout" (a line "ready") or "file" (the process creates $AMR_READY_FILE); step and quiescence regimes`)
 	f.DurationVar(&p.readyTimeout, "ready-timeout", sim.DefaultReadyTimeout, "with --ready: the longest wait for the handshake (wall clock)")
+	f.Var(&p.maxRunDir, "max-run-dir", "bound of the whole run directory (the sandbox, its subdirectories and the logs), measured while the process works; past it the implementation is killed for good")
 	f.StringVar(&p.name, "name", "", "with --impl-cmd: the name the process implementation is reported under (default: its command line)")
 	return p
 }
@@ -150,7 +153,8 @@ func (p *processFlags) spec() (*sim.ProcessSpec, error) {
 	}
 	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
 		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze,
-		CountWrites: p.countWrites, IgnoreWrites: p.ignoreWrites, Ready: p.ready, ReadyTimeout: p.readyTimeout}
+		CountWrites: p.countWrites, IgnoreWrites: p.ignoreWrites, Ready: p.ready, ReadyTimeout: p.readyTimeout,
+		MaxRunDirBytes: int64(p.maxRunDir)}
 	if err := spec.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -288,6 +292,9 @@ func implFlags(implName string, p *processFlags) []string {
 		if p.readyTimeout != sim.DefaultReadyTimeout {
 			args = append(args, "--ready-timeout", p.readyTimeout.String())
 		}
+	}
+	if p.maxRunDir != sim.DefaultMaxRunDirBytes {
+		args = append(args, "--max-run-dir", p.maxRunDir.String())
 	}
 	for _, c := range p.countWrites {
 		args = append(args, "--count-writes", c)

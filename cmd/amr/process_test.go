@@ -421,3 +421,72 @@ func TestProcessFactsArePerRunInJSON(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	assert.NotContains(t, stdout, `"process":`)
 }
+
+func TestOutKeepsTheWholeRunDirectory(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	t.Setenv("TMPDIR", t.TempDir())
+	impl := script(t, "mkdir -p db && echo 'state of my own' > db/main.db && echo booting >> app.log\nexec "+ref+"\n")
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "1", "--out", out, scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	run := filepath.Join(out, "l0-respond", "run-1")
+	for _, name := range []string{"run-dir/sandbox/db/main.db", "run-dir/sandbox/app.log", "run-dir/sandbox/drafts.jsonl",
+		"run-dir/" + sim.StderrLog, "run-dir/" + sim.StdoutLog, sim.StderrLog} {
+		assert.FileExists(t, filepath.Join(run, name))
+	}
+	assert.NoFileExists(t, filepath.Join(run, "run-dir", sim.CutNote))
+	assert.NotContains(t, stdout, "was cut")
+	var rr suite.RunReport
+	data, err := os.ReadFile(filepath.Join(run, "verdict.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rr))
+	require.NotNil(t, rr.RunDir)
+	assert.Equal(t, "run-dir", rr.RunDir.Dir)
+	// A tight bound cuts the copy, and says so.
+	out = filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code = execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "1", "--out", out,
+		"--keep-bytes", "1KiB", scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "the copy of its run directory was cut at 1024 bytes")
+	note, err := os.ReadFile(filepath.Join(out, "l0-respond", "run-1", "run-dir", sim.CutNote))
+	require.NoError(t, err)
+	assert.Contains(t, string(note), "left out:")
+}
+
+func TestTheRunDirectoryBoundEndsTheImplementation(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	t.Setenv("TMPDIR", t.TempDir())
+	// 4 MiB in files of 512 KiB in a subdirectory: no file past the
+	// per-file bound, the directory past a 1 MiB one.
+	fill := script(t, "mkdir -p cache && for i in 1 2 3 4 5 6 7 8; do head -c 524288 /dev/zero > cache/$i; done\nexec "+ref+"\n")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", fill, "--regime", "step", "--runs", "1", "--max-run-dir", "1MiB",
+		"--json", scenario("l0-respond"))
+	require.Equal(t, exitFail, code, stdout+stderr)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	run := doc.Results[0].Runs[0]
+	require.NotNil(t, run.Process)
+	assert.Equal(t, sim.ProcBound, run.Process.Down)
+	assert.Equal(t, "process", run.Class)
+	assert.Equal(t, "1048576", doc.Process["max_run_dir_bytes"])
+	// The same implementation within the default bound passes.
+	stdout, stderr, code = execAMR(t, "run", "--impl-cmd", fill, "--regime", "step", "--runs", "1", scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	_, stderr, code = execAMR(t, "run", "--impl-cmd", fill, "--max-run-dir", "lots", scenario("l0-respond"))
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "is not a size")
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"1048576": 1 << 20, "512KiB": 512 << 10, "64MiB": 64 << 20, "1G": 1 << 30, "3 MB": 3 << 20, "10B": 10} {
+		got, err := parseSize(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "0", "-1", "lots", "1TiB", "1.5MiB"} {
+		_, err := parseSize(bad)
+		assert.Error(t, err, bad)
+	}
+	assert.Equal(t, "64MiB", formatSize(64<<20))
+	assert.Equal(t, "1000", formatSize(1000))
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -112,4 +113,19 @@ func forcedTicks(p *sim.ProcessFacts) string {
 		parts[i] = fmt.Sprint(t)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printCutCopies says which kept run directories their bound cut.
+func printCutCopies(w io.Writer, doc runJSON, out string) {
+	for _, r := range doc.Results {
+		for _, run := range r.Runs {
+			k := run.RunDir
+			if k == nil || len(k.Cut)+len(k.Left) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "note: %s run %d: the copy of its run directory was cut at %d bytes (--keep-bytes): %d file(s) cut short, %d left out; see %s\n",
+				r.Scenario, run.Run, k.Limit, len(k.Cut), len(k.Left),
+				filepath.Join(out, r.Scenario, fmt.Sprintf("run-%d", run.Run), k.Dir, sim.CutNote))
+		}
+	}
 }
