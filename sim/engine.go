@@ -48,6 +48,9 @@ type Options struct {
 	// Context cancels a process run: every process is killed and Run
 	// returns the context's error. Nil means never.
 	Context context.Context
+	// OnTick, when set, is told the end of every tick visited and the
+	// run's horizon: progress for a caller, never part of the run.
+	OnTick func(tick, horizon int)
 }
 
 // Result is what a run leaves: the sandbox and the run log.
@@ -293,6 +296,9 @@ func (e *engine) playTick() error {
 		return err
 	}
 	e.endTick(w)
+	if e.opts.OnTick != nil {
+		e.opts.OnTick(e.tick, e.b.Meta.Horizon)
+	}
 	return nil
 }
 

@@ -62,6 +62,30 @@ type Config struct {
 	// KeepBytes bounds the copy of a process run's whole directory kept
 	// under Out (0: sim.DefaultKeepBytes).
 	KeepBytes int64
+	// Progress, when set, is told when each run starts and ends, and with
+	// Ticks the end of every tick: for a person waiting, never part of a
+	// report.
+	Progress func(Progress)
+	Ticks    bool
+}
+
+// Progress is one step of a bundle's runs.
+type Progress struct {
+	Scenario  string
+	Run, Runs int
+	// Tick is set (with Horizon) at the end of a tick of the run; Done
+	// once the run is judged, with Passed and Skipped.
+	Tick, Horizon int
+	Done          bool
+	Passed        bool
+	Skipped       bool
+}
+
+// progress reports a step when a caller asked for it.
+func (cfg Config) progress(p Progress) {
+	if cfg.Progress != nil {
+		cfg.Progress(p)
+	}
 }
 
 // RunReport is one scored run.
@@ -118,6 +142,20 @@ type RunReport struct {
 // RunDirName is where a kept process run's whole directory is copied,
 // beside its judged sandbox.
 const RunDirName = "run-dir"
+
+// passed reports whether every level up to top passed in the run, and
+// nothing else made it fail.
+func (rr RunReport) passed(top int) bool {
+	if rr.Invalid || rr.ProcessDown() {
+		return false
+	}
+	for i := 0; i <= top && i < len(LevelNames); i++ {
+		if rr.Levels[LevelNames[i]] != Pass {
+			return false
+		}
+	}
+	return true
+}
 
 // Failure classes of a run (decision D55).
 const (
@@ -197,6 +235,8 @@ func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		rep.Runs = append(rep.Runs, rr)
+		cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs, Done: true,
+			Passed: rr.passed(b.Meta.TopLevel), Skipped: rr.Status == StatusSkipped})
 	}
 	rep.aggregate()
 	rep.diagnostics()
@@ -218,7 +258,14 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, s, i); err != nil || ok {
 		return rr, err
 	}
-	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true})
+	cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs})
+	var onTick func(int, int)
+	if cfg.Progress != nil && cfg.Ticks {
+		onTick = func(tick, horizon int) {
+			cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs, Tick: tick, Horizon: horizon})
+		}
+	}
+	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true, OnTick: onTick})
 	if err != nil {
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {

@@ -490,3 +490,56 @@ func TestParseSize(t *testing.T) {
 	assert.Equal(t, "64MiB", formatSize(64<<20))
 	assert.Equal(t, "1000", formatSize(1000))
 }
+
+func TestProgressGoesToStderrOnly(t *testing.T) {
+	args := []string{"run", "--runs", "2", scenario("l0-respond"), scenario("l2-govern")}
+	quiet, quietErr, code := execAMR(t, args...)
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, quietErr, "no progress when stderr is not a terminal and --progress is not given")
+	loud, loudErr, code := execAMR(t, append(args, "--progress")...)
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, quiet, loud, "stdout is the same with progress")
+	for _, want := range []string{"l0-respond run 1/2: pass", "l0-respond run 2/2: pass", "l2-govern run 2/2: pass"} {
+		assert.Contains(t, loudErr, want)
+	}
+	assert.NotContains(t, loudErr, "tick ", "no tick lines in process")
+	asJSON, _, code := execAMR(t, append(args, "--progress", "--json")...)
+	require.Equal(t, exitOK, code)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(asJSON), &doc), "--json output is JSON alone")
+}
+
+func TestProgressShowsTicksOfSlowRegimes(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	b := shortBundle(t, "l0-respond", 4)
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "once", "--runs", "1", "--progress", b)
+	require.Equal(t, exitOK, code, stdout+stderr)
+	for _, want := range []string{"l0-short run 1/1: tick 0/4", "l0-short run 1/1: tick 4/4", "l0-short run 1/1: pass"} {
+		assert.Contains(t, stderr, want)
+	}
+	assert.NotContains(t, stdout, "tick 0/4")
+	// The step regime is fast: a line per run only.
+	_, stderr, code = execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "1", "--progress", b)
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stderr, "tick 0/4")
+	assert.Contains(t, stderr, "l0-short run 1/1: pass")
+}
+
+// shortBundle copies a published scenario into a test directory under a
+// new name, its horizon cut to horizon.
+func shortBundle(t *testing.T, name string, horizon int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "l0-short")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(scenario(name))))
+	path := filepath.Join(dir, "bundle.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	meta := doc["meta"].(map[string]any)
+	meta["name"], meta["horizon"] = "l0-short", horizon
+	data, err = json.Marshal(doc)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return dir
+}

@@ -79,6 +79,10 @@ a run whose (bundle hash, implementation, harness version, engine seed) already 
 receipt, writing a cheap "skipped" receipt that copies its verdict; --force
 runs everything again.
 
+Progress goes to stderr, a line per run and, in the quiescence and once regimes
+where ticks cost wall-clock time, a line per tick, when stderr is a terminal or
+with --progress; never to stdout, so the report and --json are unchanged.
+
 Exit 0 when every level up to each scenario's top level passed, 1 when any
 failed, 2 on bad input, 3 when the oracles disagreed.`
 
@@ -94,6 +98,7 @@ type runOptions struct {
 	ledgerAt string
 	force    bool
 	keep     byteSize
+	progress bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -118,6 +123,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
 	f.StringVar(&o.ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
 	f.BoolVar(&o.force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
+	f.BoolVar(&o.progress, "progress", false, "report progress on stderr (per run, and per tick in the quiescence and once regimes) even when stderr is not a terminal")
 	f.Var(&o.keep, "keep-bytes", "with --out and --impl-cmd: bound of the copy of each run's whole directory (run-dir/)")
 	o.proc = addProcessFlags(cmd)
 	return cmd
@@ -148,6 +154,11 @@ func runRun(cmd *cobra.Command, args []string, o runOptions) error {
 		}
 	}
 	receipted := len(cfg.Ledger.Receipts())
+	if errw := cmd.ErrOrStderr(); o.progress || isTerminal(errw) {
+		pp := &runProgress{w: errw, terminal: isTerminal(errw)}
+		cfg.Progress, cfg.Ticks = pp.report, slowRegime(impl.Process)
+		defer pp.finish()
+	}
 	doc, err := runAll(bundles, impl, cfg)
 	if err != nil {
 		return err
