@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -176,6 +177,25 @@ func helperMain(role string) int {
 			return 2
 		}
 		return idleForever(ctx, regime)
+	case "lingering-daemon":
+		// Leaves a child out of the group that ends by itself 50ms after
+		// its parent is gone: dying, not escaped.
+		cmd := exec.Command(os.Args[0], os.Args[1:]...)
+		cmd.Env = append(os.Environ(), helperEnv+"=lingerer", fmt.Sprintf("AMR_HELPER_PARENT=%d", os.Getpid()))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		return idleForever(ctx, regime)
+	case "lingerer":
+		// The parent may be gone before this process gets here.
+		parent, _ := strconv.Atoi(os.Getenv("AMR_HELPER_PARENT"))
+		for os.Getppid() == parent && ctx.Err() == nil {
+			time.Sleep(2 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		return 0
 	case "sleeper":
 		for ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)

@@ -351,6 +351,9 @@ func (d *procDriver) ended() {
 	case <-time.After(100 * time.Millisecond):
 	}
 	exited := p.exited()
+	if p.idle != nil && !d.lived && d.answeredBeforeEnd(p) {
+		d.lived = true
+	}
 	p.kill()
 	d.cur = nil
 	status := "closed its stdout"
@@ -375,6 +378,25 @@ func (d *procDriver) ended() {
 			before = "answering a tick"
 		}
 		d.notStarted(fmt.Sprintf("instance %d ended by itself at tick %d before %s (%s)", d.instances, d.e.tick, before, status), p)
+	}
+}
+
+// answeredBeforeEnd reads what a step process that ended said before its
+// stdout closed: its end can be seen before its last answer is read.
+func (d *procDriver) answeredBeforeEnd(p *proc) bool {
+	timeout := time.After(100 * time.Millisecond)
+	for {
+		select {
+		case n, ok := <-p.idle:
+			if !ok {
+				return false
+			}
+			if n == d.e.tick {
+				return true
+			}
+		case <-timeout:
+			return false
+		}
 	}
 }
 

@@ -530,6 +530,24 @@ func TestTheRunDirectoryIsBounded(t *testing.T) {
 	})
 }
 
+func TestOnlyProcessesAliveAfterTheGraceAreEscaped(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	b.Faults = []scenarios.Fault{{At: 2, Kind: scenarios.FaultCrash}}
+	// A child out of the group that dies 50ms after the kill is not
+	// escaped: the grace is 200ms.
+	res := runProcess(t, b, helperSpec("lingering-daemon", RegimeStep), 1)
+	assert.Empty(t, kinds(res, sandbox.LogEscaped))
+	assert.Empty(t, eventsOf(res.Process, ProcEscaped))
+	// One that lives on is, at the crash and at the end.
+	res = runProcess(t, b, helperSpec("daemon", RegimeStep), 1)
+	esc := kinds(res, sandbox.LogEscaped)
+	require.Len(t, esc, 2)
+	assert.Equal(t, 2, esc[0].Tick)
+	assert.Contains(t, esc[0].Detail, "alive 200ms after the kill")
+	assert.Len(t, eventsOf(res.Process, ProcEscaped), 2)
+}
+
 func TestAHungProcessIsRestartedByALaterCrash(t *testing.T) {
 	requireLinux(t)
 	b := shortened(t, "l0-respond", 8)
