@@ -293,7 +293,7 @@ func implFlags(implName string, p *processFlags) []string {
 			args = append(args, "--ready-timeout", p.readyTimeout.String())
 		}
 	}
-	if p.maxRunDir != sim.DefaultMaxRunDirBytes {
+	if p.maxRunDir > 0 && p.maxRunDir != sim.DefaultMaxRunDirBytes {
 		args = append(args, "--max-run-dir", p.maxRunDir.String())
 	}
 	for _, c := range p.countWrites {
