@@ -181,20 +181,28 @@ func helperMain(role string) int {
 		// Leaves a child out of the group that ends by itself 50ms after
 		// its parent is gone: dying, not escaped.
 		cmd := exec.Command(os.Args[0], os.Args[1:]...)
-		cmd.Env = append(os.Environ(), helperEnv+"=lingerer", fmt.Sprintf("AMR_HELPER_PARENT=%d", os.Getpid()))
+		up := filepath.Join(root, "private", fmt.Sprintf("lingerer-%d", os.Getpid()))
+		cmd.Env = append(os.Environ(), helperEnv+"=lingerer", fmt.Sprintf("AMR_HELPER_PARENT=%d", os.Getpid()), "AMR_HELPER_UP="+up)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
+		// Answer nothing until the child runs: killed while still
+		// starting, it could not notice in time.
+		for _, err := os.Stat(up); err != nil && ctx.Err() == nil; _, err = os.Stat(up) {
+			time.Sleep(time.Millisecond)
+		}
 		return idleForever(ctx, regime)
 	case "lingerer":
 		// The parent may be gone before this process gets here.
 		parent, _ := strconv.Atoi(os.Getenv("AMR_HELPER_PARENT"))
+		_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+		_ = os.WriteFile(os.Getenv("AMR_HELPER_UP"), nil, 0o644)
 		for os.Getppid() == parent && ctx.Err() == nil {
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		return 0
 	case "sleeper":
 		for ctx.Err() == nil {
