@@ -351,6 +351,8 @@ func (d *procDriver) ended() {
 	case <-time.After(100 * time.Millisecond):
 	}
 	exited := p.exited()
+	// What it wrote just before it ended may not have been looked at yet.
+	d.watch.poll(true)
 	if p.idle != nil && !d.lived && d.answeredBeforeEnd(p) {
 		d.lived = true
 	}
