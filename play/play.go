@@ -39,6 +39,8 @@ type Options struct {
 	// who removes it with Result.Cleanup. By default Play removes it:
 	// everything judged, and the process's own output, is in memory.
 	KeepWorkdir bool
+	// OnTick is told the end of every tick (sim.Options.OnTick).
+	OnTick func(tick, horizon int)
 }
 
 // Run is one judged play.
@@ -66,7 +68,7 @@ func Play(b *scenarios.Bundle, impl Impl, s seeds.Seeds, opt Options) (*Run, err
 	}
 	s = scored(s, b)
 	res, err := sim.Run(b, impl.New, sim.Options{Seed: uint64(*s.Engine), MaxSteps: opt.MaxSteps, Impl: impl.Name,
-		BundleHash: hash, Process: impl.Process, Context: opt.Context})
+		BundleHash: hash, Process: impl.Process, Context: opt.Context, OnTick: opt.OnTick})
 	if err != nil {
 		return nil, err
 	}

@@ -251,6 +251,9 @@ type watcher struct {
 	writes    int    // writes seen since the start of the run
 	oversize  string // the first file seen past the bound
 	rewritten func(name string, rw *rewrite, how string)
+	// counts says which files other than the logs count as writes; nil
+	// counts every one.
+	counts func(rel string) bool
 }
 
 func newWatcher(root string, limit int64, seen map[string]*appendLog, rewritten func(string, *rewrite, string)) *watcher {
@@ -375,7 +378,7 @@ func (w *watcher) pollOthers(count bool) {
 		st := stamp{size: info.Size(), mtime: info.ModTime()}
 		if old, ok := w.others[rel]; !ok || old.size != st.size || !old.mtime.Equal(st.mtime) {
 			w.others[rel] = st
-			if count {
+			if count && (w.counts == nil || w.counts(rel)) {
 				w.writes++
 			}
 		}

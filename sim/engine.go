@@ -48,6 +48,9 @@ type Options struct {
 	// Context cancels a process run: every process is killed and Run
 	// returns the context's error. Nil means never.
 	Context context.Context
+	// OnTick, when set, is told the end of every tick visited and the
+	// run's horizon: progress for a caller, never part of the run.
+	OnTick func(tick, horizon int)
 }
 
 // Result is what a run leaves: the sandbox and the run log.
@@ -65,6 +68,8 @@ type Result struct {
 	// Output is a process run's stdout.log and stderr.log (each bounded by
 	// MaxLogBytes), read when the run ended, so they outlive Cleanup.
 	Output map[string][]byte
+	// Process is what a process run's processes did; nil in process.
+	Process *ProcessFacts
 }
 
 // LogBytes renders the run log as JSONL.
@@ -217,7 +222,7 @@ func (e *engine) run() (*Result, error) {
 	e.finish()
 	res := &Result{Files: files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}
 	if pd, ok := e.drv.(*procDriver); ok {
-		res.Workdir, res.Output = pd.workdir, pd.output()
+		res.Workdir, res.Output, res.Process = pd.workdir, pd.output(), pd.final
 	}
 	return res, nil
 }
@@ -291,6 +296,9 @@ func (e *engine) playTick() error {
 		return err
 	}
 	e.endTick(w)
+	if e.opts.OnTick != nil {
+		e.opts.OnTick(e.tick, e.b.Meta.Horizon)
+	}
 	return nil
 }
 

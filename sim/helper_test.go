@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,6 +74,81 @@ func helperMain(role string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "leaving at once")
 		return 3
+	case "work-then-exit":
+		// Writes once, then ends with a failure: it started.
+		appendTo(sandbox.Audit, "{\"event\":\"note\",\"at\":0}\n")
+		fmt.Fprintln(os.Stderr, "worked, then failed")
+		return 4
+	case "answer-then-exit":
+		// Step regime: answers the first tick, then ends with a failure.
+		sc := bufio.NewScanner(os.Stdin)
+		if sc.Scan() {
+			fmt.Printf("idle %s\n", strings.TrimPrefix(sc.Text(), "tick "))
+		}
+		fmt.Fprintln(os.Stderr, "answered one tick, then failed")
+		return 5
+	case "journaled":
+		// Step regime: at each tick, the writes of a daemon with a database
+		// and a log of its own around two audit lines, 25ms apart.
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			rest, ok := strings.CutPrefix(sc.Text(), "tick ")
+			if !ok {
+				continue
+			}
+			_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+			for i, w := range []func(){
+				func() { replaceFile(filepath.Join(root, sandbox.State), `{"tick":`+rest+"}\n") },
+				func() { appendTo("private/app.log", "tick "+rest+"\n") },
+				func() { appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"a1\",\"at\":%s}\n", rest)) },
+				func() { replaceFile(filepath.Join(root, "db.json"), rest) },
+				func() { appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"a2\",\"at\":%s}\n", rest)) },
+			} {
+				if i > 0 {
+					time.Sleep(25 * time.Millisecond)
+				}
+				w()
+			}
+			fmt.Printf("idle %s\n", rest)
+		}
+		return 0
+	case "slow-boot", "never-ready":
+		// Quiescence: boots for 300ms, says it is ready as AMR_READY asks
+		// (never, as never-ready), then records the tick it first sees.
+		time.Sleep(300 * time.Millisecond)
+		if role == "slow-boot" {
+			switch os.Getenv(EnvReady) {
+			case ReadyStdout:
+				fmt.Println("ready")
+			case ReadyFile:
+				_ = os.WriteFile(os.Getenv(EnvReadyFile), nil, 0o644)
+			}
+		}
+		clock, _ := os.ReadFile(filepath.Join(root, sandbox.Clock))
+		var c sandbox.ClockFile
+		_ = json.Unmarshal(clock, &c)
+		appendTo(sandbox.Audit, fmt.Sprintf("{\"event\":\"booted\",\"at\":%d}\n", c.Tick))
+		return idleForever(ctx, regime)
+	case "filler":
+		// Fills a subdirectory with 40 files of 256 KiB, 10 MiB in all,
+		// none past the per-file bound, then idles.
+		_ = os.MkdirAll(filepath.Join(root, "data", "blobs"), 0o755)
+		blob := bytes.Repeat([]byte("x"), 256<<10)
+		for i := 0; i < 40 && ctx.Err() == nil; i++ {
+			_ = os.WriteFile(filepath.Join(root, "data", "blobs", fmt.Sprintf("%02d", i)), blob, 0o644)
+			time.Sleep(2 * time.Millisecond)
+		}
+		return idleForever(ctx, regime)
+	case "hang-first":
+		// The first instance never answers; every later one idles.
+		mark := filepath.Join(root, "private", "hung-once")
+		if _, err := os.Stat(mark); err != nil {
+			_ = os.MkdirAll(filepath.Dir(mark), 0o755)
+			_ = os.WriteFile(mark, nil, 0o644)
+			<-ctx.Done()
+			return 0
+		}
+		return idleForever(ctx, regime)
 	case "garbage":
 		// Lines that are not JSON, a JSON line of the wrong shape, and a
 		// last line that never gets its newline.
@@ -100,6 +177,33 @@ func helperMain(role string) int {
 			return 2
 		}
 		return idleForever(ctx, regime)
+	case "lingering-daemon":
+		// Leaves a child out of the group that ends by itself 50ms after
+		// its parent is gone: dying, not escaped.
+		cmd := exec.Command(os.Args[0], os.Args[1:]...)
+		up := filepath.Join(root, "private", fmt.Sprintf("lingerer-%d", os.Getpid()))
+		cmd.Env = append(os.Environ(), helperEnv+"=lingerer", fmt.Sprintf("AMR_HELPER_PARENT=%d", os.Getpid()), "AMR_HELPER_UP="+up)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		// Answer nothing until the child runs: killed while still
+		// starting, it could not notice in time.
+		for _, err := os.Stat(up); err != nil && ctx.Err() == nil; _, err = os.Stat(up) {
+			time.Sleep(time.Millisecond)
+		}
+		return idleForever(ctx, regime)
+	case "lingerer":
+		// The parent may be gone before this process gets here.
+		parent, _ := strconv.Atoi(os.Getenv("AMR_HELPER_PARENT"))
+		_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+		_ = os.WriteFile(os.Getenv("AMR_HELPER_UP"), nil, 0o644)
+		for os.Getppid() == parent && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond)
+		return 0
 	case "sleeper":
 		for ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)
@@ -183,6 +287,11 @@ func helperMain(role string) int {
 		_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
 		_ = os.WriteFile(filepath.Join(root, "private", "env"), []byte(b.String()), 0o644)
 		return idleForever(ctx, regime)
+	case "idle":
+		if os.Getenv("AMR_HELPER_SAY_READY") != "" {
+			fmt.Println("ready")
+		}
+		return idleForever(ctx, regime)
 	case "tamper":
 		appendTo(sandbox.Inbox, "{\"id\":\"forged\"}\n")
 		return idleForever(ctx, regime)
@@ -210,4 +319,13 @@ func idleForever(ctx context.Context, regime string) int {
 	}
 	<-ctx.Done()
 	return 0
+}
+
+// replaceFile writes a file whole, by rename: one new version, never a
+// truncated one a look could see.
+func replaceFile(path, text string) {
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, []byte(text), 0o644) == nil {
+		_ = os.Rename(tmp, path)
+	}
 }

@@ -27,6 +27,12 @@ type proc struct {
 	idle  chan int      // step regime: the N of each "idle N" line; closed at end of stdout
 	quit  chan struct{} // closed once the instance is killed or gone
 	done  chan struct{} // closed once the process has ended (it is reaped by kill)
+	// errDone is closed once everything the process wrote to stderr is in
+	// the log.
+	errDone chan struct{}
+	// ready is closed at the first "ready" line on stdout, with the
+	// stdout handshake; nil (never ready) otherwise.
+	ready chan struct{}
 	once  sync.Once
 	// state is how the process ended, set by kill.
 	state *os.ProcessState
@@ -35,7 +41,8 @@ type proc struct {
 // startProc starts argv in dir with env. stdout and stderr go to the
 // capped writers, except that in the step regime stdout is the protocol:
 // "idle N" lines are answers, other lines go to the writer.
-func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step bool) (*proc, error) {
+// With readyOut, a line "ready" on stdout is the readiness handshake.
+func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step, readyOut bool) (*proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -79,13 +86,23 @@ func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer
 		return nil, err
 	}
 	closeAll(child)
-	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, quit: make(chan struct{}), done: make(chan struct{})}
+	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, quit: make(chan struct{}), done: make(chan struct{}),
+		errDone: make(chan struct{})}
+	if readyOut {
+		p.ready = make(chan struct{})
+	}
 	registerGroup(p.pgid)
-	go drain(errR, stderr)
-	if step {
+	go func() {
+		drain(errR, stderr)
+		close(p.errDone)
+	}()
+	switch {
+	case step:
 		p.idle = make(chan int, 64)
 		go p.readProtocol(outR, stdout)
-	} else {
+	case readyOut:
+		go watchReady(outR, stdout, p.ready)
+	default:
 		go drain(outR, stdout)
 	}
 	go func() {
@@ -107,10 +124,15 @@ func (p *proc) readProtocol(r *os.File, w io.Writer) {
 	defer close(p.idle)
 	br := bufio.NewReaderSize(r, 4096)
 	piece := false // the line read continues one too long for the buffer
+	signalled := p.ready == nil
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
-			if n, ok := parseIdle(line); ok && err == nil && !piece {
+			if !signalled && err == nil && !piece && readyLine(line) {
+				signalled = true
+				close(p.ready)
+				_, _ = w.Write(line)
+			} else if n, ok := parseIdle(line); ok && err == nil && !piece {
 				select {
 				case p.idle <- n:
 				case <-p.quit:
@@ -139,6 +161,15 @@ func parseIdle(line []byte) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// drained waits, at most limit, until the process's stderr is all in the
+// log: a member of its group that lives on can keep the pipe open.
+func (p *proc) drained(limit time.Duration) {
+	select {
+	case <-p.errDone:
+	case <-time.After(limit):
+	}
 }
 
 // exited reports whether the process has ended.

@@ -254,3 +254,6 @@ func belongs(procDir, sandbox string, needle []byte) bool {
 	}
 	return bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte("\x00"), needle...))
 }
+
+// syscallNoFollow makes an open fail on a link rather than follow it.
+const syscallNoFollow = syscall.O_NOFOLLOW

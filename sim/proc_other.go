@@ -77,3 +77,6 @@ type stray struct {
 func findStrays(string, uint64) []stray { return nil }
 
 func startTime(int) uint64 { return 0 }
+
+// syscallNoFollow: process runs are Linux only; elsewhere nothing is kept.
+const syscallNoFollow = 0

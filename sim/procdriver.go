@@ -42,8 +42,24 @@ type procDriver struct {
 	env     []string
 	cur     *proc // the running instance, nil when none runs
 	gate    callGate
-	gone    bool // killed for good (hung, or a file past the bound)
-	paused  bool // the harness is writing a tick's inputs
+	// gone is set once the implementation is killed for good (a file or
+	// the run directory past its bound), goneWhy says which; hung once it
+	// is killed as hung, until a crash fault restarts it. downAt is the
+	// tick either happened.
+	gone     bool
+	goneWhy  string
+	hung     bool
+	everHung bool
+	downAt   int
+	paused   bool // the harness is writing a tick's inputs
+	// lived is set once an instance has shown it works: it answered a
+	// tick, wrote to the sandbox, or was still running at a tick's end.
+	// Until then an instance that ends by itself did not start.
+	lived       bool
+	failedStart *NotStartedError
+	facts       ProcessFacts
+	final       *ProcessFacts
+	measured    time.Time // when the run directory was last measured
 	// forcedRow counts forced advances (or timed-out invocations) in a row.
 	forcedRow int
 	instances int
@@ -91,6 +107,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	d.watch = newWatcher(d.root, spec.MaxFileBytes, e.seen, func(name string, rw *rewrite, how string) {
 		e.rewritten(name, rw, 0, how)
 	})
+	d.watch.counts = spec.WriteCounter()
 	e.refresh = d.watch.verifyLog
 	if !spec.NoFreeze {
 		d.freeze = newFreezer(d.root)
@@ -120,7 +137,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 // environ is the process's environment: the harness's own, without any
 // variable of the contract it may have inherited, then the contract's.
 func (d *procDriver) environ() []string {
-	ours := append([]string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL},
+	ours := append([]string{EnvSandbox, EnvModelURL, EnvSeed, EnvRegime, EnvTick, EnvLitmusSandbox, EnvLitmusStubURL, EnvReady, EnvReadyFile},
 		openAIEnvDropped...)
 	var env []string
 	for _, kv := range os.Environ() {
@@ -140,6 +157,7 @@ func (d *procDriver) environ() []string {
 		EnvSandbox+"="+d.root, EnvModelURL+"="+d.server.base, EnvSeed+"="+seed, EnvRegime+"="+d.spec.Regime,
 		EnvLitmusSandbox+"="+d.root, EnvLitmusStubURL+"="+d.server.base)
 	env = append(env, openAIEnv(d.server.base)...)
+	env = append(env, d.readyEnv()...)
 	return append(env, d.spec.Env...)
 }
 
@@ -152,11 +170,18 @@ func (d *procDriver) begin() error {
 	if d.spec.Regime != RegimeOnce {
 		d.startInstance()
 	}
+	if d.failedStart != nil {
+		return d.failedStart
+	}
 	return nil
 }
 
+// down reports whether the implementation is not to be run: killed for
+// good, or killed as hung and not yet restarted.
+func (d *procDriver) down() bool { return d.gone || d.hung }
+
 func (d *procDriver) startInstance() {
-	if d.gone {
+	if d.down() {
 		return
 	}
 	d.instances++
@@ -166,13 +191,22 @@ func (d *procDriver) startInstance() {
 	if d.spec.Regime == RegimeOnce {
 		env = append(env[:len(env):len(env)], EnvTick+"="+strconv.Itoa(d.e.tick))
 	}
-	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep)
+	if d.spec.Ready == ReadyFile {
+		_ = os.Remove(d.readyPath())
+	}
+	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout)
 	if err != nil {
-		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "starting the process: " + err.Error()})
 		d.cur = nil
+		if !d.lived {
+			d.notStarted(err.Error(), nil)
+			return
+		}
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "starting the process: " + err.Error()})
+		d.event(ProcNotRestarted, "starting the process: "+err.Error(), nil)
 		return
 	}
 	d.cur = p
+	d.awaitReady(p)
 	if d.paused {
 		// Started by a boundary crash while the tick's inputs are being
 		// written: held before it can read a partial tick.
@@ -215,29 +249,41 @@ func (d *procDriver) killCur() {
 	}
 }
 
-// reap kills every process of the run that escaped its group, records
-// them, and waits (briefly) until none is left.
+// escapeGrace is how long the members of a killed group get to die before
+// the processes of the run still alive count as escaped: SIGKILL is
+// delivered at once, but a process exits only when the kernel has torn it
+// down, and a busy member (or one in a system call that must finish) shows
+// in /proc as alive for a moment after the kill.
+const escapeGrace = 200 * time.Millisecond
+
+// reap kills every process of the run that escaped its group (still alive
+// once escapeGrace has passed since the kill), records them, and waits
+// (briefly) until none is left.
 func (d *procDriver) reap() {
-	var names []string
-	for round := 0; round < 200; round++ {
-		strays := findStrays(d.root, d.since)
-		if len(strays) == 0 {
-			break
-		}
-		for _, s := range strays {
-			killPid(s.pid)
-			if round == 0 {
-				names = append(names, s.name)
-			}
-		}
-		time.Sleep(time.Millisecond)
+	strays := findStrays(d.root, d.since)
+	for deadline := time.Now().Add(escapeGrace); len(strays) > 0 && time.Now().Before(deadline); {
+		time.Sleep(2 * time.Millisecond)
+		strays = findStrays(d.root, d.since)
 	}
-	if len(names) == 0 {
+	if len(strays) == 0 {
 		return
 	}
+	var names []string
+	for _, s := range strays {
+		names = append(names, s.name)
+	}
+	for round := 0; round < 200 && len(strays) > 0; round++ {
+		for _, s := range strays {
+			killPid(s.pid)
+		}
+		time.Sleep(time.Millisecond)
+		strays = findStrays(d.root, d.since)
+	}
 	sort.Strings(names)
-	d.e.log(sandbox.LogRecord{Kind: sandbox.LogEscaped,
-		Detail: fmt.Sprintf("%d process(es) outside the process group, killed: %s", len(names), strings.Join(names, ", "))})
+	detail := fmt.Sprintf("%d process(es) outside the process group, alive %s after the kill, killed: %s",
+		len(names), escapeGrace, strings.Join(names, ", "))
+	d.e.log(sandbox.LogRecord{Kind: sandbox.LogEscaped, Detail: detail})
+	d.event(ProcEscaped, detail, nil)
 }
 
 // errCutOff is the stub's answer to a model call of an instance that a
@@ -255,22 +301,36 @@ func (d *procDriver) crashNow(afterWrites, at, armBase int) {
 	d.watch.poll(true)
 	d.watch.verify()
 	rec := sandbox.LogRecord{AfterWrites: afterWrites, Written: d.watch.writes - armBase, Lines: d.watch.lines()}
+	restarted := ""
 	switch {
 	case d.gone:
 		rec.Detail = "nothing to kill: the implementation was killed for good"
 		d.e.crashed(rec, nil)
 		return
+	case d.hung:
+		rec.Detail = fmt.Sprintf("nothing to kill: the implementation was killed as hung at tick %d; the crash fault restarts it", d.downAt)
+		restarted = fmt.Sprintf("restarted by this crash fault after it was killed as hung at tick %d", d.downAt)
+		d.hung, d.forcedRow = false, 0
 	case running && afterWrites > 0 && at != afterWrites:
 		rec.Detail = fmt.Sprintf("SIGKILL to the process group, at the replayed cut of %d writes", at)
 	case running:
 		rec.Detail = "SIGKILL to the process group"
 	default:
 		rec.Detail = "no instance was running"
+		if d.spec.Regime != RegimeOnce && d.facts.Exited() {
+			restarted = "restarted by this crash fault after it ended by itself"
+		}
+	}
+	if running {
+		d.event(ProcCrash, rec.Detail, nil)
 	}
 	d.e.crashed(rec, func() {
 		d.reap()
 		if d.spec.Regime != RegimeOnce {
 			d.startInstance()
+		}
+		if restarted != "" {
+			d.event(ProcRestart, restarted, nil)
 		}
 	})
 }
@@ -291,21 +351,75 @@ func (d *procDriver) ended() {
 	case <-time.After(100 * time.Millisecond):
 	}
 	exited := p.exited()
+	// What it wrote just before it ended may not have been looked at yet.
+	d.watch.poll(true)
+	if p.idle != nil && !d.lived && d.answeredBeforeEnd(p) {
+		d.lived = true
+	}
 	p.kill()
 	d.cur = nil
 	status := "closed its stdout"
+	var code *int
 	if exited {
 		status = p.status()
+		if c := p.exitCode(); c >= 0 {
+			code = &c
+		}
 	}
 	d.e.log(sandbox.LogRecord{Kind: sandbox.LogExit, Detail: status})
+	d.event(ProcExit, status, code)
 	d.reap()
+	// A step process that ends before answering a tick never spoke the
+	// protocol; any other that fails before writing anything never worked.
+	if !d.lived && d.watch.writes == 0 && (d.spec.Regime == RegimeStep || d.spec.Ready != "" || code == nil || *code != 0) {
+		before := "writing anything to the sandbox"
+		switch {
+		case d.spec.Ready != "":
+			before = "it was ready"
+		case d.spec.Regime == RegimeStep:
+			before = "answering a tick"
+		}
+		d.notStarted(fmt.Sprintf("instance %d ended by itself at tick %d before %s (%s)", d.instances, d.e.tick, before, status), p)
+	}
+}
+
+// answeredBeforeEnd reads what a step process that ended said before its
+// stdout closed: its end can be seen before its last answer is read.
+func (d *procDriver) answeredBeforeEnd(p *proc) bool {
+	timeout := time.After(100 * time.Millisecond)
+	for {
+		select {
+		case n, ok := <-p.idle:
+			if !ok {
+				return false
+			}
+			if n == d.e.tick {
+				return true
+			}
+		case <-timeout:
+			return false
+		}
+	}
 }
 
 // giveUp kills the implementation for good; the run goes on to the horizon
 // without it and it is judged on what it wrote.
+// A hung one is down until a crash fault restarts it (the fault a daemon's
+// supervisor would be); one killed for a bound stays down.
 func (d *procDriver) giveUp(kind, detail string) {
 	d.killCur()
-	d.gone = true
+	d.downAt = d.e.tick
+	switch kind {
+	case sandbox.LogHung:
+		d.hung, d.everHung = true, true
+		d.event(ProcHung, detail, nil)
+	case sandbox.LogOversize:
+		d.gone, d.goneWhy = true, ProcOversize
+		d.event(ProcOversize, detail, nil)
+	default:
+		d.gone, d.goneWhy = true, ProcBound
+		d.event(ProcBound, detail, nil)
+	}
 	d.e.log(sandbox.LogRecord{Kind: kind, Detail: detail})
 	d.reap()
 }
@@ -313,6 +427,9 @@ func (d *procDriver) giveUp(kind, detail string) {
 // checkOversize gives up on an implementation that wrote a file past the
 // read bound.
 func (d *procDriver) checkOversize() bool {
+	if d.checkBound(false) {
+		return true
+	}
 	if d.watch.oversize == "" || d.gone {
 		return d.gone
 	}
@@ -347,7 +464,14 @@ func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
 	if err != nil {
 		return w, err
 	}
+	if d.failedStart != nil {
+		return w, d.failedStart
+	}
+	if d.cur != nil || d.watch.writes > 0 {
+		d.lived = true
+	}
 	d.watch.verify()
+	d.checkBound(true)
 	d.checkOversize()
 	w.lines = d.watch.lines()
 	return w, nil
@@ -361,7 +485,7 @@ func (d *procDriver) countForced(forced bool, why string) {
 		return
 	}
 	d.forcedRow++
-	if d.forcedRow >= d.spec.HangLimit && !d.gone {
+	if d.forcedRow >= d.spec.HangLimit && !d.down() {
 		d.giveUp(sandbox.LogHung, fmt.Sprintf("%s %d times in a row; the implementation was killed", why, d.forcedRow))
 	}
 }
@@ -437,6 +561,9 @@ func (d *procDriver) workQuiet(a *armed) (tickWork, error) {
 		}
 	}
 	d.landRest(a)
+	if forced {
+		d.event(ProcForced, "never quiet within "+d.spec.Timeout.String(), nil)
+	}
 	d.countForced(forced, "never quiet within "+d.spec.Timeout.String())
 	return tickWork{forced: forced}, nil
 }
@@ -471,18 +598,24 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 	}
 	deadline := time.NewTimer(d.spec.StepTimeout)
 	defer deadline.Stop()
+	bound := time.NewTicker(boundEvery)
+	defer bound.Stop()
 loop:
 	for d.cur != nil {
 		var held chan bool
 		select {
 		case <-d.ctx.Done():
 			return tickWork{}, d.ctx.Err()
+		case <-bound.C:
+			d.checkBound(true)
+			continue
 		case n, ok := <-d.cur.idle:
 			if !ok {
 				d.ended()
 				break loop
 			}
 			if n == d.e.tick {
+				d.lived = true
 				break loop
 			}
 			continue
@@ -522,7 +655,7 @@ loop:
 func (d *procDriver) workOnce(a *armed) (tickWork, error) {
 	forced, timedOut := false, false
 	fails, firstFail := 0, ""
-	for runs := 0; !d.gone; runs++ {
+	for runs := 0; !d.down(); runs++ {
 		if runs >= d.e.opts.MaxSteps {
 			forced = true
 			break
@@ -537,6 +670,11 @@ func (d *procDriver) workOnce(a *armed) (tickWork, error) {
 		if err != nil {
 			return tickWork{}, err
 		}
+		if !d.lived && !out.again && !out.timedOut && !out.gone && out.code != 0 && out.code != ExitRetry && d.watch.writes == 0 {
+			d.notStarted(fmt.Sprintf("its first invocation, at tick %d, failed before writing anything (%s)", d.e.tick, out.status), out.p)
+			return tickWork{}, d.failedStart
+		}
+		d.lived = true
 		if out.again {
 			continue
 		}
@@ -559,10 +697,17 @@ func (d *procDriver) workOnce(a *armed) (tickWork, error) {
 		break
 	}
 	if fails > 0 {
-		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: fmt.Sprintf("%d invocation(s) failed; first: %s", fails, firstFail)})
+		detail := fmt.Sprintf("%d invocation(s) failed; first: %s", fails, firstFail)
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: detail})
+		d.event(ProcFailed, detail, nil)
 	}
 	if timedOut {
-		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "an invocation did not end within " + d.spec.Timeout.String()})
+		detail := "an invocation did not end within " + d.spec.Timeout.String()
+		d.e.log(sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: detail})
+		d.event(ProcTimeout, detail+"; it was killed", nil)
+	}
+	if forced && !timedOut {
+		d.event(ProcForced, fmt.Sprintf("still writing after %d invocations", d.e.opts.MaxSteps), nil)
 	}
 	d.landRest(a)
 	d.countForced(timedOut, "an invocation timed out")
@@ -576,6 +721,7 @@ type onceOutcome struct {
 	gone     bool // killed for good
 	code     int
 	status   string
+	p        *proc // the invocation, once it ended by itself
 }
 
 // waitOnce waits for the running invocation to end, landing an armed
@@ -590,15 +736,22 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 		defer ticker.Stop()
 		pollC = ticker.C
 	}
+	bound := time.NewTicker(boundEvery)
+	defer bound.Stop()
 	for {
 		var held chan bool
 		select {
 		case <-d.ctx.Done():
 			return onceOutcome{}, d.ctx.Err()
+		case <-bound.C:
+			if d.checkBound(true) {
+				return onceOutcome{gone: true}, nil
+			}
+			continue
 		case <-d.cur.done:
 			p := d.cur
 			d.killCur() // members of its group may live on
-			out := onceOutcome{code: p.exitCode(), status: p.status()}
+			out := onceOutcome{code: p.exitCode(), status: p.status(), p: p}
 			d.reap()
 			d.watch.poll(a.pending())
 			return out, nil
@@ -612,7 +765,7 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 		killed := d.lookForCut(a)
 		answer(held, !killed)
 		switch {
-		case d.gone:
+		case d.down():
 			return onceOutcome{gone: true}, nil
 		case killed:
 			return onceOutcome{again: true}, nil
@@ -640,6 +793,7 @@ func (d *procDriver) end() (*sandbox.Memory, error) {
 	}
 	d.stdout.Close()
 	d.stderr.Close()
+	d.final = d.finishFacts()
 	unregisterSandbox(d.root)
 	return mem, nil
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/amr-bench/amr/internal/shell"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // Clock regimes of a process implementation (docs/processes.md).
@@ -98,6 +100,10 @@ type ProcessSpec struct {
 	MaxFileBytes int64
 	// MaxLogBytes bounds each of stdout.log and stderr.log.
 	MaxLogBytes int64
+	// MaxRunDirBytes bounds the whole run directory, the sandbox's
+	// subdirectories included, measured while the process works: past it
+	// the implementation is killed for good (decision D59).
+	MaxRunDirBytes int64
 	// TempDir is where run directories are made; empty means
 	// DefaultTempDir.
 	TempDir string
@@ -107,6 +113,22 @@ type ProcessSpec struct {
 	// crash after k writes they name lands at the recorded write count
 	// instead of k.
 	Cuts []Cut
+	// CountWrites and IgnoreWrites name the files, besides the spec's,
+	// whose new versions count as writes for a crash after k writes (see
+	// WriteCounter): patterns of slash-separated paths relative to the
+	// sandbox, as path.Match reads them; a pattern also names everything
+	// under a directory it matches, and one ending in "/" everything under
+	// it. By default the spec's files count (every complete line of
+	// drafts, outbox and audit, every new version of state.json), and
+	// nothing else: an implementation's database and logs would otherwise
+	// land every cut before its first draft.
+	CountWrites  []string
+	IgnoreWrites []string
+	// Ready is the readiness handshake the harness waits for after every
+	// start and restart, holding the clock: ReadyStdout, ReadyFile, or
+	// empty for none. ReadyTimeout bounds each wait (wall clock).
+	Ready        string
+	ReadyTimeout time.Duration
 	// NoFreeze turns off holding the process at each of its writes while a
 	// crash after k writes is armed (Linux; step and quiescence regimes;
 	// see freezer): crashes are then
@@ -141,6 +163,12 @@ func (s ProcessSpec) WithDefaults() ProcessSpec {
 	if s.MaxLogBytes <= 0 {
 		s.MaxLogBytes = DefaultMaxLogBytes
 	}
+	if s.MaxRunDirBytes <= 0 {
+		s.MaxRunDirBytes = DefaultMaxRunDirBytes
+	}
+	if s.ReadyTimeout <= 0 {
+		s.ReadyTimeout = DefaultReadyTimeout
+	}
 	return s
 }
 
@@ -169,6 +197,26 @@ func (s ProcessSpec) Validate() error {
 	case "", RegimeQuiescence, RegimeStep, RegimeOnce:
 	default:
 		return fmt.Errorf("process: unknown regime %q (want %s)", s.Regime, strings.Join(Regimes, ", "))
+	}
+	switch s.Ready {
+	case "", ReadyStdout, ReadyFile:
+	default:
+		return fmt.Errorf("process: unknown readiness handshake %q (want %s or %s)", s.Ready, ReadyStdout, ReadyFile)
+	}
+	if s.Ready != "" && s.Regime == RegimeOnce {
+		return errors.New("process: a readiness handshake is for the step and quiescence regimes: in the one-shot regime every invocation starts afresh")
+	}
+	for _, p := range append(append([]string(nil), s.CountWrites...), s.IgnoreWrites...) {
+		if _, err := path.Match(p, ""); err != nil || p == "" {
+			return fmt.Errorf("process: %q is not a path pattern", p)
+		}
+	}
+	for _, p := range s.IgnoreWrites {
+		for _, log := range sandbox.ImplLogs {
+			if matchesPath(p, log) {
+				return fmt.Errorf("process: %q would ignore %s: the spec's logs always count as writes", p, log)
+			}
+		}
 	}
 	if s.Window > 0 && s.Timeout > 0 && s.Window >= s.Timeout {
 		return fmt.Errorf("process: the stability window (%s) must be shorter than the timeout (%s)", s.Window, s.Timeout)
@@ -200,7 +248,56 @@ func (s ProcessSpec) Params() map[string]string {
 	if s.NoFreeze {
 		p["freeze"] = "off"
 	}
+	if s.MaxRunDirBytes != DefaultMaxRunDirBytes {
+		p["max_run_dir_bytes"] = strconv.FormatInt(s.MaxRunDirBytes, 10)
+	}
+	if s.Ready != "" {
+		p["ready"] = s.Ready
+		p["ready_timeout"] = s.ReadyTimeout.String()
+	}
+	if len(s.CountWrites) > 0 {
+		p["count_writes"] = strings.Join(s.CountWrites, " ")
+	}
+	if len(s.IgnoreWrites) > 0 {
+		p["ignore_writes"] = strings.Join(s.IgnoreWrites, " ")
+	}
 	return p
+}
+
+// WriteCounter says whether a new version of a file other than the spec's
+// logs counts as a write for a crash after k writes: state.json and the
+// files CountWrites names, unless IgnoreWrites names them.
+func (s ProcessSpec) WriteCounter() func(rel string) bool {
+	return func(rel string) bool {
+		for _, p := range s.IgnoreWrites {
+			if matchesPath(p, rel) {
+				return false
+			}
+		}
+		if rel == sandbox.State {
+			return true
+		}
+		for _, p := range s.CountWrites {
+			if matchesPath(p, rel) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// matchesPath reports whether a pattern names a sandbox path: the path
+// itself, or a directory above it.
+func matchesPath(pattern, rel string) bool {
+	if dir, ok := strings.CutSuffix(pattern, "/"); ok {
+		return strings.HasPrefix(rel, dir+"/")
+	}
+	for p := rel; p != "."; p = path.Dir(p) {
+		if ok, _ := path.Match(pattern, p); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // SplitCommand splits a command line into words the way a shell would for

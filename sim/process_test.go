@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,16 +172,30 @@ func TestHostileProcesses(t *testing.T) {
 			assert.Contains(t, hung[0].Detail, "tick 0 not answered")
 			assert.Equal(t, 1, res.Forced)
 		}},
-		{"exit", RegimeQuiescence, func(s *ProcessSpec) { s.Window = 200 * time.Millisecond }, func(t *testing.T, res *Result) {
+		{"work-then-exit", RegimeQuiescence, nil, func(t *testing.T, res *Result) {
 			exits := kinds(res, sandbox.LogExit)
 			require.Len(t, exits, 1)
-			assert.Equal(t, "exit status 3", exits[0].Detail)
-			assert.Empty(t, res.Files.View(sandbox.Outbox))
+			assert.Equal(t, "exit status 4", exits[0].Detail)
+			require.NotNil(t, res.Process)
+			e := eventsOf(res.Process, ProcExit)
+			require.Len(t, e, 1)
+			require.NotNil(t, e[0].Code)
+			assert.Equal(t, 4, *e[0].Code)
+			assert.Contains(t, res.Process.StderrTail, "worked, then failed")
+			assert.NotContains(t, res.Process.StderrTail, "[amr:")
+			assert.Equal(t, "exited", res.Process.Outcome())
 		}},
-		{"exit", RegimeOnce, nil, func(t *testing.T, res *Result) {
+		{"answer-then-exit", RegimeStep, nil, func(t *testing.T, res *Result) {
+			e := eventsOf(res.Process, ProcExit)
+			require.Len(t, e, 1)
+			assert.Equal(t, 5, *e[0].Code)
+			assert.LessOrEqual(t, e[0].Tick, 1, "seen at the tick it answered or the next")
+		}},
+		{"work-then-exit", RegimeOnce, nil, func(t *testing.T, res *Result) {
 			errs := kinds(res, sandbox.LogStepError)
 			require.Len(t, errs, len(scenarios.TimelineOf(b)))
-			assert.Contains(t, errs[0].Detail, "exit status 3")
+			assert.Contains(t, errs[0].Detail, "exit status 4")
+			assert.Len(t, eventsOf(res.Process, ProcFailed), len(scenarios.TimelineOf(b)))
 		}},
 		{"daemon", RegimeStep, nil, func(t *testing.T, res *Result) {
 			esc := kinds(res, sandbox.LogEscaped)
@@ -275,14 +290,322 @@ func TestBadSpecsAreRefused(t *testing.T) {
 	}
 }
 
-func TestAMissingCommandIsRecorded(t *testing.T) {
+func eventsOf(f *ProcessFacts, kind string) []ProcessEvent {
+	var out []ProcessEvent
+	for _, e := range f.Events {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// notStarted plays b against a process that must not get going, and
+// checks that nothing of the run is left: no directory, no process.
+func notStarted(t *testing.T, b *scenarios.Bundle, spec *ProcessSpec) *NotStartedError {
+	t.Helper()
+	base := t.TempDir()
+	spec.TempDir = base
+	res, err := Run(b, nil, Options{Seed: 1, Impl: "process", Process: spec})
+	require.Error(t, err)
+	require.Nil(t, res)
+	var ns *NotStartedError
+	require.ErrorAs(t, err, &ns)
+	entries, rerr := os.ReadDir(base)
+	require.NoError(t, rerr)
+	assert.Empty(t, entries, "the run directory is removed")
+	live.Lock()
+	defer live.Unlock()
+	assert.Empty(t, live.groups)
+	return ns
+}
+
+func TestAProcessThatDoesNotStartHasItsOwnOutcome(t *testing.T) {
 	requireLinux(t)
-	b := shortened(t, "l0-respond", 2)
-	spec := &ProcessSpec{Command: []string{filepath.Join(t.TempDir(), "no-such-program")}, Regime: RegimeStep}
+	b := shortened(t, "l0-respond", 4)
+	t.Run("missing", func(t *testing.T) {
+		ns := notStarted(t, b, &ProcessSpec{Command: []string{filepath.Join(t.TempDir(), "no-such-program")}, Regime: RegimeStep})
+		assert.Contains(t, ns.Error(), "the implementation did not start: ")
+		assert.Contains(t, ns.Error(), "no such file or directory")
+	})
+	t.Run("not executable", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "impl.sh")
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"), 0o644))
+		ns := notStarted(t, b, &ProcessSpec{Command: []string{path}, Regime: RegimeQuiescence})
+		assert.Contains(t, ns.Error(), "permission denied")
+	})
+	for _, regime := range Regimes {
+		t.Run("exits at once/"+regime, func(t *testing.T) {
+			spec := helperSpec("exit", regime)
+			// A quiescence process still running when its first tick
+			// ends has started: the window must outlast this binary's
+			// start, however loaded the machine.
+			spec.Window = 2 * time.Second
+			ns := notStarted(t, b, spec)
+			if regime == RegimeOnce {
+				assert.Contains(t, ns.Error(), "its first invocation, at tick 0, failed")
+			} else {
+				assert.Contains(t, ns.Error(), "ended by itself at tick 0")
+			}
+			assert.Contains(t, ns.Error(), "exit status 3")
+			assert.Equal(t, "leaving at once", ns.StderrTail)
+		})
+	}
+	t.Run("step, exit 0 before answering", func(t *testing.T) {
+		spec := &ProcessSpec{Command: []string{"true"}, Regime: RegimeStep}
+		ns := notStarted(t, b, spec)
+		assert.Contains(t, ns.Error(), "before answering a tick")
+	})
+}
+
+// The other direction: a process that ends by itself after it showed it
+// works is judged, its end on record (TestHostileProcesses), and a
+// quiescence or one-shot process that ends with status 0 before writing
+// anything is judged too: it may have had nothing to do.
+func TestAProcessThatEndsWellAtOnceIsJudged(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	for _, regime := range []string{RegimeQuiescence, RegimeOnce} {
+		t.Run(regime, func(t *testing.T) {
+			res := runProcess(t, b, &ProcessSpec{Command: []string{"true"}, Regime: regime, Window: 20 * time.Millisecond}, 1)
+			require.NotNil(t, res.Process)
+			assert.Equal(t, regime, res.Process.Regime)
+		})
+	}
+}
+
+func TestACrashAfterKWritesCountsTheSpecsFilesByDefault(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 3)
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 2}}
+	// At each tick the helper writes state.json, private/app.log, audit
+	// a1, db.json, audit a2: the crash after 2 writes lands after the k-th
+	// write that counts.
+	for _, c := range []struct {
+		name          string
+		count, ignore []string
+		audit         int // audit lines seen when it landed: this tick's plus tick 0's two
+	}{
+		{"spec files", nil, nil, 2 + 1},
+		{"state.json ignored", nil, []string{"state.json"}, 2 + 2},
+		{"private files counted", []string{"private/", "db.json"}, nil, 2 + 0},
+		{"a pattern", []string{"private/*.log"}, nil, 2 + 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := helperSpec("journaled", RegimeStep)
+			spec.CountWrites, spec.IgnoreWrites = c.count, c.ignore
+			res := runProcess(t, b, spec, 1)
+			crashes := kinds(res, sandbox.LogCrash)
+			require.Len(t, crashes, 1)
+			assert.Equal(t, 2, crashes[0].Written)
+			assert.Equal(t, c.audit, crashes[0].Lines[sandbox.Audit])
+		})
+	}
+}
+
+func TestWritePatterns(t *testing.T) {
+	s := ProcessSpec{CountWrites: []string{"private/", "data/*.db", "journal"}, IgnoreWrites: []string{"private/cache/"}}
+	count := s.WriteCounter()
+	for rel, want := range map[string]bool{
+		"state.json": true, "private/x": true, "private/a/b": true, "private/cache/y": false,
+		"data/app.db": true, "data/app.log": false, "journal": true, "journal/001": true, "other.txt": false,
+	} {
+		assert.Equal(t, want, count(rel), rel)
+	}
+	ignoreState := ProcessSpec{IgnoreWrites: []string{"state.json"}}.WriteCounter()
+	assert.False(t, ignoreState("state.json"))
+	for _, bad := range []ProcessSpec{
+		{Command: []string{"x"}, IgnoreWrites: []string{"audit.jsonl"}},
+		{Command: []string{"x"}, IgnoreWrites: []string{"*.jsonl"}},
+		{Command: []string{"x"}, CountWrites: []string{"[unclosed"}},
+	} {
+		assert.Error(t, bad.Validate(), "%+v", bad)
+	}
+	assert.NoError(t, ProcessSpec{Command: []string{"x"}, IgnoreWrites: []string{"private/*.jsonl"}}.Validate())
+}
+
+// bootTicks returns the ticks at which each instance first saw the clock.
+func bootTicks(t *testing.T, res *Result) []int {
+	t.Helper()
+	var ticks []int
+	for _, line := range strings.Split(strings.TrimSpace(string(res.Files.View(sandbox.Audit))), "\n") {
+		var rec struct {
+			Event string `json:"event"`
+			At    int    `json:"at"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		if rec.Event == "booted" {
+			ticks = append(ticks, rec.At)
+		}
+	}
+	return ticks
+}
+
+func TestTheClockWaitsForTheReadinessHandshake(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 12)
+	b.Faults = []scenarios.Fault{{At: 5, Kind: scenarios.FaultCrash}}
+	for _, ready := range []string{ReadyStdout, ReadyFile} {
+		t.Run(ready, func(t *testing.T) {
+			spec := helperSpec("slow-boot", RegimeQuiescence)
+			spec.Ready = ready
+			res := runProcess(t, b, spec, 1)
+			assert.Equal(t, []int{0, 5}, bootTicks(t, res), "each instance boots at the tick it was started at")
+			readies := kinds(res, sandbox.LogReady)
+			require.Len(t, readies, 2)
+			assert.Equal(t, "instance 1 ready", readies[0].Detail)
+			assert.Equal(t, 5, readies[1].Tick)
+			assert.Equal(t, ready, res.Log[0].Params["ready"])
+			assert.Empty(t, eventsOf(res.Process, ProcReady))
+		})
+	}
+	t.Run("without a handshake the clock goes on", func(t *testing.T) {
+		res := runProcess(t, b, helperSpec("slow-boot", RegimeQuiescence), 1)
+		// Ticks pass while it boots: the first instance may even be
+		// killed by the crash of tick 5 before it ever looked.
+		boots := bootTicks(t, res)
+		require.NotEmpty(t, boots)
+		assert.Greater(t, boots[0], 0)
+		assert.Greater(t, boots[len(boots)-1], 5)
+		assert.Empty(t, kinds(res, sandbox.LogReady))
+	})
+	t.Run("a handshake that never comes", func(t *testing.T) {
+		spec := helperSpec("never-ready", RegimeQuiescence)
+		spec.Ready, spec.ReadyTimeout = ReadyStdout, 100*time.Millisecond
+		res := runProcess(t, shortened(t, "l0-respond", 3), spec, 1)
+		readies := kinds(res, sandbox.LogReady)
+		require.Len(t, readies, 1)
+		assert.Contains(t, readies[0].Detail, "not ready within 100ms; the clock goes on")
+		assert.Len(t, eventsOf(res.Process, ProcReady), 1)
+	})
+	t.Run("step regime", func(t *testing.T) {
+		spec := helperSpec("idle", RegimeStep)
+		spec.Env = append(spec.Env, "AMR_HELPER_SAY_READY=1")
+		spec.Ready = ReadyStdout
+		res := runProcess(t, shortened(t, "l0-respond", 3), spec, 1)
+		readies := kinds(res, sandbox.LogReady)
+		require.Len(t, readies, 1)
+		assert.Equal(t, "instance 1 ready", readies[0].Detail)
+		assert.NotContains(t, string(res.Output[StdoutLog]), "idle ")
+	})
+	t.Run("ends before it is ready", func(t *testing.T) {
+		spec := helperSpec("exit", RegimeQuiescence)
+		spec.Ready = ReadyFile
+		ns := notStarted(t, b, spec)
+		assert.Contains(t, ns.Error(), "before it was ready")
+	})
+}
+
+func TestReadinessHandshakesAreChecked(t *testing.T) {
+	for _, bad := range []ProcessSpec{
+		{Command: []string{"x"}, Ready: "banner"},
+		{Command: []string{"x"}, Ready: ReadyStdout, Regime: RegimeOnce},
+	} {
+		assert.Error(t, bad.Validate(), "%+v", bad)
+	}
+	assert.NoError(t, ProcessSpec{Command: []string{"x"}, Ready: ReadyFile, Regime: RegimeStep}.Validate())
+}
+
+func TestTheRunDirectoryIsBounded(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	b.Faults = []scenarios.Fault{{At: 2, Kind: scenarios.FaultCrash}}
+	for _, regime := range Regimes {
+		t.Run(regime, func(t *testing.T) {
+			spec := helperSpec("filler", regime)
+			spec.MaxRunDirBytes = 2 << 20
+			res := runProcess(t, b, spec, 1)
+			bound := kinds(res, sandbox.LogBound)
+			require.Len(t, bound, 1)
+			assert.Contains(t, bound[0].Detail, "more than 2097152 bytes")
+			assert.Equal(t, ProcBound, res.Process.Down)
+			assert.True(t, res.Process.KilledForGood())
+			assert.Empty(t, eventsOf(res.Process, ProcRestart), "the crash fault does not bring it back")
+			assert.Equal(t, "2097152", res.Log[0].Params["max_run_dir_bytes"])
+			size, _ := dirSize(res.Workdir, 1<<40)
+			assert.Less(t, size, int64(8<<20), "stopped well before it wrote all 10 MiB")
+		})
+	}
+	t.Run("within the bound", func(t *testing.T) {
+		spec := helperSpec("filler", RegimeStep)
+		spec.MaxRunDirBytes = 64 << 20
+		res := runProcess(t, b, spec, 1)
+		assert.Empty(t, kinds(res, sandbox.LogBound))
+		assert.Empty(t, res.Process.Down)
+	})
+}
+
+func TestOnlyProcessesAliveAfterTheGraceAreEscaped(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	b.Faults = []scenarios.Fault{{At: 2, Kind: scenarios.FaultCrash}}
+	// A child out of the group that dies 20ms after the kill is not
+	// escaped: the grace is 200ms.
+	res := runProcess(t, b, helperSpec("lingering-daemon", RegimeStep), 1)
+	assert.Empty(t, kinds(res, sandbox.LogEscaped))
+	assert.Empty(t, eventsOf(res.Process, ProcEscaped))
+	// One that lives on is, at the crash and at the end.
+	res = runProcess(t, b, helperSpec("daemon", RegimeStep), 1)
+	esc := kinds(res, sandbox.LogEscaped)
+	require.Len(t, esc, 2)
+	assert.Equal(t, 2, esc[0].Tick)
+	assert.Contains(t, esc[0].Detail, "alive 200ms after the kill")
+	assert.Len(t, eventsOf(res.Process, ProcEscaped), 2)
+}
+
+func TestAHungProcessIsRestartedByALaterCrash(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 8)
+	b.Faults = []scenarios.Fault{{At: 3, Kind: scenarios.FaultCrash}}
+	spec := helperSpec("hang-first", RegimeStep)
+	spec.StepTimeout = 150 * time.Millisecond
 	res := runProcess(t, b, spec, 1)
-	errs := kinds(res, sandbox.LogStepError)
-	require.NotEmpty(t, errs)
-	assert.Contains(t, errs[0].Detail, "starting the process")
+	f := res.Process
+	require.NotNil(t, f)
+	assert.True(t, f.Hung, "the run is marked hung")
+	assert.True(t, f.KilledForGood())
+	require.Len(t, eventsOf(f, ProcHung), 1)
+	assert.Equal(t, 0, eventsOf(f, ProcHung)[0].Tick)
+	restarts := eventsOf(f, ProcRestart)
+	require.Len(t, restarts, 1)
+	assert.Equal(t, 3, restarts[0].Tick)
+	assert.Empty(t, eventsOf(f, ProcNotRestarted))
+	assert.Empty(t, f.Down, "running again when the run ended")
+	assert.Equal(t, 2, f.Instances)
+	assert.Len(t, kinds(res, sandbox.LogRestart), 1)
+	// The restarted instance answered every tick after the crash.
+	for _, r := range kinds(res, sandbox.LogTickEnd) {
+		assert.Equal(t, r.Tick == 0, r.Forced, "tick %d", r.Tick)
+	}
+}
+
+func TestAHungProcessWithNoLaterCrashSaysWhy(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 4)
+	spec := helperSpec("mute", RegimeStep)
+	spec.StepTimeout = 150 * time.Millisecond
+	res := runProcess(t, b, spec, 1)
+	f := res.Process
+	assert.Equal(t, ProcHung, f.Down)
+	nr := eventsOf(f, ProcNotRestarted)
+	require.Len(t, nr, 1)
+	assert.Contains(t, nr[0].Detail, "no crash fault came after it")
+	assert.Equal(t, ProcHung, f.Outcome())
+}
+
+func TestAProcessKilledForABoundIsNotRestarted(t *testing.T) {
+	requireLinux(t)
+	b := shortened(t, "l0-respond", 6)
+	b.Faults = []scenarios.Fault{{At: 4, Kind: scenarios.FaultCrash}}
+	spec := helperSpec("huge", RegimeStep)
+	spec.MaxFileBytes = 1 << 20
+	res := runProcess(t, b, spec, 1)
+	f := res.Process
+	assert.Equal(t, ProcOversize, f.Down)
+	assert.Empty(t, eventsOf(f, ProcRestart))
+	nr := eventsOf(f, ProcNotRestarted)
+	require.Len(t, nr, 1)
+	assert.Contains(t, nr[0].Detail, "does not bring it back")
 }
 
 // BenchmarkRegimes plays the same bundles (l0-respond, 31 ticks;

@@ -63,6 +63,33 @@ type Config struct {
 	// (see Identity); otherwise Run takes it from the implementation,
 	// nothing declared. An unknown identity is never skipped.
 	Identity *ledger.Identity
+	// KeepBytes bounds the copy of a process run's whole directory kept
+	// under Out (0: sim.DefaultKeepBytes).
+	KeepBytes int64
+	// Progress, when set, is told when each run starts and ends, and with
+	// Ticks the end of every tick: for a person waiting, never part of a
+	// report.
+	Progress func(Progress)
+	Ticks    bool
+}
+
+// Progress is one step of a bundle's runs.
+type Progress struct {
+	Scenario  string
+	Run, Runs int
+	// Tick is set (with Horizon) at the end of a tick of the run; Done
+	// once the run is judged, with Passed and Skipped.
+	Tick, Horizon int
+	Done          bool
+	Passed        bool
+	Skipped       bool
+}
+
+// progress reports a step when a caller asked for it.
+func (cfg Config) progress(p Progress) {
+	if cfg.Progress != nil {
+		cfg.Progress(p)
+	}
 }
 
 // RunReport is one scored run.
@@ -101,7 +128,49 @@ type RunReport struct {
 	// Model counts, when the stub refused a request or ignored a feature
 	// of one, what its log says it did (absent otherwise).
 	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
+	// Process is what a process run's processes did: every exit and its
+	// code, every kill, forced advance and hang, and the tail of stderr.
+	Process *sim.ProcessFacts `json:"process,omitempty"`
+	// Class is the failed run's class (decision D55): "mechanism" when the
+	// implementation ran throughout and violated an invariant, "process"
+	// when an instance ended by itself or was killed for good (hung, a
+	// bound): a harness/process outcome, not the mechanism's verdict.
+	// Empty for a run that passed.
+	Class string `json:"failure_class,omitempty"`
+	// RunDir is the copy of a process run's whole directory kept under
+	// Out, as RunDirName: every file the implementation made, its logs,
+	// and what the copy's bound cut.
+	RunDir *sim.RunDirKept `json:"run_dir,omitempty"`
 }
+
+// RunDirName is where a kept process run's whole directory is copied,
+// beside its judged sandbox.
+const RunDirName = "run-dir"
+
+// passed reports whether every level up to top passed in the run, and
+// nothing else made it fail.
+func (rr RunReport) passed(top int) bool {
+	if rr.Invalid || rr.ProcessDown() {
+		return false
+	}
+	for i := 0; i <= top && i < len(LevelNames); i++ {
+		if rr.Levels[LevelNames[i]] != Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// Failure classes of a run (decision D55).
+const (
+	ClassMechanism = "mechanism"
+	ClassProcess   = "process"
+)
+
+// ProcessDown reports whether the run's implementation was killed by the
+// harness for a reason of its own (hung, a bound): such a run never passes,
+// whatever its levels say.
+func (rr RunReport) ProcessDown() bool { return rr.Process != nil && rr.Process.KilledForGood() }
 
 // Report is one bundle's result over all its runs.
 type Report struct {
@@ -132,12 +201,17 @@ type Report struct {
 	Surprise SurpriseTotals `json:"surprise"`
 	// Model sums the runs' Model counts (absent when none has any).
 	Model *sandbox.ModelCallStats `json:"model_calls,omitempty"`
+	// ProcessDown counts the runs whose implementation was killed as hung
+	// or for a bound; any makes the report fail.
+	ProcessDown int `json:"process_down_runs,omitempty"`
+	// Classes counts the failed runs per failure class.
+	Classes map[string]int `json:"failure_classes,omitempty"`
 }
 
 // Passed reports whether every level up to the top level passed. An
 // invalid report never passes (nor fails: see Invalid).
 func (r *Report) Passed() bool {
-	if r.Invalid {
+	if r.Invalid || r.ProcessDown > 0 {
 		return false
 	}
 	for i := 0; i <= r.TopLevel && i < len(LevelNames); i++ {
@@ -168,6 +242,8 @@ func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		rep.Runs = append(rep.Runs, rr)
+		cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs, Done: true,
+			Passed: rr.passed(b.Meta.TopLevel), Skipped: rr.Status == StatusSkipped})
 	}
 	rep.aggregate()
 	rep.diagnostics()
@@ -189,7 +265,14 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	if rr, ok, err := memoized(b.Meta.Name, impl, cfg, hash, s, i); err != nil || ok {
 		return rr, err
 	}
-	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true})
+	cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs})
+	var onTick func(int, int)
+	if cfg.Progress != nil && cfg.Ticks {
+		onTick = func(tick, horizon int) {
+			cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs, Tick: tick, Horizon: horizon})
+		}
+	}
+	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true, OnTick: onTick})
 	if err != nil {
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
@@ -203,7 +286,7 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	hist := j.Compiled.Bytes()
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
-		if err := keep(rr.Dir, res, rr, hist); err != nil {
+		if err := keep(rr.Dir, res, &rr, hist, cfg.KeepBytes); err != nil {
 			_ = res.Cleanup()
 			return RunReport{}, err
 		}
@@ -221,7 +304,7 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	// A process run leaves its directory behind: removed once the run
 	// passed or was kept under Out, left for reading when it failed.
 	if res.Workdir != "" {
-		if cfg.Out != "" || !v.Failed() {
+		if cfg.Out != "" || !v.Failed() && !rr.ProcessDown() {
 			if err := res.Cleanup(); err != nil {
 				return RunReport{}, fmt.Errorf("removing %s: %w", res.Workdir, err)
 			}
@@ -238,12 +321,27 @@ func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j play.Judgement) RunRe
 	rr := VerdictRun(j)
 	rr.Run, rr.Seeds = i, s
 	rr.Ticks, rr.Steps, rr.Crashes, rr.Forced = res.Ticks, res.Steps, res.Crashes, res.Forced
+	rr.Process = res.Process
+	rr.Class = failureClass(j.Level.Failed(), res.Process)
 	if res.Files != nil {
 		if st := sandbox.SummarizeModelCalls(res.Files.View(sandbox.ModelCalls)); st.Notable() {
 			rr.Model = &st
 		}
 	}
 	return rr
+}
+
+// failureClass classes a run (decision D55): a run whose process ended by
+// itself or was killed for good is the process's outcome, whatever the
+// levels then show; any other failed run is the mechanism's.
+func failureClass(failed bool, p *sim.ProcessFacts) string {
+	switch {
+	case p != nil && (p.KilledForGood() || failed && p.Exited()):
+		return ClassProcess
+	case failed:
+		return ClassMechanism
+	}
+	return ""
 }
 
 // VerdictRun is the report of a run judged from its artifacts alone, with
@@ -316,6 +414,18 @@ func (r *Report) aggregate() {
 		}
 	}
 	sort.SliceStable(r.Violations, func(i, j int) bool { return r.Violations[i].Invariant < r.Violations[j].Invariant })
+	r.ProcessDown, r.Classes = 0, nil
+	for _, run := range r.Runs {
+		if run.ProcessDown() {
+			r.ProcessDown++
+		}
+		if run.Class != "" {
+			if r.Classes == nil {
+				r.Classes = map[string]int{}
+			}
+			r.Classes[run.Class]++
+		}
+	}
 	r.Model = nil
 	for _, run := range r.Runs {
 		if run.Model != nil {
@@ -332,12 +442,13 @@ func (r *Report) aggregate() {
 // dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
 // its stdout.log and stderr.log.
 func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) error {
-	return keep(dir, res, rr, j.Compiled.Bytes())
+	return keep(dir, res, &rr, j.Compiled.Bytes(), 0)
 }
 
 // keep writes a run's artifacts, its compiled history as history.jsonl
-// among them.
-func keep(dir string, res *sim.Result, rr RunReport, hist []byte) error {
+// among them, and for a process run whose directory is still on disk a
+// copy of it, at most keepBytes, which the verdict then names.
+func keep(dir string, res *sim.Result, rr *RunReport, hist []byte, keepBytes int64) error {
 	if err := sandbox.CopyTo(res.Files, filepath.Join(dir, "sandbox")); err != nil {
 		return fmt.Errorf("keeping sandbox: %w", err)
 	}
@@ -349,6 +460,14 @@ func keep(dir string, res *sim.Result, rr RunReport, hist []byte) error {
 	}
 	if err := res.KeepOutput(dir); err != nil {
 		return fmt.Errorf("keeping the process output: %w", err)
+	}
+	kept, err := res.KeepRunDir(filepath.Join(dir, RunDirName), keepBytes)
+	if err != nil {
+		return fmt.Errorf("keeping the run directory: %w", err)
+	}
+	if kept != nil {
+		kept.Dir = RunDirName
+		rr.RunDir = kept
 	}
 	data, err := json.MarshalIndent(rr, "", "  ")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/conform"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -25,7 +26,8 @@ per capability:
   unverifiable  declared absent, so never exercised; never counted as a match
 
 The implementation is the declaration's "implementation" unless --impl names
-another. Exit 0 when nothing mismatched, 1 on any mismatch, 2 on bad input,
+another; --impl-cmd probes an OS process instead (docs/processes.md), reported
+under --name, else under the declaration's implementation. Exit 0 when nothing mismatched, 1 on any mismatch, 2 on bad input,
 3 when the two oracles disagreed on a probe.`
 
 func newConformCmd() *cobra.Command {
@@ -33,6 +35,7 @@ func newConformCmd() *cobra.Command {
 		declPath, implName string
 		runs               int
 		asJSON             bool
+		proc               *processFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "conform --declaration FILE [--impl NAME]",
@@ -52,14 +55,12 @@ func newConformCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
-			name := sub.Implementation
-			if implName != "" {
-				name = implName
-			}
-			impl, err := lookupImpl(name)
+			impl, err := conformImpl(cmd, sub, implName, proc)
 			if err != nil {
 				return err
 			}
+			_, stop := interruptContext(cmd)
+			defer stop()
 			rep, err := conform.Check(sub, impl, conform.Config{Runs: runs})
 			if err != nil {
 				return &exitError{code: exitBad, err: err}
@@ -82,7 +83,28 @@ func newConformCmd() *cobra.Command {
 	f.StringVar(&implName, "impl", "", "implementation to probe (default: the declaration's)")
 	f.IntVar(&runs, "runs", scenarios.ScoredRuns, "runs per probe scenario")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	proc = addProcessFlags(cmd)
 	return cmd
+}
+
+// conformImpl is the implementation conform probes: the declaration's, or
+// the one --impl names, or with --impl-cmd a process that carries the
+// declaration's name unless --name gives another.
+func conformImpl(cmd *cobra.Command, sub *conform.Submission, implName string, proc *processFlags) (play.Impl, error) {
+	if proc.cmdline == "" {
+		if err := proc.exclusive(cmd); err != nil {
+			return play.Impl{}, err
+		}
+		name := sub.Implementation
+		if implName != "" {
+			name = implName
+		}
+		return lookupImpl(name)
+	}
+	if proc.name == "" && sub.Implementation != "" {
+		proc.name = sub.Implementation
+	}
+	return resolveImpl(cmd, implName, proc)
 }
 
 func printConformance(w io.Writer, rep *conform.Report) {

@@ -48,10 +48,21 @@ type processFlags struct {
 	stepTimeout time.Duration
 	hangLimit   int
 	noFreeze    bool
+	// name is what a process implementation is called in tables, --json
+	// and reports; empty means its command line.
+	name string
+	// countWrites and ignoreWrites name private files that count, or do
+	// not, as writes for a crash after k writes.
+	countWrites, ignoreWrites []string
+	// ready is the readiness handshake, readyTimeout its bounded wait.
+	ready        string
+	readyTimeout time.Duration
+	// maxRunDir bounds the whole run directory while the process works.
+	maxRunDir byteSize
 }
 
 func addProcessFlags(cmd *cobra.Command) *processFlags {
-	p := &processFlags{}
+	p := &processFlags{maxRunDir: sim.DefaultMaxRunDirBytes}
 	f := cmd.Flags()
 	f.StringVar(&p.cmdline, "impl-cmd", "", `run the implementation as an OS process: "CMD ARGS", no shell (docs/processes.md)`)
 	f.StringVar(&p.regime, "regime", sim.RegimeQuiescence, "clock regime of a process implementation: quiescence, step or once")
@@ -60,13 +71,23 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 	f.DurationVar(&p.stepTimeout, "step-timeout", sim.DefaultStepTimeout, `step regime: how long to wait for "idle N"`)
 	f.IntVar(&p.hangLimit, "hang-limit", sim.DefaultHangLimit, "forced advances in a row before a process implementation is killed as hung")
 	f.BoolVar(&p.noFreeze, "no-freeze", false, "do not hold a process at each write while a crash after k writes is armed (docs/processes.md)")
+	f.StringArrayVar(&p.countWrites, "count-writes", nil, "a crash after k writes also counts new versions of these sandbox paths (a pattern, or a directory ending in /; repeatable)")
+	f.StringArrayVar(&p.ignoreWrites, "ignore-writes", nil, "a crash after k writes does not count these sandbox paths (state.json included; repeatable)")
+	f.StringVar(&p.ready, "ready", "", `readiness handshake to wait for after every start and restart, holding the clock: "stdout" (a line "ready") or "file" (the process creates $AMR_READY_FILE); step and quiescence regimes`)
+	f.DurationVar(&p.readyTimeout, "ready-timeout", sim.DefaultReadyTimeout, "with --ready: the longest wait for the handshake (wall clock)")
+	f.Var(&p.maxRunDir, "max-run-dir", "bound of the whole run directory (the sandbox, its subdirectories and the logs), measured while the process works; past it the implementation is killed for good")
+	f.StringVar(&p.name, "name", "", "with --impl-cmd: the name the process implementation is reported under (default: its command line)")
 	return p
 }
 
 // resolveImpl resolves the implementation a command runs: the built-in one
-// named by implName, or, with --impl-cmd, an OS process. A process is named
-// by --impl when that flag was given, else by its command line.
+// named by implName, or, with --impl-cmd, an OS process, named by --name,
+// else by its command line. --impl and --impl-cmd are exclusive: with both,
+// a verdict of the process would be credited to the built-in's name.
 func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (play.Impl, error) {
+	if err := p.exclusive(cmd); err != nil {
+		return play.Impl{}, err
+	}
 	if p == nil || p.cmdline == "" {
 		return lookupImpl(implName)
 	}
@@ -74,11 +95,33 @@ func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (play.Imp
 	if err != nil {
 		return play.Impl{}, err
 	}
-	name := p.cmdline
-	if f := cmd.Flags().Lookup("impl"); f != nil && f.Changed {
-		name = implName
+	return play.Impl{Name: p.implName(), Process: spec}, nil
+}
+
+// exclusive refuses --impl with --impl-cmd, and --name without --impl-cmd.
+func (p *processFlags) exclusive(cmd *cobra.Command) error {
+	if p == nil {
+		return nil
 	}
-	return play.Impl{Name: name, Process: spec}, nil
+	implGiven := false
+	if f := cmd.Flags().Lookup("impl"); f != nil && f.Changed {
+		implGiven = true
+	}
+	switch {
+	case p.cmdline != "" && implGiven:
+		return usageErr("--impl and --impl-cmd are exclusive: --impl names a built-in implementation, --impl-cmd runs a process (name it with --name)")
+	case p.cmdline == "" && p.name != "":
+		return usageErr("--name names a process implementation: it needs --impl-cmd")
+	}
+	return nil
+}
+
+// implName is the name a process implementation is reported under.
+func (p *processFlags) implName() string {
+	if p.name != "" {
+		return p.name
+	}
+	return p.cmdline
 }
 
 // spec builds the process spec from the flags; the command line is
@@ -90,7 +133,9 @@ func (p *processFlags) spec() (*sim.ProcessSpec, error) {
 		return nil, usageErr("--impl-cmd: %v", err)
 	}
 	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
-		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze}
+		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze,
+		CountWrites: p.countWrites, IgnoreWrites: p.ignoreWrites, Ready: p.ready, ReadyTimeout: p.readyTimeout,
+		MaxRunDirBytes: int64(p.maxRunDir)}
 	if err := spec.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -197,14 +242,14 @@ func newImplsCmd() *cobra.Command {
 // implFlags are the flags that select the implementation a command ran,
 // so a printed replay command runs the same one: --impl for a built-in
 // implementation; --impl-cmd with its regime and every timing that matters
-// in that regime for a process, and --impl when the process was named.
+// in that regime for a process, and --name when the process was named.
 func implFlags(implName string, p *processFlags) []string {
 	if p == nil || p.cmdline == "" {
 		return []string{"--impl", implName}
 	}
 	var args []string
 	if implName != "" && implName != p.cmdline {
-		args = append(args, "--impl", implName)
+		args = append(args, "--name", implName)
 	}
 	args = append(args, "--impl-cmd", p.cmdline, "--regime", p.regime)
 	switch p.regime {
@@ -222,6 +267,21 @@ func implFlags(implName string, p *processFlags) []string {
 	}
 	if p.noFreeze {
 		args = append(args, "--no-freeze")
+	}
+	if p.ready != "" {
+		args = append(args, "--ready", p.ready)
+		if p.readyTimeout != sim.DefaultReadyTimeout {
+			args = append(args, "--ready-timeout", p.readyTimeout.String())
+		}
+	}
+	if p.maxRunDir > 0 && p.maxRunDir != sim.DefaultMaxRunDirBytes {
+		args = append(args, "--max-run-dir", p.maxRunDir.String())
+	}
+	for _, c := range p.countWrites {
+		args = append(args, "--count-writes", c)
+	}
+	for _, c := range p.ignoreWrites {
+		args = append(args, "--ignore-writes", c)
 	}
 	return args
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
+	"github.com/amr-bench/amr/suite"
 )
 
 // The process tests run this test binary as amr itself: with
@@ -65,7 +66,7 @@ func TestRunsTheReferenceAsAProcess(t *testing.T) {
 func TestAWeakProcessFailsAndIsKept(t *testing.T) {
 	impl := amrCmd(t, "serve-impl", "weak-no-send")
 	out := filepath.Join(t.TempDir(), "out")
-	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--impl", "no-send-process", "--regime", "step",
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--name", "no-send-process", "--regime", "step",
 		"--runs", "1", "--out", out, "--json", scenario("l0-respond"))
 	require.Equal(t, exitFail, code, stdout+stderr)
 	var doc runJSON
@@ -250,4 +251,295 @@ func TestFuzzFindsAndShrinksAProcess(t *testing.T) {
 	rout, rerr, rcode := execAMR(t, args...)
 	require.Equal(t, exitFail, rcode, rout+rerr)
 	assert.Contains(t, rout, s.Invariant)
+}
+
+func TestImplAndImplCmdAreExclusive(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	_, stderr, code := execAMR(t, "run", "--impl", "weak-no-send", "--impl-cmd", impl, "--regime", "step",
+		"--runs", "1", scenario("l0-respond"))
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "--impl and --impl-cmd are exclusive")
+	_, stderr, code = execAMR(t, "run", "--name", "mine", "--runs", "1", scenario("l0-respond"))
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "--name names a process implementation")
+}
+
+func TestNameNamesAProcessInTablesAndJSON(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--name", "my-daemon", "--regime", "step",
+		"--runs", "1", scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "(impl my-daemon, 1 run(s) each)")
+	stdout, _, code = execAMR(t, "run", "--impl-cmd", impl, "--name", "my-daemon", "--regime", "step",
+		"--runs", "1", "--json", scenario("l0-respond"))
+	require.Equal(t, exitOK, code)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	assert.Equal(t, "my-daemon", doc.Impl)
+	assert.Equal(t, "my-daemon", doc.Results[0].Impl)
+}
+
+func TestConformProbesAProcess(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	decl := filepath.Join("..", "..", "examples", "submissions", "reference.json")
+	stdout, stderr, code := execAMR(t, "conform", "--declaration", decl, "--impl-cmd", impl, "--regime", "step", "--runs", "1")
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "0 mismatch")
+	assert.Contains(t, stdout, "(impl reference,")
+	// A weak process under the reference's declaration is caught.
+	weak := amrCmd(t, "serve-impl", "weak-no-send")
+	stdout, stderr, code = execAMR(t, "conform", "--declaration", decl, "--impl-cmd", weak, "--name", "no-send",
+		"--regime", "step", "--runs", "1")
+	assert.Equal(t, exitFail, code, stdout+stderr)
+	assert.Contains(t, stdout, "MISMATCH")
+	assert.Contains(t, stdout, "(impl no-send,")
+	_, stderr, code = execAMR(t, "conform", "--declaration", decl, "--impl", "reference", "--impl-cmd", impl)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "exclusive")
+}
+
+func TestRegressMeasuresAProcessAgainstItsRows(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	stdout, stderr, code := execAMR(t, "regress", "--runs", "1", "--impl-cmd", ref, "--name", "reference", "--regime", "step")
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "x 1 implementation(s)")
+	assert.Contains(t, stdout, "no change")
+	// The weak one held to the reference's rows regresses.
+	weak := amrCmd(t, "serve-impl", "weak-no-send")
+	stdout, stderr, code = execAMR(t, "regress", "--runs", "1", "--impl-cmd", weak, "--name", "reference", "--regime", "step")
+	assert.Equal(t, exitFail, code, stdout+stderr)
+	assert.Contains(t, stdout, "regression")
+	// --update keeps every other implementation's rows.
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	committed, err := os.ReadFile(filepath.Join("..", "..", "testdata", "baseline.json"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, committed, 0o644))
+	stdout, stderr, code = execAMR(t, "regress", "--runs", "1", "--baseline", path, "--update", "--impl-cmd", weak,
+		"--name", "my-daemon", "--regime", "step")
+	require.Equal(t, exitOK, code, stdout+stderr)
+	base, err := suite.ReadBaseline(path)
+	require.NoError(t, err)
+	before, err := suite.ReadBaseline(filepath.Join("..", "..", "testdata", "baseline.json"))
+	require.NoError(t, err)
+	mine := 0
+	for _, r := range base.Results {
+		if r.Impl == "my-daemon" {
+			mine++
+		}
+	}
+	assert.Equal(t, 12, mine)
+	assert.Len(t, base.Results, len(before.Results)+12)
+}
+
+// script writes an executable shell script into a test directory.
+func script(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "impl.sh")
+	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755))
+	return path
+}
+
+func TestAProcessThatCannotStartIsItsOwnOutcome(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process implementations run on Linux only")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	dies := script(t, "echo 'fatal: cannot open config.toml' >&2\nexit 3\n")
+	notExec := filepath.Join(t.TempDir(), "impl.sh")
+	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644))
+	for _, c := range []struct {
+		name, cmd, regime, want string
+	}{
+		{"typo", filepath.Join(t.TempDir(), "no-such-impl"), "step", "no such file or directory"},
+		{"not executable", notExec, "step", "permission denied"},
+		{"exits at once, step", dies, "step", "fatal: cannot open config.toml"},
+		{"exits at once, quiescence", dies, "quiescence", "fatal: cannot open config.toml"},
+		{"exits at once, once", dies, "once", "fatal: cannot open config.toml"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, asJSON := range []bool{false, true} {
+				args := []string{"run", "--impl-cmd", c.cmd, "--regime", c.regime, "--runs", "1", scenario("l0-respond")}
+				if asJSON {
+					args = append(args, "--json")
+				}
+				stdout, stderr, code := execAMR(t, args...)
+				assert.Equal(t, exitBad, code, stdout+stderr)
+				assert.Contains(t, stderr, "the implementation did not start: ")
+				assert.Contains(t, stderr, c.want)
+				assert.NotContains(t, stdout+stderr, "L0.reply", "never a level verdict")
+			}
+		})
+	}
+}
+
+func TestAHungOneShotRunNeverPasses(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	t.Setenv("TMPDIR", t.TempDir())
+	// Correct up to tick 20 (every reply of l0-respond is due by then),
+	// then every invocation hangs.
+	hangs := script(t, "if [ \"$AMR_TICK\" -ge 20 ]; then exec sleep 30; fi\nexec "+ref+"\n")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", hangs, "--regime", "once", "--timeout", "500ms",
+		"--runs", "1", "--json", scenario("l0-respond"))
+	require.Equal(t, exitFail, code, stdout+stderr)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	require.Len(t, doc.Results, 1)
+	rep := doc.Results[0]
+	assert.Equal(t, "pass", rep.Levels["L0"], "the levels are judged as they are")
+	assert.False(t, rep.Passed())
+	assert.Equal(t, 1, rep.ProcessDown)
+	run := rep.Runs[0]
+	require.NotNil(t, run.Process)
+	assert.True(t, run.Process.Hung)
+	assert.Equal(t, "process", run.Class)
+	assert.Equal(t, sim.ProcHung, run.Process.Down)
+	// The table says so too.
+	stdout, _, code = execAMR(t, "run", "--impl-cmd", hangs, "--regime", "once", "--timeout", "500ms",
+		"--runs", "1", scenario("l0-respond"))
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stdout, "HUNG 1/1")
+	assert.Contains(t, stdout, "0 passed, 1 failed")
+	assert.Contains(t, stdout, "no crash fault came after it")
+}
+
+func TestProcessFactsArePerRunInJSON(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "2", "--json",
+		scenario("l1-crash-after-send"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	for _, run := range doc.Results[0].Runs {
+		require.NotNil(t, run.Process)
+		assert.Equal(t, "step", run.Process.Regime)
+		assert.Equal(t, run.Crashes+1, run.Process.Instances)
+		assert.Equal(t, run.Crashes, run.Process.Count(sim.ProcCrash))
+		assert.Empty(t, run.Class, "a passing run has no failure class")
+	}
+	// In process there are no process facts.
+	stdout, _, code = execAMR(t, "run", "--runs", "1", "--json", scenario("l0-respond"))
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stdout, `"process":`)
+}
+
+func TestOutKeepsTheWholeRunDirectory(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	t.Setenv("TMPDIR", t.TempDir())
+	impl := script(t, "mkdir -p db && echo 'state of my own' > db/main.db && echo booting >> app.log\nexec "+ref+"\n")
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "1", "--out", out, scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	run := filepath.Join(out, "l0-respond", "run-1")
+	for _, name := range []string{"run-dir/sandbox/db/main.db", "run-dir/sandbox/app.log", "run-dir/sandbox/drafts.jsonl",
+		"run-dir/" + sim.StderrLog, "run-dir/" + sim.StdoutLog, sim.StderrLog} {
+		assert.FileExists(t, filepath.Join(run, name))
+	}
+	assert.NoFileExists(t, filepath.Join(run, "run-dir", sim.CutNote))
+	assert.NotContains(t, stdout, "was cut")
+	var rr suite.RunReport
+	data, err := os.ReadFile(filepath.Join(run, "verdict.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rr))
+	require.NotNil(t, rr.RunDir)
+	assert.Equal(t, "run-dir", rr.RunDir.Dir)
+	// A tight bound cuts the copy, and says so.
+	out = filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code = execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "1", "--out", out,
+		"--keep-bytes", "1KiB", scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "the copy of its run directory was cut at 1024 bytes")
+	note, err := os.ReadFile(filepath.Join(out, "l0-respond", "run-1", "run-dir", sim.CutNote))
+	require.NoError(t, err)
+	assert.Contains(t, string(note), "left out:")
+}
+
+func TestTheRunDirectoryBoundEndsTheImplementation(t *testing.T) {
+	ref := amrCmd(t, "serve-impl", "reference")
+	t.Setenv("TMPDIR", t.TempDir())
+	// 4 MiB in files of 512 KiB in a subdirectory: no file past the
+	// per-file bound, the directory past a 1 MiB one.
+	fill := script(t, "mkdir -p cache && for i in 1 2 3 4 5 6 7 8; do head -c 524288 /dev/zero > cache/$i; done\nexec "+ref+"\n")
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", fill, "--regime", "step", "--runs", "1", "--max-run-dir", "1MiB",
+		"--json", scenario("l0-respond"))
+	require.Equal(t, exitFail, code, stdout+stderr)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	run := doc.Results[0].Runs[0]
+	require.NotNil(t, run.Process)
+	assert.Equal(t, sim.ProcBound, run.Process.Down)
+	assert.Equal(t, "process", run.Class)
+	assert.Equal(t, "1048576", doc.Process["max_run_dir_bytes"])
+	// The same implementation within the default bound passes.
+	stdout, stderr, code = execAMR(t, "run", "--impl-cmd", fill, "--regime", "step", "--runs", "1", scenario("l0-respond"))
+	require.Equal(t, exitOK, code, stdout+stderr)
+	_, stderr, code = execAMR(t, "run", "--impl-cmd", fill, "--max-run-dir", "lots", scenario("l0-respond"))
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "is not a size")
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"1048576": 1 << 20, "512KiB": 512 << 10, "64MiB": 64 << 20, "1G": 1 << 30, "3 MB": 3 << 20, "10B": 10} {
+		got, err := parseSize(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "0", "-1", "lots", "1TiB", "1.5MiB"} {
+		_, err := parseSize(bad)
+		assert.Error(t, err, bad)
+	}
+	assert.Equal(t, "64MiB", formatSize(64<<20))
+	assert.Equal(t, "1000", formatSize(1000))
+}
+
+func TestProgressGoesToStderrOnly(t *testing.T) {
+	args := []string{"run", "--runs", "2", scenario("l0-respond"), scenario("l2-govern")}
+	quiet, quietErr, code := execAMR(t, args...)
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, quietErr, "no progress when stderr is not a terminal and --progress is not given")
+	loud, loudErr, code := execAMR(t, append(args, "--progress")...)
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, quiet, loud, "stdout is the same with progress")
+	for _, want := range []string{"l0-respond run 1/2: pass", "l0-respond run 2/2: pass", "l2-govern run 2/2: pass"} {
+		assert.Contains(t, loudErr, want)
+	}
+	assert.NotContains(t, loudErr, "tick ", "no tick lines in process")
+	asJSON, _, code := execAMR(t, append(args, "--progress", "--json")...)
+	require.Equal(t, exitOK, code)
+	var doc runJSON
+	require.NoError(t, json.Unmarshal([]byte(asJSON), &doc), "--json output is JSON alone")
+}
+
+func TestProgressShowsTicksOfSlowRegimes(t *testing.T) {
+	impl := amrCmd(t, "serve-impl", "reference")
+	b := shortBundle(t, "l0-respond", 4)
+	stdout, stderr, code := execAMR(t, "run", "--impl-cmd", impl, "--regime", "once", "--runs", "1", "--progress", b)
+	require.Equal(t, exitOK, code, stdout+stderr)
+	for _, want := range []string{"l0-short run 1/1: tick 0/4", "l0-short run 1/1: tick 4/4", "l0-short run 1/1: pass"} {
+		assert.Contains(t, stderr, want)
+	}
+	assert.NotContains(t, stdout, "tick 0/4")
+	// The step regime is fast: a line per run only.
+	_, stderr, code = execAMR(t, "run", "--impl-cmd", impl, "--regime", "step", "--runs", "1", "--progress", b)
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stderr, "tick 0/4")
+	assert.Contains(t, stderr, "l0-short run 1/1: pass")
+}
+
+// shortBundle copies a published scenario into a test directory under a
+// new name, its horizon cut to horizon.
+func shortBundle(t *testing.T, name string, horizon int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "l0-short")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(scenario(name))))
+	path := filepath.Join(dir, "bundle.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	meta := doc["meta"].(map[string]any)
+	meta["name"], meta["horizon"] = "l0-short", horizon
+	data, err = json.Marshal(doc)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return dir
 }

@@ -57,6 +57,13 @@ The reference passing a level it failed is an improvement.
 --update rewrites the baseline from this run, deliberately; commit it with the
 change that explains it.
 
+--impl-cmd measures one OS process instead of the built-in implementations
+(docs/processes.md), under --name (else its command line), and compares it
+with the baseline's rows of that name only; a process is held to its own rows
+as the reference is (passing more is an improvement). --update then replaces
+that name's rows and keeps every other row. Name it reference to hold the
+reference run as a process to the reference's rows.
+
 The baseline is the repository's testdata/baseline.json, found from the
 working directory upward (the nearest go.mod of the amr module), so regress
 reads and --update writes the same file from any folder of the repository;
@@ -74,10 +81,13 @@ type regressOptions struct {
 	// given is whether --baseline named the file; otherwise it is the
 	// repository's, wherever regress runs in it.
 	given bool
+	// process, when set, is the one implementation measured (--impl-cmd).
+	process *play.Impl
 }
 
 func newRegressCmd() *cobra.Command {
 	var o regressOptions
+	var proc *processFlags
 	cmd := &cobra.Command{
 		Use:   "regress",
 		Short: "Compare every built-in implementation on every published scenario with the baseline",
@@ -88,9 +98,21 @@ func newRegressCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.given = cmd.Flags().Changed("baseline")
+			if proc.cmdline != "" {
+				impl, err := resolveImpl(cmd, "", proc)
+				if err != nil {
+					return err
+				}
+				o.process = &impl
+			} else if err := proc.exclusive(cmd); err != nil {
+				return err
+			}
+			_, stop := interruptContext(cmd)
+			defer stop()
 			return runRegress(cmd.OutOrStdout(), o)
 		},
 	}
+	proc = addProcessFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.path, "baseline", suite.DefaultBaseline, "the baseline file (default: the repository's, found from the working directory)")
 	f.IntVar(&o.runs, "runs", scenarios.ScoredRuns, "scored runs per scenario and implementation")
@@ -123,7 +145,10 @@ func runRegress(w io.Writer, o regressOptions) error {
 	if err != nil {
 		return &exitError{code: exitBad, err: err}
 	}
-	impls := regressImpls()
+	impls, reference := regressImpls(), examples.ReferenceName
+	if o.process != nil {
+		impls, reference = []play.Impl{*o.process}, o.process.Name
+	}
 	now, err := suite.Measure(bundles, impls, o.runs)
 	if err != nil {
 		if errors.Is(err, suite.ErrInvalid) {
@@ -139,10 +164,16 @@ func runRegress(w io.Writer, o regressOptions) error {
 	} else if old, err := suite.ReadBaseline(o.path); err == nil {
 		prev = old.Results
 	}
-	r := suite.Compare(prev, now, examples.ReferenceName)
+	written := now
+	if o.process != nil {
+		written = append(otherRows(prev, reference), now...)
+		suite.SortResults(written)
+		prev = rowsOf(prev, reference)
+	}
+	r := suite.Compare(prev, now, reference)
 	r.Baseline, r.Runs, r.Results = o.path, o.runs, len(now)
 	if o.update {
-		if err := suite.WriteBaseline(o.path, o.runs, now); err != nil {
+		if err := suite.WriteBaseline(o.path, o.runs, written); err != nil {
 			return err
 		}
 		r.Updated, r.Passed = true, true
@@ -154,6 +185,28 @@ func runRegress(w io.Writer, o regressOptions) error {
 		return &exitError{code: exitFail}
 	}
 	return nil
+}
+
+// rowsOf keeps the baseline rows of one implementation.
+func rowsOf(rs []suite.BaselineResult, impl string) []suite.BaselineResult {
+	var out []suite.BaselineResult
+	for _, r := range rs {
+		if r.Impl == impl {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// otherRows keeps the baseline rows of every other implementation.
+func otherRows(rs []suite.BaselineResult, impl string) []suite.BaselineResult {
+	var out []suite.BaselineResult
+	for _, r := range rs {
+		if r.Impl != impl {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func printRegression(w io.Writer, r suite.Comparison, base *suite.Baseline, nScenarios, nImpls int) {

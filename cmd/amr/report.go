@@ -92,6 +92,10 @@ func vacuousLevels(reports []*suite.Report) int {
 func printTable(w io.Writer, reports []*suite.Report, maxShown int, runSeeds bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	header := "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS"
+	procs := anyProcess(reports)
+	if procs {
+		header += "\tPROCESS"
+	}
 	if runSeeds {
 		header += "\tRUN SEED"
 	}
@@ -102,6 +106,9 @@ func printTable(w io.Writer, reports []*suite.Report, maxShown int, runSeeds boo
 			cells = append(cells, levelCell(r, name))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d", r.Scenario, strings.Join(cells, "\t"), r.Origin, len(r.Runs))
+		if procs {
+			fmt.Fprintf(tw, "\t%s", processCell(r))
+		}
 		if runSeeds && r.Run != nil {
 			fmt.Fprintf(tw, "\t%s", r.Run)
 		}
@@ -109,6 +116,9 @@ func printTable(w io.Writer, reports []*suite.Report, maxShown int, runSeeds boo
 	}
 	tw.Flush()
 	printLegend(w, reports)
+	if procs {
+		printProcessEvents(w, reports)
+	}
 	for _, r := range reports {
 		if len(r.Violations) == 0 {
 			continue

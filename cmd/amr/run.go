@@ -13,6 +13,7 @@ import (
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
+	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -56,7 +57,11 @@ each run's run_seed and engine_seed in results[].runs[].
 
 --out DIR keeps every run: DIR/<scenario>/run-<i>/sandbox/ (the spec's files),
 run.jsonl (the harness's run log) and verdict.json, plus DIR/report.json.
-A kept sandbox can be judged again with 'amr check'.
+A kept sandbox can be judged again with 'amr check'. A process run also keeps
+stdout.log, stderr.log and run-dir/, a copy of its whole run directory (every
+file the implementation made, its private state and subdirectories included),
+at most --keep-bytes each; a copy the bound cut holds AMR-CUT.txt, and amr run
+says which.
 
 --impl-cmd "CMD ARGS" runs the implementation as an OS process on a sandbox
 directory, under the clock regime --regime: quiescence (the spec's: the clock
@@ -78,6 +83,10 @@ executable and every file its command names (a script); --identity-dir and
 (sh -c, python -m, go run, ...), nothing is skipped; nor is a run whose
 receipt fails verification.
 
+Progress goes to stderr, a line per run and, in the quiescence and once regimes
+where ticks cost wall-clock time, a line per tick, when stderr is a terminal or
+with --progress; never to stdout, so the report and --json are unchanged.
+
 Exit 0 when every level up to each scenario's top level passed, 1 when any
 failed, 2 on bad input, 3 when the oracles disagreed.`
 
@@ -93,10 +102,12 @@ type runOptions struct {
 	ledgerAt string
 	force    bool
 	ident    *identityFlags
+	keep     byteSize
+	progress bool
 }
 
 func newRunCmd() *cobra.Command {
-	var o runOptions
+	o := runOptions{keep: sim.DefaultKeepBytes}
 	cmd := &cobra.Command{
 		Use:   "run [BUNDLE...]",
 		Short: "Run scenario bundles against an implementation and report each level",
@@ -117,6 +128,8 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.shown, "show", 10, "violations shown per failed scenario in the table (0: all)")
 	f.StringVar(&o.ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
 	f.BoolVar(&o.force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
+	f.BoolVar(&o.progress, "progress", false, "report progress on stderr (per run, and per tick in the quiescence and once regimes) even when stderr is not a terminal")
+	f.Var(&o.keep, "keep-bytes", "with --out and --impl-cmd: bound of the copy of each run's whole directory (run-dir/)")
 	o.proc = addProcessFlags(cmd)
 	o.ident = addIdentityFlags(cmd)
 	return cmd
@@ -136,7 +149,8 @@ func runRun(cmd *cobra.Command, args []string, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := suite.Config{Runs: o.runs, Out: o.out, MaxSteps: o.maxSteps, Context: ctx, Force: o.force, HarnessVersion: version}
+	cfg := suite.Config{Runs: o.runs, Out: o.out, MaxSteps: o.maxSteps, Context: ctx, Force: o.force, HarnessVersion: version,
+		KeepBytes: int64(o.keep)}
 	if cmd.Flags().Changed("seed") {
 		cfg.RunSeed = &o.seed
 	}
@@ -144,6 +158,11 @@ func runRun(cmd *cobra.Command, args []string, o runOptions) error {
 		return err
 	}
 	receipted := len(cfg.Ledger.Receipts())
+	if errw := cmd.ErrOrStderr(); o.progress || isTerminal(errw) {
+		pp := &runProgress{w: errw, terminal: isTerminal(errw)}
+		cfg.Progress, cfg.Ticks = pp.report, slowRegime(impl.Process)
+		defer pp.finish()
+	}
 	doc, err := runAll(bundles, impl, cfg)
 	if err != nil {
 		return err
@@ -211,6 +230,7 @@ func printRun(w io.Writer, seedLine string, doc runJSON, o runOptions, l *ledger
 	printModelCalls(w, doc)
 	if o.out != "" {
 		fmt.Fprintf(w, "artifacts kept in %s\n", o.out)
+		printCutCopies(w, doc, o.out)
 	}
 	printDiagnostics(w, doc.Results, l, receipted)
 }

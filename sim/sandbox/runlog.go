@@ -30,11 +30,13 @@ const (
 	LogEnd       = "end"        // last record
 
 	// Records only a process implementation produces.
-	LogExit     = "exit"     // the process ended by itself; it stays down until a crash fault restarts it
-	LogEscaped  = "escaped"  // processes that left the process group, found after a kill and killed
-	LogHung     = "hung"     // the implementation was killed for good: never quiet, or a step never answered
-	LogOversize = "oversize" // an implementation file grew past the read bound; the implementation was killed
-	LogTamper   = "tamper"   // a harness file in the sandbox differs from what the harness wrote
+	LogExit     = "exit"          // the process ended by itself; it stays down until a crash fault restarts it
+	LogEscaped  = "escaped"       // processes that left the process group, found after a kill and killed
+	LogHung     = "hung"          // the implementation was killed as hung (never quiet, a step never answered); down until a crash fault restarts it
+	LogOversize = "oversize"      // an implementation file grew past the read bound; the implementation was killed
+	LogTamper   = "tamper"        // a harness file in the sandbox differs from what the harness wrote
+	LogReady    = "ready"         // readiness handshake: the instance said it is ready, or the bounded wait ended
+	LogBound    = "sandbox_bound" // the run directory grew past its size bound; the implementation was killed for good
 )
 
 // LogRecord is one line of the run log. Which fields are set depends on
