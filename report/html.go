@@ -147,4 +147,3 @@ func statusText(s string) string {
 	}
 	return s
 }
-

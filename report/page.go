@@ -184,10 +184,10 @@ func runLabel(f *runFolder, fallback string) string {
 // Counterexample is a fuzz counterexample folder: the run as found and its
 // shrunk form, side by side, with the commands that play it again.
 type Counterexample struct {
-	Dir    string     `json:"dir"`
-	Impl   string     `json:"impl"`
-	Raw    *CxSide    `json:"raw,omitempty"`
-	Shrunk *CxSide    `json:"shrunk,omitempty"`
+	Dir    string          `json:"dir"`
+	Impl   string          `json:"impl"`
+	Raw    *CxSide         `json:"raw,omitempty"`
+	Shrunk *CxSide         `json:"shrunk,omitempty"`
 	Shrink json.RawMessage `json:"shrink,omitempty"`
 	// Replay are the commands that show the counterexample again.
 	Replay []string `json:"replay"`
@@ -282,4 +282,3 @@ func replayCommands(dir string, cx Counterexample) []string {
 	}
 	return out
 }
-

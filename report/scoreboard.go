@@ -27,9 +27,9 @@ type Scoreboard struct {
 
 // Row is one implementation.
 type Row struct {
-	Impl      string `json:"impl"`
-	Scenarios int    `json:"scenarios"`
-	Cells     []Cell `json:"cells"`
+	Impl      string   `json:"impl"`
+	Scenarios int      `json:"scenarios"`
+	Cells     []Cell   `json:"cells"`
 	Observed  Observed `json:"harness_observed"`
 	// SelfReported is what the submission says of its own effort, when a
 	// submission directory with an effort file was given.
