@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,7 +80,7 @@ func BuildDiff(a, b string) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Page{Format: PageFormat, Lanes: Lanes, Sources: []string{a, b}, Reports: []json.RawMessage{}, Runs: []Run{},
+	p := &Page{Format: PageFormat, Lanes: Lanes, Sources: []string{a, b}, Results: []Result{}, Runs: []Run{},
 		Counterexamples: []Counterexample{}, Submissions: []*Submission{}, Failures: []Failure{},
 		Unmatched: []Classification{}, Scoreboard: Scoreboard{Levels: []string{}, Rows: []Row{}}}
 	d := &Diff{A: a, B: b, Pairs: []DiffPair{}, OnlyA: []string{}, OnlyB: []string{}}

@@ -24,16 +24,51 @@ type Page struct {
 	Lanes []string `json:"lanes"`
 	// Sources are the paths read, in the order given.
 	Sources []string `json:"sources"`
-	// Reports are the report.json documents read, as they are.
-	Reports    []json.RawMessage `json:"reports"`
-	Scoreboard Scoreboard        `json:"scoreboard"`
-	Failures   []Failure         `json:"failures"`
+	// Results are the scenario results read, one per report.json result,
+	// in the order read: the rows behind the scoreboard.
+	Results    []Result   `json:"results"`
+	Scoreboard Scoreboard `json:"scoreboard"`
+	Failures   []Failure  `json:"failures"`
 	// Unmatched are classifications that name no FAIL of the reports.
 	Unmatched       []Classification `json:"unmatched_classifications"`
 	Submissions     []*Submission    `json:"submissions"`
 	Counterexamples []Counterexample `json:"counterexamples"`
 	Runs            []Run            `json:"runs"`
 	Diff            *Diff            `json:"diff,omitempty"`
+
+	allRuns bool
+}
+
+// Result is one scenario's result for one implementation, as a report.json
+// holds it, in short.
+type Result struct {
+	Impl     string            `json:"impl"`
+	Scenario string            `json:"scenario"`
+	TopLevel int               `json:"top_level"`
+	Levels   map[string]string `json:"levels"`
+	Origin   string            `json:"origin"`
+	Runs     int               `json:"runs"`
+	Forced   int               `json:"forced_advances"`
+	// Violations counts the violations of all its runs.
+	Violations int    `json:"violations"`
+	Invalid    bool   `json:"invalid"`
+	RunSeed    string `json:"run_seed,omitempty"`
+	Source     string `json:"source"`
+}
+
+func newResult(r *suite.Report, source string) Result {
+	res := Result{Impl: r.Impl, Scenario: r.Scenario, TopLevel: r.TopLevel, Levels: map[string]string{}, Origin: r.Origin,
+		Runs: len(r.Runs), Forced: forcedOf(r), Invalid: r.Invalid, Source: source}
+	for _, name := range suite.LevelNames {
+		res.Levels[name] = r.Status(name)
+	}
+	for _, run := range r.Runs {
+		res.Violations += len(run.Violations)
+	}
+	if r.Seeds.Run != nil {
+		res.RunSeed = r.Seeds.Run.String()
+	}
+	return res
 }
 
 // Options are the files a report reads besides its sources.
@@ -43,6 +78,10 @@ type Options struct {
 	Submissions []string
 	// Overrides are classification files whose every entry is justified.
 	Overrides []string
+	// AllRuns shows every kept run of a report; by default a scenario
+	// shows its first run and every run that failed or was invalid, so
+	// every violation is on the page without every passing repeat.
+	AllRuns bool
 }
 
 // Build reads every source: a report.json (or a folder holding one, as
@@ -50,8 +89,9 @@ type Options struct {
 // folder (raw/ and shrunk/, as amr fuzz --out leaves it), or one run
 // folder (sandbox/ and run.jsonl, as amr replay --out leaves it).
 func Build(sources []string, opts Options) (*Page, error) {
-	p := &Page{Format: PageFormat, Lanes: Lanes, Sources: sources, Reports: []json.RawMessage{}, Runs: []Run{},
+	p := &Page{Format: PageFormat, Lanes: Lanes, Sources: sources, Results: []Result{}, Runs: []Run{},
 		Counterexamples: []Counterexample{}, Submissions: []*Submission{}}
+	p.allRuns = opts.AllRuns
 	var results []result
 	for _, src := range sources {
 		rs, err := p.read(src)
@@ -131,11 +171,6 @@ func (p *Page) readReport(path, dir string) ([]result, error) {
 	if len(doc.Results) == 0 {
 		return nil, fmt.Errorf("%s: results: a run report has at least one result", path)
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, data); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	p.Reports = append(p.Reports, compact.Bytes())
 	var out []result
 	for i, r := range doc.Results {
 		if r == nil || r.Scenario == "" {
@@ -145,10 +180,11 @@ func (p *Page) readReport(path, dir string) ([]result, error) {
 			r.Impl = doc.Impl
 		}
 		out = append(out, result{report: r, source: path})
+		p.Results = append(p.Results, newResult(r, path))
 		known := published(r.Scenario, r.BundleHash)
-		for _, run := range r.Runs {
+		for k, run := range r.Runs {
 			runDir := filepath.Join(dir, r.Scenario, fmt.Sprintf("run-%d", run.Run))
-			if !isRunFolder(runDir) {
+			if !isRunFolder(runDir) || !(p.allRuns || k == 0 || len(run.Violations) > 0 || run.Invalid) {
 				continue
 			}
 			f, err := readRunFolder(runDir, known)

@@ -39,9 +39,18 @@ type Run struct {
 	// Label is what a reader sees: scenario, run number, implementation.
 	Label string `json:"label"`
 	// Dir is the run folder as it was given.
-	Dir      string             `json:"dir"`
-	Timeline *timeline.Timeline `json:"timeline"`
-	Events   []Event            `json:"events"`
+	Dir string `json:"dir"`
+	// Timeline is the run's story; its entries are the Events, placed in
+	// lanes, and its header the fields below.
+	Timeline   *timeline.Timeline  `json:"-"`
+	Scenario   string              `json:"scenario"`
+	Impl       string              `json:"impl,omitempty"`
+	Seeds      string              `json:"seeds,omitempty"`
+	Horizon    int                 `json:"horizon"`
+	Levels     map[string]string   `json:"levels"`
+	Vacuous    []string            `json:"vacuous"`
+	Violations []checker.Violation `json:"violations"`
+	Events     []Event             `json:"events"`
 	// Ticks are the ticks that have events, ascending.
 	Ticks []int  `json:"ticks"`
 	Flows []Flow `json:"flows"`
@@ -216,9 +225,13 @@ func published(name, hash string) *scenarios.Bundle {
 // buildRun turns a kept run into the page's view of it.
 func buildRun(id, label string, f *runFolder) Run {
 	tl := timeline.Build(timeline.Input{Bundle: f.bundle, Files: f.files, Log: f.log, Verdict: f.verdict})
-	r := Run{ID: id, Label: label, Dir: f.dir, Timeline: tl, Files: fileLines(f.files)}
-	// The run log is evidence too (a rewrite's lost lines are cited there).
-	r.Files[sandbox.RunLogFile] = fileLines(map[string][]byte{"": f.logData})[""]
+	r := Run{ID: id, Label: label, Dir: f.dir, Timeline: tl, Scenario: tl.Scenario, Impl: tl.Impl, Seeds: tl.Seeds.Text(),
+		Horizon: tl.Horizon, Levels: tl.Levels, Vacuous: tl.Vacuous, Violations: tl.Violations, Files: fileLines(f.files)}
+	if citesFile(tl.Violations, sandbox.RunLogFile) {
+		// The run log is evidence too when a violation cites it; it is
+		// left out otherwise, being the largest file of a run.
+		r.Files[sandbox.RunLogFile] = fileLines(map[string][]byte{"": f.logData})[""]
+	}
 	deferred := deferredActions(f.log)
 	for _, e := range tl.Entries {
 		ev := Event{Entry: e, Lane: laneOf(e)}
@@ -335,4 +348,16 @@ func eventTicks(es []Event) []int {
 		}
 	}
 	return ticks
+}
+
+// citesFile reports whether any violation cites a line of the file.
+func citesFile(vs []checker.Violation, file string) bool {
+	for _, v := range vs {
+		for _, ref := range v.Evidence {
+			if strings.HasPrefix(ref, file+":") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -39,9 +39,9 @@ entry needs a justification. docs/report.md has the formats.
 
 func newReportCmd() *cobra.Command {
 	var (
-		out, diffOut  string
-		asJSON        bool
-		subs, classes []string
+		out, diffOut    string
+		asJSON, allRuns bool
+		subs, classes   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "report DIR... [-o report.html]",
@@ -49,7 +49,7 @@ func newReportCmd() *cobra.Command {
 		Long:  reportLong,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := report.Build(args, report.Options{Submissions: subs, Overrides: classes})
+			p, err := report.Build(args, report.Options{Submissions: subs, Overrides: classes, AllRuns: allRuns})
 			if err != nil {
 				return &exitError{code: exitBad, err: err}
 			}
@@ -59,6 +59,7 @@ func newReportCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVarP(&out, "out", "o", "report.html", "the HTML file to write (- for stdout)")
 	f.BoolVar(&asJSON, "json", false, "print the page's data as JSON instead of writing HTML")
+	f.BoolVar(&allRuns, "all-runs", false, "show every kept run, not only each scenario's first and its failed ones")
 	f.StringArrayVar(&subs, "submission", nil, "a submission directory (or bare submission.json): effort context and disclosed failure classes")
 	f.StringArrayVar(&classes, "classes", nil, "a failure-class override file; every entry must carry a justification")
 
