@@ -204,10 +204,18 @@ func diffFile(name, a, b string) (FileDiff, error) {
 		fd.Same = true
 		return fd, nil
 	case errA != nil:
-		fd.Missing, fd.Line, fd.LinesB = "a", 1, len(splitLines(db))
+		lb := splitLines(db)
+		fd.Missing, fd.Line, fd.LinesB = "a", 1, len(lb)
+		if len(lb) > 0 {
+			fd.B = lb[0]
+		}
 		return fd, nil
 	case errB != nil:
-		fd.Missing, fd.Line, fd.LinesA = "b", 1, len(splitLines(da))
+		la := splitLines(da)
+		fd.Missing, fd.Line, fd.LinesA = "b", 1, len(la)
+		if len(la) > 0 {
+			fd.A = la[0]
+		}
 		return fd, nil
 	}
 	la, lb := splitLines(da), splitLines(db)
