@@ -260,4 +260,3 @@ func TestBuildRefusesWhatItCannotRead(t *testing.T) {
 	_, err = report.Build([]string{bad}, report.Options{})
 	assert.ErrorContains(t, err, "not a run report")
 }
-
