@@ -205,14 +205,14 @@ func diffFile(name, a, b string) (FileDiff, error) {
 		return fd, nil
 	case errA != nil:
 		lb := splitLines(db)
-		fd.Missing, fd.Line, fd.LinesB = "a", 1, len(lb)
+		fd.Missing, fd.Line, fd.LinesB = "A", 1, len(lb)
 		if len(lb) > 0 {
 			fd.B = lb[0]
 		}
 		return fd, nil
 	case errB != nil:
 		la := splitLines(da)
-		fd.Missing, fd.Line, fd.LinesA = "b", 1, len(la)
+		fd.Missing, fd.Line, fd.LinesA = "B", 1, len(la)
 		if len(la) > 0 {
 			fd.A = la[0]
 		}
@@ -231,10 +231,10 @@ func diffFile(name, a, b string) (FileDiff, error) {
 			fd.Line = max(i, 1)
 			return fd, nil
 		case i == len(la):
-			fd.Line, fd.Missing, fd.B = i+1, "a", lb[i]
+			fd.Line, fd.Missing, fd.B = i+1, "A", lb[i]
 			return fd, nil
 		case i == len(lb):
-			fd.Line, fd.Missing, fd.A = i+1, "b", la[i]
+			fd.Line, fd.Missing, fd.A = i+1, "B", la[i]
 			return fd, nil
 		case la[i] != lb[i]:
 			fd.Line, fd.A, fd.B = i+1, la[i], lb[i]

@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -228,7 +230,7 @@ func TestDiff(t *testing.T) {
 	out := files["sandbox/outbox.jsonl"]
 	assert.False(t, out.Same)
 	assert.Equal(t, 1, out.Line, "the reference sends, weak-no-send never does")
-	assert.Equal(t, "b", out.Missing)
+	assert.Equal(t, "B", out.Missing)
 	assert.True(t, files["sandbox/inbox.jsonl"].Same, "the harness delivered the same inbox")
 	assert.False(t, files["run.jsonl"].Same)
 	assert.Equal(t, 1, files["run.jsonl"].Line, "the start record names the implementation")
@@ -259,4 +261,64 @@ func TestBuildRefusesWhatItCannotRead(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte(`not json`), 0o644))
 	_, err = report.Build([]string{bad}, report.Options{})
 	assert.ErrorContains(t, err, "not a run report")
+}
+
+func TestReportShowsFirstAndFailedRuns(t *testing.T) {
+	const impl = "weak-send-before-record"
+	dir := keepSuite(t, t.TempDir(), impl, 3, publishedNamed(t, "l0-respond", "l1-crash-after-send"))
+	// What must be shown, from the kept verdicts: each scenario's first run
+	// and every run with a violation.
+	want := map[string]bool{}
+	for _, scenario := range []string{"l0-respond", "l1-crash-after-send"} {
+		for k := 1; k <= 3; k++ {
+			data, err := os.ReadFile(filepath.Join(dir, scenario, fmt.Sprintf("run-%d", k), "verdict.json"))
+			require.NoError(t, err)
+			var v struct {
+				Violations []json.RawMessage `json:"violations"`
+			}
+			require.NoError(t, json.Unmarshal(data, &v))
+			if k == 1 || len(v.Violations) > 0 {
+				want[fmt.Sprintf("%s run %d (%s)", scenario, k, impl)] = true
+			}
+		}
+	}
+	p, err := report.Build([]string{dir}, report.Options{})
+	require.NoError(t, err)
+	got := map[string]bool{}
+	failed := 0
+	for _, r := range p.Runs {
+		got[r.Label] = true
+		if len(r.Violations) > 0 {
+			failed++
+		}
+	}
+	assert.Equal(t, want, got)
+	assert.Positive(t, failed, "the failed runs are among them")
+	assert.Less(t, len(p.Runs), 6, "passing repeats are left out")
+
+	all, err := report.Build([]string{dir}, report.Options{AllRuns: true})
+	require.NoError(t, err)
+	assert.Len(t, all.Runs, 6, "--all-runs shows every kept run")
+}
+
+func TestRunCarriesOnlyWhatItCites(t *testing.T) {
+	b := publishedNamed(t, "l0-respond")[0]
+	dir := keepReplay(t, t.TempDir(), b, "reference", seeds.Named(b.Meta.Name))
+	p, err := report.Build([]string{dir}, report.Options{})
+	require.NoError(t, err)
+	r := p.Runs[0]
+	for _, name := range []string{"inbox.jsonl", "approvals.jsonl", "drafts.jsonl", "outbox.jsonl", "audit.jsonl"} {
+		assert.Contains(t, r.Files, name, "the events cite %s", name)
+	}
+	for _, name := range []string{"model-calls.jsonl", "rules.json", "clock", "run.jsonl"} {
+		assert.NotContains(t, r.Files, name, "nothing on the page cites %s", name)
+	}
+	states := 0
+	for _, e := range r.Events {
+		if e.Lane == "state" {
+			states++
+			assert.NotEmpty(t, e.Record, "a small snapshot is shown whole")
+		}
+	}
+	assert.Positive(t, states)
 }

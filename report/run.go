@@ -227,10 +227,13 @@ func buildRun(id, label string, f *runFolder) Run {
 	tl := timeline.Build(timeline.Input{Bundle: f.bundle, Files: f.files, Log: f.log, Verdict: f.verdict})
 	r := Run{ID: id, Label: label, Dir: f.dir, Timeline: tl, Scenario: tl.Scenario, Impl: tl.Impl, Seeds: tl.Seeds.Text(),
 		Horizon: tl.Horizon, Levels: tl.Levels, Vacuous: tl.Vacuous, Violations: tl.Violations, Files: fileLines(f.files)}
-	if citesFile(tl.Violations, sandbox.RunLogFile) {
-		// The run log is evidence too when a violation cites it; it is
-		// left out otherwise, being the largest file of a run.
-		r.Files[sandbox.RunLogFile] = fileLines(map[string][]byte{"": f.logData})[""]
+	for _, v := range tl.Violations {
+		for _, ref := range v.Evidence {
+			if strings.HasPrefix(ref, sandbox.RunLogFile+":") {
+				// The run log is evidence too when a violation cites it.
+				r.Files[sandbox.RunLogFile] = fileLines(map[string][]byte{"": f.logData})[""]
+			}
+		}
 	}
 	deferred := deferredActions(f.log)
 	for _, e := range tl.Entries {
@@ -242,6 +245,7 @@ func buildRun(id, label string, f *runFolder) Run {
 	sortEvents(r.Events)
 	r.Ticks = eventTicks(r.Events)
 	r.Flows = buildFlows(f.files)
+	citedFiles(&r)
 	for _, rec := range f.log {
 		switch {
 		case rec.Kind == sandbox.LogTickEnd && rec.Forced:
@@ -327,10 +331,53 @@ func stateEvents(log []sandbox.LogRecord) []Event {
 		if r.Kind != sandbox.LogTickEnd || len(r.State) == 0 {
 			continue
 		}
-		out = append(out, Event{Entry: timeline.Entry{Tick: r.Tick, Who: timeline.Impl, What: "state",
-			Text: "state.json rewritten", Ref: sandbox.State}, Lane: "state", Record: string(r.State)})
+		e := Event{Entry: timeline.Entry{Tick: r.Tick, Who: timeline.Impl, What: "state", Text: "state.json rewritten"},
+			Lane: "state", Record: string(r.State)}
+		if len(r.State) > maxShownState {
+			// A large fleet's snapshot at every tick would make the page
+			// quadratic in the run; the run log keeps every one.
+			e.Text = fmt.Sprintf("state.json rewritten: a snapshot of %d bytes, kept in %s at tick %d", len(r.State), sandbox.RunLogFile, r.Tick)
+			e.Record = ""
+		}
+		out = append(out, e)
 	}
 	return out
+}
+
+// maxShownState is the largest state snapshot a state event carries.
+const maxShownState = 4096
+
+// citedFiles keeps only the files something on the page refers to: an
+// event, a violation's evidence or a flow's step. The rest (the stub's
+// log, the rules, the clock) are in the run folder.
+func citedFiles(r *Run) {
+	cited := map[string]bool{}
+	cite := func(ref string) {
+		for _, one := range strings.Fields(ref) {
+			if i := strings.LastIndexByte(one, ':'); i > 0 {
+				one = one[:i]
+			}
+			cited[one] = true
+		}
+	}
+	for _, e := range r.Events {
+		cite(e.Ref)
+	}
+	for _, v := range r.Violations {
+		for _, ref := range v.Evidence {
+			cite(ref)
+		}
+	}
+	for _, f := range r.Flows {
+		for _, s := range f.Steps {
+			cite(s.Ref)
+		}
+	}
+	for name := range r.Files {
+		if !cited[name] {
+			delete(r.Files, name)
+		}
+	}
 }
 
 // sortEvents orders events by tick, keeping the timeline's order within a
@@ -348,16 +395,4 @@ func eventTicks(es []Event) []int {
 		}
 	}
 	return ticks
-}
-
-// citesFile reports whether any violation cites a line of the file.
-func citesFile(vs []checker.Violation, file string) bool {
-	for _, v := range vs {
-		for _, ref := range v.Evidence {
-			if strings.HasPrefix(ref, file+":") {
-				return true
-			}
-		}
-	}
-	return false
 }

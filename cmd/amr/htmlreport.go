@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -149,7 +148,7 @@ func printDiff(w io.Writer, d *report.Diff) {
 			}
 			where := fmt.Sprintf("line %d", f.Line)
 			if f.Missing != "" {
-				where += " (missing in " + strings.ToUpper(f.Missing) + ")"
+				where += " (missing in " + f.Missing + ")"
 			}
 			fmt.Fprintf(w, "  %s: %s\n    A: %s\n    B: %s\n", f.File, where, f.A, f.B)
 		}
