@@ -376,7 +376,8 @@ func TestBrowserLargeRunOpens(t *testing.T) {
 
 	ctx := newBrowser(t)
 	load := open(t, ctx, path)
-	draw := eval[float64](t, ctx, `(() => { const t0 = performance.now(); window.amr.open("`+r.ID+`"); return performance.now() - t0; })()`)
+	draw, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(async () => { const t0 = performance.now(); await window.amr.open("`+r.ID+`"); return performance.now() - t0; })()`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
 	t.Logf("large report: %d messages, %d events, %d bytes; load event after %.0f ms; opening the run (parse its data, draw its first lanes and flows) %.0f ms",
 		largeMessages, len(r.Events), size, load, draw)
 	assert.Equal(t, 100, eval[int](t, ctx, `document.querySelectorAll("#`+r.ID+` table.flows tbody tr").length`), "flows are drawn a page at a time")

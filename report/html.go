@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bytes"
+	"compress/gzip"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -70,6 +73,8 @@ type runView struct {
 	Levels     []levelView
 	Violations []violationView
 	Data       template.JS
+	// Encoding is "gzip+base64" when Data is compressed, "" for plain JSON.
+	Encoding string
 	// StartTick is where its lanes open: the first violation's tick.
 	StartTick int
 }
@@ -95,6 +100,13 @@ func newRunView(r Run) (runView, error) {
 		return runView{}, err
 	}
 	rv := runView{Run: r, Data: template.JS(data)}
+	if len(data) > compressAbove {
+		packed, err := gzipBase64(data)
+		if err != nil {
+			return runView{}, err
+		}
+		rv.Data, rv.Encoding = template.JS(packed), "gzip+base64"
+	}
 	tl := r.Timeline
 	for i := 0; i <= tl.TopLevel && i <= checker.MaxLevel; i++ {
 		name := fmt.Sprintf("L%d", i)
@@ -118,6 +130,28 @@ func newRunView(r Run) (runView, error) {
 		rv.StartTick = tl.Violations[0].Tick
 	}
 	return rv, nil
+}
+
+// compressAbove is the size of run data past which the page carries it
+// compressed: the browser reads a large run's page in a fraction of the
+// time, and unpacks the run when it is opened.
+const compressAbove = 256 << 10
+
+// gzipBase64 packs data deterministically: no name, no time in the
+// header.
+func gzipBase64(data []byte) (string, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return "", err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return "", err
+	}
+	if err := zw.Close(); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
 }
 
 // lineAt is the line a file:line reference cites, from the run's files.

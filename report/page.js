@@ -8,11 +8,21 @@
   var LANES = page.lanes;
   var cache = {};
 
+  // runData parses a run's data once; a large run's comes compressed
+  // and is unpacked here, when the run is first opened.
   function runData(id) {
     if (!cache[id]) {
-      var r = JSON.parse(document.getElementById('data-' + id).textContent);
-      index(r);
-      cache[id] = r;
+      var node = document.getElementById('data-' + id);
+      var text;
+      if (node.dataset.encoding === 'gzip+base64') {
+        var bin = atob(node.textContent), bytes = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+        text = new Response(stream).text();
+      } else {
+        text = Promise.resolve(node.textContent);
+      }
+      cache[id] = text.then(function (t) { var r = JSON.parse(t); index(r); return r; });
     }
     return cache[id];
   }
@@ -213,21 +223,27 @@
     render();
   }
 
+  // draw draws a run's lanes and flows once; it resolves when they are on
+  // the page.
   function draw(details) {
-    if (details.dataset.drawn) return;
-    var id = details.dataset.run, r = runData(id);
-    var host = details.querySelector('.lanes-host');
-    host.textContent = '';
-    drawLanes(host, r, id, +details.dataset.startTick || 0);
-    drawFlows(host, r);
-    details.dataset.drawn = '1';
+    if (!details.drawing) {
+      var id = details.dataset.run;
+      details.drawing = runData(id).then(function (r) {
+        var host = details.querySelector('.lanes-host');
+        host.textContent = '';
+        drawLanes(host, r, id, +details.dataset.startTick || 0);
+        drawFlows(host, r);
+        details.dataset.drawn = '1';
+      });
+    }
+    return details.drawing;
   }
 
   function open(id) {
     var d = document.getElementById(id);
-    if (!d) return;
+    if (!d) return Promise.resolve();
     d.open = true;
-    draw(d);
+    return draw(d);
   }
 
   document.querySelectorAll('details.run').forEach(function (d) {
