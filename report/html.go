@@ -73,7 +73,7 @@ type runView struct {
 	Levels     []levelView
 	Violations []violationView
 	Data       template.JS
-	// Encoding is "gzip+base64" when Data is compressed, "" for plain JSON.
+	// Encoding is "gzip-base64" when Data is compressed, "" for plain JSON.
 	Encoding string
 	// StartTick is where its lanes open: the first violation's tick.
 	StartTick int
@@ -105,7 +105,8 @@ func newRunView(r Run) (runView, error) {
 		if err != nil {
 			return runView{}, err
 		}
-		rv.Data, rv.Encoding = template.JS(packed), "gzip+base64"
+		// A JSON string, so the page's template writes it verbatim.
+		rv.Data, rv.Encoding = template.JS(`"`+packed+`"`), "gzip-base64"
 	}
 	tl := r.Timeline
 	for i := 0; i <= tl.TopLevel && i <= checker.MaxLevel; i++ {

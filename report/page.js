@@ -14,8 +14,8 @@
     if (!cache[id]) {
       var node = document.getElementById('data-' + id);
       var text;
-      if (node.dataset.encoding === 'gzip+base64') {
-        var bin = atob(node.textContent), bytes = new Uint8Array(bin.length);
+      if (node.dataset.encoding === 'gzip-base64') {
+        var bin = atob(JSON.parse(node.textContent)), bytes = new Uint8Array(bin.length);
         for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
         var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
         text = new Response(stream).text();

@@ -2,8 +2,11 @@ package report_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/report"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/suite"
@@ -203,6 +207,23 @@ func TestFlowFollowsAMessageToItsSend(t *testing.T) {
 	for _, l := range []string{"inbox", "approvals", "drafts", "outbox", "audit", "state"} {
 		assert.True(t, lanes[l], "the run has events in the %s lane", l)
 	}
+	assert.False(t, lanes["harness"], "no crash, no forced advance, nothing deferred: the harness lane is empty")
+}
+
+func TestHarnessLaneShowsCrashesAndRestarts(t *testing.T) {
+	b := publishedNamed(t, "l1-crash-after-send")[0]
+	dir := keepReplay(t, t.TempDir(), b, "reference", seeds.Named(b.Meta.Name))
+	p, err := report.Build([]string{dir}, report.Options{})
+	require.NoError(t, err)
+	what := map[string]int{}
+	for _, e := range p.Runs[0].Events {
+		if e.Lane == "harness" {
+			what[e.What]++
+		}
+	}
+	assert.Equal(t, len(b.Faults), what["crash"], "each of the bundle's crashes is in the harness lane")
+	assert.Equal(t, what["crash"], what["restart"], "and the restart after each")
+	assert.Equal(t, len(b.Faults), p.Runs[0].Crashes)
 }
 
 func TestDiff(t *testing.T) {
@@ -321,4 +342,28 @@ func TestRunCarriesOnlyWhatItCites(t *testing.T) {
 		}
 	}
 	assert.Positive(t, states)
+}
+
+func TestLargeRunDataIsPackedAndUnpacks(t *testing.T) {
+	b := bigBundle(publishedNamed(t, "l0-respond")[0], 1000)
+	p0, err := play.Play(b, play.Impl{Name: "streamer", New: newStreamer}, seeds.OfScored(seeds.Named(b.Meta.Name), 1), play.Options{})
+	require.NoError(t, err)
+	require.Empty(t, p0.Verdict().Violations)
+	dir := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, suite.KeepJudged(dir, p0.Result, suite.NewRunReport(1, p0.Seeds, p0.Result, p0.Judgement), p0.Judgement))
+	p, err := report.Build([]string{dir}, report.Options{})
+	require.NoError(t, err)
+	page := string(html(t, p))
+	m := regexp.MustCompile(`<script type="application/json" id="data-run-1" data-encoding="gzip-base64">"([A-Za-z0-9+/=]+)"</script>`).FindStringSubmatch(page)
+	require.NotNil(t, m, "a large run's data is carried packed, as a JSON string: %.300s", page[strings.Index(page, `id="data-run-1"`)-40:])
+	packed, err := base64.StdEncoding.DecodeString(m[1])
+	require.NoError(t, err)
+	zr, err := gzip.NewReader(bytes.NewReader(packed))
+	require.NoError(t, err)
+	data, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	var run report.Run
+	require.NoError(t, json.Unmarshal(data, &run))
+	assert.Len(t, run.Flows, 1000)
+	assert.Equal(t, len(p.Runs[0].Events), len(run.Events), "unpacked, it is the run")
 }

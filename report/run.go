@@ -242,6 +242,7 @@ func buildRun(id, label string, f *runFolder) Run {
 		r.Events = append(r.Events, ev)
 	}
 	r.Events = append(r.Events, stateEvents(f.log)...)
+	r.Events = append(r.Events, restartEvents(f.log)...)
 	sortEvents(r.Events)
 	r.Ticks = eventTicks(r.Events)
 	r.Flows = buildFlows(f.files)
@@ -340,6 +341,20 @@ func stateEvents(log []sandbox.LogRecord) []Event {
 			e.Record = ""
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// restartEvents are the fresh instances the harness started on the same
+// sandbox after a crash: the timeline tells them inside the crash's text,
+// the harness lane shows them apart.
+func restartEvents(log []sandbox.LogRecord) []Event {
+	var out []Event
+	for _, r := range log {
+		if r.Kind == sandbox.LogRestart {
+			out = append(out, Event{Entry: timeline.Entry{Tick: r.Tick, Who: timeline.Harness, What: "restart",
+				Text: "a fresh instance started on the same sandbox files"}, Lane: "harness"})
+		}
 	}
 	return out
 }
