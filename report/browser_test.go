@@ -382,6 +382,8 @@ func TestBrowserLargeRunOpens(t *testing.T) {
 		largeMessages, len(r.Events), size, load, draw)
 	assert.Equal(t, 100, eval[int](t, ctx, `document.querySelectorAll("#`+r.ID+` table.flows tbody tr").length`), "flows are drawn a page at a time")
 	assert.Equal(t, 30, eval[int](t, ctx, `document.querySelectorAll("#`+r.ID+` table.lanes thead th").length`)-1, "lanes are drawn a window of ticks at a time")
+	assert.LessOrEqual(t, eval[int](t, ctx, `Math.max(...Array.from(document.querySelectorAll("#`+r.ID+` table.lanes td")).map(td => td.querySelectorAll("button").length))`), 7,
+		"a busy tick draws six events of a lane and a button for the rest")
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)))
 	eval[any](t, ctx, `document.getElementById("`+r.ID+`").scrollIntoView()`)
 	screenshot(t, ctx, "large-run.png")

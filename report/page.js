@@ -4,6 +4,8 @@
   // only what one screen shows.
   var WINDOW = 30;
   var FLOW_PAGE = 100;
+  // Events drawn per lane and tick before a "more" button.
+  var CELL = 6;
   var page = JSON.parse(document.getElementById('amr-data').textContent);
   var LANES = page.lanes;
   var cache = {};
@@ -105,6 +107,26 @@
     host.appendChild(grid);
     host.appendChild(panel);
 
+    // fillCell draws a lane's events at one tick, at most limit of them
+    // and a button for the rest: a busy tick stays one screen tall.
+    function fillCell(td, k, lane, limit) {
+      td.textContent = '';
+      var shown = 0, more = 0;
+      for (var i = r.start[k]; i < r.start[k + 1]; i++) {
+        var e = r.events[i];
+        if (e.lane !== lane) continue;
+        if (shown >= limit && e.what !== 'violation') { more++; continue; }
+        shown++;
+        td.appendChild(el('button', {type: 'button', class: 'ev ' + e.what + (e.deferred ? ' deferred' : ''), 'data-i': String(i),
+          title: e.text, 'aria-label': 'tick ' + e.tick + ', ' + lane + ': ' + e.what + ' ' + e.text}, e.what === 'violation' ? '! ' + e.id : e.what));
+      }
+      if (more) {
+        var b = el('button', {type: 'button', class: 'more'}, '+' + more + ' more');
+        b.addEventListener('click', function () { fillCell(td, k, lane, Infinity); });
+        td.appendChild(b);
+      }
+    }
+
     function render() {
       grid.textContent = '';
       var end = Math.min(at + WINDOW, r.ticks.length);
@@ -124,13 +146,7 @@
         tr.appendChild(el('th', {scope: 'row'}, lane));
         for (var k = at; k < end; k++) {
           var td = el('td');
-          for (var i = r.start[k]; i < r.start[k + 1]; i++) {
-            var e = r.events[i];
-            if (e.lane !== lane) continue;
-            var b = el('button', {type: 'button', class: 'ev ' + e.what + (e.deferred ? ' deferred' : ''), 'data-i': String(i),
-              title: e.text, 'aria-label': 'tick ' + e.tick + ', ' + lane + ': ' + e.what + ' ' + e.text}, e.what === 'violation' ? '! ' + e.id : e.what);
-            td.appendChild(b);
-          }
+          fillCell(td, k, lane, CELL);
           tr.appendChild(td);
         }
         body.appendChild(tr);

@@ -227,6 +227,13 @@ func buildRun(id, label string, f *runFolder) Run {
 	tl := timeline.Build(timeline.Input{Bundle: f.bundle, Files: f.files, Log: f.log, Verdict: f.verdict})
 	r := Run{ID: id, Label: label, Dir: f.dir, Timeline: tl, Scenario: tl.Scenario, Impl: tl.Impl, Seeds: tl.Seeds.Text(),
 		Horizon: tl.Horizon, Levels: tl.Levels, Vacuous: tl.Vacuous, Violations: tl.Violations, Files: fileLines(f.files)}
+	if f.bundle == nil && len(f.log) > 0 {
+		// Without the bundle, the run log's start record says how far
+		// the run went.
+		if h, err := strconv.Atoi(f.log[0].Params["horizon"]); err == nil {
+			r.Horizon = h
+		}
+	}
 	for _, v := range tl.Violations {
 		for _, ref := range v.Evidence {
 			if strings.HasPrefix(ref, sandbox.RunLogFile+":") {
