@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
@@ -44,7 +44,7 @@ type publishedDir struct {
 // readPublished lists the scenario directories of a published set: every
 // directory whose name starts with "l", as the build embeds them.
 func readPublished(root string) ([]publishedDir, error) {
-	entries, err := os.ReadDir(root)
+	entries, err := safefile.ReadDir(root)
 	if err != nil {
 		return nil, err
 	}

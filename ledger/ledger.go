@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -26,7 +27,7 @@ type Ledger struct {
 // would link the new receipt to the wrong one.
 func Open(path string) (*Ledger, error) {
 	l := &Ledger{path: path, memo: map[Key]int{}}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil
 	}

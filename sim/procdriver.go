@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -686,7 +687,7 @@ func (r *Result) Cleanup() error {
 func (d *procDriver) output() map[string][]byte {
 	out := map[string][]byte{}
 	for _, name := range []string{StdoutLog, StderrLog} {
-		if data, err := os.ReadFile(filepath.Join(d.workdir, name)); err == nil {
+		if data, err := safefile.ReadFile(filepath.Join(d.workdir, name), 0); err == nil {
 			out[name] = data
 		}
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/fuzz"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
@@ -278,7 +281,10 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		corpusDir = fuzz.DefaultCorpusDir(cfg.Impl.Name)
 	}
 	if !o.noCorpus {
-		cfg.Corpus, doc.Corpus = loadCorpus(stderr, corpusDir)
+		var err error
+		if cfg.Corpus, doc.Corpus, err = loadCorpus(stderr, corpusDir); err != nil {
+			return err
+		}
 	}
 	// Ctrl-C stops the campaign; it is held until the command ends, so a
 	// process started while shrinking is killed too.
@@ -343,16 +349,21 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}, nil
 }
 
-// loadCorpus reads the corpus a campaign replays first; a file that does
-// not load is a warning, and listed in the document.
-func loadCorpus(stderr io.Writer, dir string) ([]fuzz.CorpusEntry, *corpusJSON) {
+// loadCorpus reads the corpus a campaign replays first; a bundle that does
+// not load is a warning, and listed in the document. A corpus amr cannot
+// read at all, or an entry that is no file amr ever wrote (a FIFO, a
+// device), is bad input: the campaign would not replay what it says.
+func loadCorpus(stderr io.Writer, dir string) ([]fuzz.CorpusEntry, *corpusJSON, error) {
 	entries, problems := fuzz.LoadCorpus(dir)
 	doc := &corpusJSON{Dir: dir, Replays: []fuzz.Replay{}}
 	for _, p := range problems {
+		if errors.Is(p, safefile.ErrNotRegular) || errors.Is(p, safefile.ErrNotDir) || errors.Is(p, fs.ErrPermission) {
+			return nil, nil, &exitError{code: exitBad, err: p}
+		}
 		fmt.Fprintf(stderr, "warning: %v\n", p)
 		doc.Problems = append(doc.Problems, p.Error())
 	}
-	return entries, doc
+	return entries, doc, nil
 }
 
 // campaign plays the campaign until it ends or ctx does, with progress on

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amr-bench/amr/internal/jsondepth"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/sim"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -79,12 +81,12 @@ gets.`,
 // clockTick reads a clock file the way an implementation does; 0 when
 // there is none.
 func clockTick(dir string) int {
-	data, err := os.ReadFile(filepath.Join(dir, sandbox.Clock))
+	data, err := safefile.ReadFile(filepath.Join(dir, sandbox.Clock), 1<<20)
 	if err != nil {
 		return 0
 	}
 	var c sandbox.ClockFile
-	if json.Unmarshal(data, &c) != nil {
+	if jsondepth.Check(data, 0) != nil || json.Unmarshal(data, &c) != nil {
 		return 0
 	}
 	return c.Tick

@@ -3,11 +3,14 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/amr-bench/amr/internal/jsondepth"
 )
 
 // Message is one line of inbox.jsonl.
@@ -430,6 +433,10 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
+		if err := jsondepth.Check(raw, 0); err != nil {
+			errs = append(errs, LineError{File: file, Line: n, Msg: err.Error()})
+			continue
+		}
 		o, fs, ok := decodeObject(raw, *buf)
 		*buf = fs
 		if !ok {
@@ -600,6 +607,14 @@ func (o *object) optionalStr(field string) string {
 func ParseState(data []byte) (Snapshot, *LineError) {
 	fail := func(field, msg string) (Snapshot, *LineError) {
 		return Snapshot{}, &LineError{File: State, Line: 1, Field: field, Msg: msg}
+	}
+	if err := jsondepth.Check(data, 0); err != nil {
+		var de *jsondepth.Error
+		line := 1
+		if errors.As(err, &de) {
+			line = de.Line
+		}
+		return Snapshot{}, &LineError{File: State, Line: line, Msg: err.Error()}
 	}
 	top, _, ok := decodeObject(trimBOM(data), nil)
 	if !ok {
