@@ -628,7 +628,9 @@ func SaveJSON(b *Bundle, path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	// Atomic: a corpus or an output read while amr writes it, or left by
+	// an interrupted amr, holds the whole bundle or none of it.
+	return safefile.WriteFile(path, data, 0o644)
 }
 
 func indentJSON(v any) ([]byte, error) {

@@ -82,6 +82,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	if real, err := filepath.EvalSymlinks(d.workdir); err == nil {
 		d.workdir = real
 	}
+	registerWorkdir(d.workdir)
 	d.root = filepath.Join(d.workdir, SandboxDir)
 	if err = os.Mkdir(d.root, 0o755); err != nil {
 		return nil, fmt.Errorf("sim: making the sandbox: %w", err)
@@ -670,7 +671,7 @@ func (d *procDriver) abort() {
 		d.stderr.Close()
 	}
 	if d.workdir != "" {
-		os.RemoveAll(d.workdir)
+		_ = removeWorkdir(d.workdir)
 	}
 }
 
@@ -680,7 +681,7 @@ func (r *Result) Cleanup() error {
 	if r.Workdir == "" {
 		return nil
 	}
-	return os.RemoveAll(r.Workdir)
+	return removeWorkdir(r.Workdir)
 }
 
 // output reads the process's stdout.log and stderr.log once it has ended.

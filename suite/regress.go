@@ -294,5 +294,6 @@ func WriteBaseline(path string, runs int, results []BaselineResult) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	// Atomic: an interrupted --update leaves the old baseline whole.
+	return safefile.WriteFile(path, data, 0o644)
 }

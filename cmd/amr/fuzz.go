@@ -379,9 +379,17 @@ func campaign(ctx context.Context, stderr io.Writer, cfg fuzz.Config, progress b
 	return sum, err
 }
 
+// outcomeInterrupted is the outcome of a campaign stopped by a signal
+// before it found anything: never "clean", which only a finished budget
+// earns.
+const outcomeInterrupted = "interrupted"
+
 // summarize copies a campaign's counts into the document.
 func summarize(doc *fuzzJSON, sum *fuzz.Summary, interrupted bool) {
 	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
+	if interrupted && doc.Outcome == fuzz.OutcomeClean {
+		doc.Outcome = outcomeInterrupted
+	}
 	doc.FailedRuns, doc.InvalidRuns, doc.Found = sum.FailedRuns, sum.InvalidRuns, sum.Found
 	doc.Interrupted = interrupted
 	if doc.Seconds > 0 {
@@ -560,7 +568,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexamp
 		return doc, cx.Bundle, nil
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %s)...\n", o.shrinkTime)
-	shrunk, kept := shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
+	shrunk, kept := shrinkCounterexample(cmd.Context(), cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
 	doc.Shrunk = shrunk
 	printShrunk(w, doc.Shrunk, doc.Replay)
 	if kept == nil {
@@ -586,8 +594,9 @@ func printFound(w io.Writer, cx *fuzz.Counterexample, raw string) {
 // dir. It returns the shrunk bundle to keep, or nil when the shrink could
 // not be done: that is reported in the document, not as an error, and the
 // raw counterexample stands.
-func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) (*shrunkJSON, *scenarios.Bundle) {
-	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version}
+func shrinkCounterexample(ctx context.Context, cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions,
+	dir string) (*shrunkJSON, *scenarios.Bundle) {
+	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version, Context: ctx}
 	if impl.Name != examples.ReferenceName {
 		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
 			req.Control = &ref
@@ -666,7 +675,12 @@ func reportDivergence(w io.Writer, d *fuzz.Divergence, dir string) (*divergenceJ
 
 func printFuzzSummary(w io.Writer, doc fuzzJSON, cov fuzz.Coverage) {
 	outcome := doc.Outcome
-	if doc.Interrupted {
+	switch {
+	case doc.Interrupted && doc.Outcome == outcomeInterrupted:
+		// An interrupted campaign that found nothing has not shown the
+		// implementation clean: it says how far it got (D67).
+		outcome = fmt.Sprintf("interrupted after %d runs, no failure found so far", doc.Runs)
+	case doc.Interrupted:
 		outcome += " (interrupted)"
 	}
 	fmt.Fprintf(w, "\n%d run(s) of campaign %s in %.1fs (%s runs/s): %s\n", doc.Runs, doc.Campaign, doc.Seconds, rate(doc.RunsPerSecond), outcome)

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -27,8 +25,9 @@ func newStubCmd() *cobra.Command {
 		Long: `Stub serves the bundle's stub model over HTTP, exactly as a run serves it to a
 process implementation, and prints its base URL and the variables the official
 OpenAI clients read. Every call is logged to model-calls.jsonl in --dir (a new
-temporary directory when not given); a call's "at" is the tick in --dir's clock
-file, 0 without one. It serves until interrupted.
+temporary directory when not given, removed when the stub stops); a call's "at"
+is the tick in --dir's clock file, 0 without one. It serves until interrupted,
+and then exits 130 (SIGINT) or 143 (SIGTERM).
 
 See docs/processes.md ("The stub model over HTTP") for what each kind of request
 gets.`,
@@ -44,6 +43,11 @@ gets.`,
 				if dir, err = os.MkdirTemp("", "amr-stub-*"); err != nil {
 					return err
 				}
+				// A directory the stub made is the stub's: it goes when
+				// the stub stops, however it stops (D67); --dir keeps one.
+				tmp := dir
+				drop := atInterrupt(func() { os.RemoveAll(tmp) })
+				defer func() { drop(); os.RemoveAll(tmp) }()
 			}
 			store, err := sandbox.OpenDir(dir)
 			if err != nil {
@@ -52,12 +56,10 @@ gets.`,
 			// The handler is in place before the address is printed, so a
 			// caller that stops the stub as soon as it sees the address
 			// gets a clean exit.
-			parent := cmd.Context()
-			if parent == nil {
-				parent = context.Background()
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
 			}
-			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			stub := sim.NewBundleStub(b, store, func() int { return clockTick(dir) })
 			srv, base, err := sim.ServeStub(stub, addr)
 			if err != nil {
@@ -68,6 +70,9 @@ gets.`,
 			fmt.Fprintf(w, "stub model for %s at %s\n", b.Meta.Name, base)
 			fmt.Fprintf(w, "OPENAI_BASE_URL=%s OPENAI_API_KEY=%s\n", base, sim.StubAPIKey)
 			fmt.Fprintf(w, "calls are logged to %s\n", filepath.Join(dir, sandbox.ModelCalls))
+			if flagDir := cmd.Flags().Lookup("dir"); flagDir == nil || !flagDir.Changed {
+				fmt.Fprintln(w, "(a temporary directory, removed when the stub stops: --dir keeps the log)")
+			}
 			<-ctx.Done()
 			return nil
 		},

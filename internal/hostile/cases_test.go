@@ -24,6 +24,7 @@ type hostileCase struct {
 func allCases() []hostileCase {
 	var out []hostileCase
 	out = append(out, readCases()...)
+	out = append(out, signalCases()...)
 	return out
 }
 
