@@ -1,7 +1,9 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -207,4 +209,32 @@ func CheckPromotion(b *scenarios.Bundle, control play.Impl, lookup func(name str
 		out = append(out, PromotionCheck{Impl: im.Name, Report: rep})
 	}
 	return out, nil
+}
+
+// WritePromotion writes the promoted bundle into its place in one step: the
+// directory is written beside it under a temporary name, then renamed into
+// place only when nothing is there. Of two promotions under one name
+// exactly one lands; the other gets an error wrapping safefile.ErrExists
+// and leaves nothing behind.
+func WritePromotion(p *Promotion) error {
+	tmp, err := os.MkdirTemp(filepath.Dir(p.Path), "."+filepath.Base(p.Path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if err := scenarios.SaveDir(p.Bundle, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := safefile.RenameDirExclusive(tmp, p.Path); err != nil {
+		os.RemoveAll(tmp)
+		if errors.Is(err, safefile.ErrExists) {
+			return fmt.Errorf("%s already exists (another promotion took the name first): %w", p.Path, err)
+		}
+		return err
+	}
+	return nil
 }

@@ -25,6 +25,7 @@ func allCases() []hostileCase {
 	var out []hostileCase
 	out = append(out, readCases()...)
 	out = append(out, signalCases()...)
+	out = append(out, dataCases()...)
 	return out
 }
 
@@ -33,6 +34,7 @@ func TestHostile(t *testing.T) {
 		t.Run(c.area+"/"+c.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t)
+			w.args = c.args
 			if c.setup != nil {
 				require.NoError(t, c.setup(w))
 			}

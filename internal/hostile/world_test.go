@@ -121,6 +121,7 @@ func sh(dir string, args ...string) error {
 // (TMPDIR) so what amr leaves there can be seen.
 type world struct {
 	dir, tmp string
+	args     []string // the case's command
 }
 
 func newWorld(t *testing.T) *world {

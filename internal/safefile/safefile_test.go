@@ -3,6 +3,7 @@ package safefile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,4 +123,56 @@ func TestReadDirSorted(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "a", entries[0].Name())
 	require.Equal(t, "c", entries[2].Name())
+}
+
+func TestWithDirLockSerializesReadModifyWrite(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "n")
+	require.NoError(t, os.WriteFile(p, []byte("0"), 0o644))
+	done := make(chan struct{})
+	for range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 50 {
+				require.NoError(t, WithDirLock(dir, func() error {
+					data, err := ReadFile(p, 0)
+					if err != nil {
+						return err
+					}
+					n := 0
+					fmt.Sscan(string(data), &n)
+					return WriteFile(p, []byte(fmt.Sprint(n+1)), 0o644)
+				}))
+			}
+		}()
+	}
+	<-done
+	<-done
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, "100", string(data), "no increment was lost")
+}
+
+func TestCreateExclusiveOneWinner(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, CreateExclusive(p, []byte("first"), 0o600))
+	err := CreateExclusive(p, []byte("second"), 0o600)
+	require.ErrorIs(t, err, ErrExists)
+	data, _ := os.ReadFile(p)
+	require.Equal(t, "first", string(data))
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	require.Len(t, entries, 1, "no temporary file is left")
+}
+
+func TestRenameDirExclusive(t *testing.T) {
+	root := t.TempDir()
+	a, b, dst := filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "dst")
+	for _, d := range []string{a, b} {
+		require.NoError(t, os.Mkdir(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "x"), []byte(d), 0o644))
+	}
+	require.NoError(t, RenameDirExclusive(a, dst))
+	require.ErrorIs(t, RenameDirExclusive(b, dst), ErrExists)
+	data, _ := os.ReadFile(filepath.Join(dst, "x"))
+	require.Equal(t, a, string(data))
 }
