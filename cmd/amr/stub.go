@@ -19,6 +19,7 @@ func init() { commands = append(commands, newStubCmd) }
 
 func newStubCmd() *cobra.Command {
 	var addr, dir string
+	var limits sim.StubLimits
 	cmd := &cobra.Command{
 		Use:   "stub BUNDLE",
 		Short: "Serve a bundle's stub model alone, to develop an implementation against",
@@ -61,11 +62,11 @@ gets.`,
 				ctx = context.Background()
 			}
 			stub := sim.NewBundleStub(b, store, func() int { return clockTick(dir) })
-			srv, base, err := sim.ServeStub(stub, addr)
+			srv, base, err := sim.ServeStub(stub, addr, limits)
 			if err != nil {
 				return badInput(err)
 			}
-			defer srv.Close()
+			defer srv()
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "stub model for %s at %s\n", b.Meta.Name, base)
 			fmt.Fprintf(w, "OPENAI_BASE_URL=%s OPENAI_API_KEY=%s\n", base, sim.StubAPIKey)
@@ -80,6 +81,9 @@ gets.`,
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0: any free port)")
 	f.StringVar(&dir, "dir", "", "directory to log model-calls.jsonl in (default: a new temporary one)")
+	f.DurationVar(&limits.HeaderTimeout, "header-timeout", sim.DefaultStubLimits.HeaderTimeout, "a request's header must arrive within this")
+	f.DurationVar(&limits.BodyTimeout, "body-timeout", sim.DefaultStubLimits.BodyTimeout, "a request's body must arrive within this")
+	f.IntVar(&limits.MaxConcurrent, "max-concurrent", sim.DefaultStubLimits.MaxConcurrent, "requests served at once; more are refused with 429")
 	return cmd
 }
 

@@ -26,6 +26,7 @@ func allCases() []hostileCase {
 	out = append(out, readCases()...)
 	out = append(out, signalCases()...)
 	out = append(out, dataCases()...)
+	out = append(out, stubCases()...)
 	return out
 }
 
