@@ -27,6 +27,7 @@ func allCases() []hostileCase {
 	out = append(out, signalCases()...)
 	out = append(out, dataCases()...)
 	out = append(out, stubCases()...)
+	out = append(out, processCases()...)
 	return out
 }
 
