@@ -58,14 +58,19 @@ func dataCases() []hostileCase {
 func promoteRace(t *testing.T, w *world) result {
 	var wg sync.WaitGroup
 	rs := make([]result, 2)
+	pids := make([]int, 2)
 	for i := range rs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs[i] = w.run(t, "promote", "cx.json", "--name", "l1-race", "--scenarios", "pub")
+			rs[i], pids[i] = w.exec(t, "promote", "cx.json", "--name", "l1-race", "--scenarios", "pub")
 		}()
 	}
 	wg.Wait()
+	// Only once both have ended: each is the other's live process.
+	for i := range pids {
+		w.noLeftovers(t, pids[i], rs[i].output())
+	}
 	if rs[0].code == 0 {
 		rs[0], rs[1] = rs[1], rs[0]
 	}

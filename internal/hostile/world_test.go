@@ -177,14 +177,23 @@ func (w *world) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.
 
 func (w *world) run(t *testing.T, args ...string) result {
 	t.Helper()
+	r, pid := w.exec(t, args...)
+	w.noLeftovers(t, pid, r.output())
+	return r
+}
+
+// exec runs amr and returns its result and process id, without looking for
+// what it left: for commands run side by side in one world, checked once
+// all have ended.
+func (w *world) exec(t *testing.T, args ...string) (result, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), caseDeadline)
 	defer cancel()
 	c, out, errb := w.command(ctx, args...)
 	err := c.Run()
 	r := result{stdout: out.String(), stderr: errb.String(), timedOut: ctx.Err() != nil}
 	r.code = exitCode(err)
-	w.noLeftovers(t, c.Process.Pid, r.output())
-	return r
+	return r, c.Process.Pid
 }
 
 func exitCode(err error) int {

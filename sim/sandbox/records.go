@@ -609,12 +609,14 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 		return Snapshot{}, &LineError{File: State, Line: 1, Field: field, Msg: msg}
 	}
 	if err := jsondepth.Check(data, 0); err != nil {
+		// state.json is one document, judged at its line 1 as every
+		// other fault of it is; the message says where it went too deep.
+		msg := err.Error()
 		var de *jsondepth.Error
-		line := 1
-		if errors.As(err, &de) {
-			line = de.Line
+		if errors.As(err, &de) && de.Line > 1 {
+			msg = fmt.Sprintf("%s (from line %d)", msg, de.Line)
 		}
-		return Snapshot{}, &LineError{File: State, Line: line, Msg: err.Error()}
+		return Snapshot{}, &LineError{File: State, Line: 1, Msg: msg}
 	}
 	top, _, ok := decodeObject(trimBOM(data), nil)
 	if !ok {
