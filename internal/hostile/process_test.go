@@ -19,7 +19,7 @@ func processCases() []hostileCase {
 	var out []hostileCase
 	for _, p := range procs {
 		out = append(out, hostileCase{area: "process", name: p.name, input: "--impl-cmd \"" + p.cmd + "\"",
-			args: []string{"run", "b", "--runs", "1", "--timeout", "300ms", "--impl-cmd", p.cmd},
+			args: []string{"run", "b", "--runs", "1", "--timeout", "100ms", "--window", "20ms", "--impl-cmd", p.cmd},
 			exit: 1, want: "1 failed"})
 	}
 	out = append(out, hostileCase{area: "process", name: "a command that does not exist", input: `--impl-cmd "no-such-program-amr"`,
