@@ -3,14 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/amr-bench/amr/internal/jsondepth"
 )
 
 // Message is one line of inbox.jsonl.
@@ -433,10 +430,6 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		if err := jsondepth.Check(raw, 0); err != nil {
-			errs = append(errs, LineError{File: file, Line: n, Msg: err.Error()})
-			continue
-		}
 		o, fs, ok := decodeObject(raw, *buf)
 		*buf = fs
 		if !ok {
@@ -607,16 +600,6 @@ func (o *object) optionalStr(field string) string {
 func ParseState(data []byte) (Snapshot, *LineError) {
 	fail := func(field, msg string) (Snapshot, *LineError) {
 		return Snapshot{}, &LineError{File: State, Line: 1, Field: field, Msg: msg}
-	}
-	if err := jsondepth.Check(data, 0); err != nil {
-		// state.json is one document, judged at its line 1 as every
-		// other fault of it is; the message says where it went too deep.
-		msg := err.Error()
-		var de *jsondepth.Error
-		if errors.As(err, &de) && de.Line > 1 {
-			msg = fmt.Sprintf("%s (from line %d)", msg, de.Line)
-		}
-		return Snapshot{}, &LineError{File: State, Line: 1, Msg: msg}
 	}
 	top, _, ok := decodeObject(trimBOM(data), nil)
 	if !ok {
