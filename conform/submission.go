@@ -11,11 +11,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/jsondepth"
+	"github.com/amr-bench/amr/internal/safefile"
 )
 
 // Format tags a submission declaration.
@@ -56,7 +57,7 @@ type Gap struct {
 
 // Load reads and validates a declaration file.
 func Load(path string) (*Submission, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +71,9 @@ func Load(path string) (*Submission, error) {
 // Parse reads and validates a declaration. Unknown fields are errors: a
 // misspelt key would otherwise silently declare nothing.
 func Parse(data []byte) (*Submission, error) {
+	if err := jsondepth.Check(data, 0); err != nil {
+		return nil, fmt.Errorf("line%w", jsondepth.At(err))
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var s Submission

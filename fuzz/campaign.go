@@ -266,7 +266,7 @@ func Campaign(ctx context.Context, cfg Config) (*Summary, error) {
 	c := &campaign{cfg: cfg, start: time.Now(),
 		sum: &Summary{Impl: cfg.Impl.Name, Seed: cfg.Seed, Preset: cfg.Preset, Shard: cfg.Shard, Planned: cfg.Runs,
 			Found: map[string]int{}}}
-	if err := c.replayCorpus(); err != nil {
+	if err := c.replayCorpus(ctx); err != nil {
 		return nil, err
 	}
 	if (c.sum.Failure == nil && c.sum.Invalid == nil) || cfg.KeepGoing {
@@ -284,8 +284,11 @@ type campaign struct {
 	sum   *Summary
 }
 
-func (c *campaign) replayCorpus() error {
+func (c *campaign) replayCorpus(ctx context.Context) error {
 	for _, e := range c.cfg.Corpus {
+		if ctx.Err() != nil {
+			return nil // the summary says the campaign was interrupted
+		}
 		var seed *uint64
 		if s, ok := OriginRunSeed(e.Bundle); ok {
 			seed = &s

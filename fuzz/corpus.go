@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 )
@@ -45,7 +46,7 @@ func pathName(name string) string {
 // directory is an empty corpus. A file that does not load or validate is
 // skipped and reported in the returned problems.
 func LoadCorpus(dir string) ([]CorpusEntry, []error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := safefile.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

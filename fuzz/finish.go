@@ -2,9 +2,9 @@ package fuzz
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
@@ -76,11 +76,7 @@ func FinishPromotion(p *Promotion, scenariosDir string, referencePasses bool, im
 		}
 	}
 	if base != nil {
-		data, err := base.WithScenario(name, rows).Marshal()
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(basePath, data, 0o644); err != nil {
+		if err := addToBaseline(basePath, name, rows); err != nil {
 			return nil, err
 		}
 		end.Baseline, end.Rows = basePath, len(rows)
@@ -107,4 +103,22 @@ func failsAny(levels map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// addToBaseline adds the scenario's rows to the baseline under a lock on
+// its directory, reading it again inside the lock: two promotions of
+// different scenarios at once both land, neither overwrites the other's
+// rows, and the file is replaced atomically.
+func addToBaseline(path, name string, rows []suite.BaselineResult) error {
+	return safefile.WithDirLock(filepath.Dir(path), func() error {
+		base, err := suite.ReadBaseline(path)
+		if err != nil {
+			return err
+		}
+		data, err := base.WithScenario(name, rows).Marshal()
+		if err != nil {
+			return err
+		}
+		return safefile.WriteFile(path, data, 0o644)
+	})
 }

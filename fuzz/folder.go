@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/amr-bench/amr/internal/jsondepth"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
@@ -48,7 +50,7 @@ func ReadFolderRun(path string, b *scenarios.Bundle) (run FolderRun, ok bool, no
 		return FolderRun{}, false, ""
 	}
 	logPath := filepath.Join(path, sandbox.RunLogFile)
-	data, err := os.ReadFile(logPath)
+	data, err := safefile.ReadFile(logPath, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return FolderRun{}, false, fmt.Sprintf("%s has no %s: the run seed derives from the bundle", path, sandbox.RunLogFile)
 	}
@@ -73,12 +75,12 @@ func ReadFolderRun(path string, b *scenarios.Bundle) (run FolderRun, ok bool, no
 // log's start record carries only the engine seed, and a replay prints
 // every level it knows.
 func folderSeeds(path string, recorded seeds.Seeds) seeds.Seeds {
-	data, err := os.ReadFile(filepath.Join(path, ProfileJSON))
+	data, err := safefile.ReadFile(filepath.Join(path, ProfileJSON), 0)
 	if err != nil {
 		return recorded
 	}
 	var p ProfileRecord
-	if json.Unmarshal(data, &p) != nil || p.Engine == nil || recorded.Engine == nil || *p.Engine != *recorded.Engine {
+	if jsondepth.Check(data, 0) != nil || json.Unmarshal(data, &p) != nil || p.Engine == nil || recorded.Engine == nil || *p.Engine != *recorded.Engine {
 		return recorded
 	}
 	return p.Seeds

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/seeds"
 )
 
@@ -229,7 +230,7 @@ func WriteResult(dir string, r *Result) (string, error) {
 // its shard, and a tape that fits its run count and shard.
 func ReadResult(dir string) (*Result, error) {
 	path := filepath.Join(dir, ResultFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no %s: the campaign did not finish (killed, or it failed before the end)", dir, ResultFile)
 	}

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/suite"
@@ -44,7 +46,7 @@ type publishedDir struct {
 // readPublished lists the scenario directories of a published set: every
 // directory whose name starts with "l", as the build embeds them.
 func readPublished(root string) ([]publishedDir, error) {
-	entries, err := os.ReadDir(root)
+	entries, err := safefile.ReadDir(root)
 	if err != nil {
 		return nil, err
 	}
@@ -207,4 +209,32 @@ func CheckPromotion(b *scenarios.Bundle, control play.Impl, lookup func(name str
 		out = append(out, PromotionCheck{Impl: im.Name, Report: rep})
 	}
 	return out, nil
+}
+
+// WritePromotion writes the promoted bundle into its place in one step: the
+// directory is written beside it under a temporary name, then renamed into
+// place only when nothing is there. Of two promotions under one name
+// exactly one lands; the other gets an error wrapping safefile.ErrExists
+// and leaves nothing behind.
+func WritePromotion(p *Promotion) error {
+	tmp, err := os.MkdirTemp(filepath.Dir(p.Path), "."+filepath.Base(p.Path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if err := scenarios.SaveDir(p.Bundle, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := safefile.RenameDirExclusive(tmp, p.Path); err != nil {
+		os.RemoveAll(tmp)
+		if errors.Is(err, safefile.ErrExists) {
+			return fmt.Errorf("%s already exists (another promotion took the name first): %w", p.Path, err)
+		}
+		return err
+	}
+	return nil
 }

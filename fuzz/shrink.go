@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -107,6 +108,9 @@ type ShrinkRequest struct {
 	MaxSteps int
 	// HarnessVersion is recorded in the shrunk bundle's provenance.
 	HarnessVersion string
+	// Context stops the shrink (Ctrl-C); an interrupted shrink returns
+	// shrink.ErrInterrupted and no bundle (nil: never).
+	Context context.Context
 }
 
 // Shrunk is a finished shrink, its provenance written into its bundle.
@@ -143,7 +147,7 @@ func Shrink(b *scenarios.Bundle, req ShrinkRequest) (*Shrunk, error) {
 	if err := controlPasses(b, req); err != nil {
 		return nil, err
 	}
-	res, err := shrink.Shrink(b, FailsWith(req.Impl, inv, req.RunSeed, req.Control, req.MaxSteps), shrink.Options{Budget: req.Budget})
+	res, err := shrink.Shrink(b, FailsWith(req.Impl, inv, req.RunSeed, req.Control, req.MaxSteps), shrink.Options{Budget: req.Budget, Context: req.Context})
 	if err != nil {
 		return nil, err
 	}

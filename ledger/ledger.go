@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -30,7 +31,7 @@ type Ledger struct {
 // it is read (Verify), and only the ran receipts that pass are memoized.
 func Open(path string) (*Ledger, error) {
 	l := &Ledger{path: path, memo: map[Key]int{}}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/internal/jcs"
+	"github.com/amr-bench/amr/internal/jsondepth"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -228,6 +229,9 @@ func (r Receipt) Line() ([]byte, error) {
 // parseReceipt reads one ledger line.
 func parseReceipt(line []byte) (Receipt, error) {
 	var r Receipt
+	if err := jsondepth.Check(line, 0); err != nil {
+		return Receipt{}, err
+	}
 	if err := json.Unmarshal(line, &r); err != nil {
 		return Receipt{}, err
 	}

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
+
+	"github.com/amr-bench/amr/internal/safefile"
 )
 
 // Problem kinds Verify reports.
@@ -87,7 +88,7 @@ type entry struct {
 // last receipt must have. An unreadable file is an error; everything else is
 // a problem in the report.
 func Verify(ledgerPath, wantHead string) (*Report, error) {
-	data, err := os.ReadFile(ledgerPath)
+	data, err := safefile.ReadFile(ledgerPath, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +241,7 @@ func (rep *Report) checkArtifacts(dir string, e entry) {
 			rep.add(e.pos, ProblemArtifactPath, fmt.Sprintf("artifact %s: path %q is not relative to the ledger's directory", a.Name, a.Path))
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(a.Path)))
+		data, err := safefile.ReadFile(filepath.Join(dir, filepath.FromSlash(a.Path)), 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			rep.ArtifactsMissing++
 			missing = append(missing, a.Name)

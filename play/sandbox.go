@@ -2,7 +2,8 @@ package play
 
 import (
 	"fmt"
-	"os"
+
+	"github.com/amr-bench/amr/internal/safefile"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -10,16 +11,16 @@ import (
 // ReadSandbox reads every sandbox file of a directory, as a kept run or
 // another harness left it, to be judged with Judge.
 func ReadSandbox(dir string) (map[string][]byte, error) {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", dir)
+	if err := safefile.CheckDir(dir); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	d := &sandbox.Dir{Root: dir}
 	files := map[string][]byte{}
-	for _, name := range d.Names() {
+	names, err := d.List()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w", dir, err)
+	}
+	for _, name := range names {
 		data, err := d.Read(name)
 		if err != nil {
 			return nil, err

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/amr-bench/amr/internal/jcs"
+	"github.com/amr-bench/amr/internal/jsondepth"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -160,7 +162,7 @@ func SealDir(dir string, load Loader, createdAt time.Time, rnd io.Reader) (*Mani
 
 // bundleNames lists the bundles of a sealed directory in name order.
 func bundleNames(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := safefile.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -262,9 +264,12 @@ func ReadSecrets(path string) (*Secrets, error) {
 // fields. The tag is checked first, so a file of the wrong kind is named as
 // such.
 func readStrict(path, format string, into any) error {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if err != nil {
 		return err
+	}
+	if err := jsondepth.Check(data, 0); err != nil {
+		return fmt.Errorf("%s:%w", path, jsondepth.At(err))
 	}
 	if _, err := jcs.Canonicalize(data); err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/amr-bench/amr/internal/safefile"
 )
 
 // Revealed files: each committed bundle is published as <id>.json, its
@@ -54,7 +56,7 @@ func Reveal(s *Secrets, bundlesDir string, load Loader, outDir string) ([]string
 }
 
 func emptyDir(dir string) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := safefile.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -2,12 +2,12 @@ package reserve
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/amr-bench/amr/internal/jcs"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -47,7 +47,7 @@ func (r *Report) OK() bool { return len(r.Findings) == 0 }
 // bundle and salt against its commitment and top level, then files nobody
 // committed to. An error means the directory could not be read at all.
 func Verify(m *Manifest, revealedDir string) (*Report, error) {
-	files, err := os.ReadDir(revealedDir)
+	files, err := safefile.ReadDir(revealedDir)
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +130,8 @@ func (r *Report) checkManifest(m *Manifest) {
 func (r *Report) checkEntry(e Entry, dir string) bool {
 	docPath := filepath.Join(dir, e.ID+revealedBundleExt)
 	saltPath := filepath.Join(dir, e.ID+revealedSaltExt)
-	doc, docErr := os.ReadFile(docPath)
-	saltText, saltErr := os.ReadFile(saltPath)
+	doc, docErr := safefile.ReadFile(docPath, 0)
+	saltText, saltErr := safefile.ReadFile(saltPath, 0)
 	if docErr != nil || saltErr != nil {
 		var missing []string
 		for _, x := range []struct {

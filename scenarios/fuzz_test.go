@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/internal/hostile"
 )
 
 // FuzzParseBundle: any bytes either fail to load with located problems or
@@ -18,6 +20,7 @@ func FuzzParseBundle(f *testing.F) {
 	data, err := baseBundle().MarshalIndent()
 	require.NoError(f, err)
 	f.Add(data)
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, src, err := Parse("bundle.json", data)
 		if err != nil {
@@ -58,6 +61,10 @@ func FuzzLoadDir(f *testing.F) {
 	}
 	f.Add(read(FileBundle), read(FileMode), read(FileRules), read(FileModel),
 		read(FileInbox), read(FileApprovals), read(FileSignals), read(FileFaults))
+	for _, h := range hostile.Seeds() {
+		f.Add(h, read(FileMode), read(FileRules), read(FileModel),
+			h, read(FileApprovals), read(FileSignals), read(FileFaults))
+	}
 	f.Fuzz(func(t *testing.T, bundle, mode, rules, model, inbox, approvals, signals, faults []byte) {
 		// LoadFS shares LoadDir's decoding; a file system in memory keeps
 		// the disk out of the hot loop.
@@ -115,5 +122,12 @@ func checkLines(t *testing.T, ps Problems, files map[string][]byte, minLine int)
 		require.GreaterOrEqual(t, p.Pos.Line, minLine, p.String())
 		require.LessOrEqual(t, p.Pos.Line, lines, p.String())
 		require.NotEmpty(t, p.Msg)
+	}
+}
+
+// addHostile seeds a target with the hostile corpus's shapes.
+func addHostile(f *testing.F) {
+	for _, s := range hostile.Seeds() {
+		f.Add(s)
 	}
 }

@@ -15,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/amr-bench/amr/internal/jsondepth"
+	"github.com/amr-bench/amr/internal/safefile"
 )
 
 // Files of the directory form. bundle.json holds format, meta and fleet; each
@@ -109,20 +112,10 @@ func Load(path string) (*Bundle, *Source, error) {
 	return Parse(path, data)
 }
 
+// readLimited reads one bundle file: a regular file only, never a FIFO or
+// a device, and at most maxBundleFile bytes (internal/safefile).
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBundleFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxBundleFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxBundleFile)
-	}
-	return data, nil
+	return safefile.ReadFile(path, maxBundleFile)
 }
 
 // Parse reads the single-JSON form from bytes; name is used in positions.
@@ -185,7 +178,11 @@ func (fsFiles) join(dir, name string) string { return pathpkg.Join(dir, name) }
 func loadDir(files fileReader, dir string) (*Bundle, *Source, error) {
 	src := &Source{Path: dir, Dir: true, pos: map[string]Pos{}}
 	if _, err := files.read(files.join(dir, FileBundle)); err != nil {
-		return nil, src, Problems{{Pos: Pos{File: files.join(dir, FileBundle)}, Msg: "missing: a bundle directory needs bundle.json"}}
+		msg := "missing: a bundle directory needs bundle.json"
+		if !errors.Is(err, fs.ErrNotExist) {
+			msg = err.Error()
+		}
+		return nil, src, Problems{{Pos: Pos{File: files.join(dir, FileBundle)}, Msg: msg}}
 	}
 	var (
 		b     Bundle
@@ -287,6 +284,16 @@ func decodeLines[T any](files fileReader, dir, name, path string, src *Source, i
 // path, and reports syntax errors, type errors, duplicate keys and unknown
 // fields with positions.
 func decodeStrict(file string, data []byte, firstLine int, base string, t reflect.Type, src *Source, into any) Problems {
+	// The indexer below recurses and names every value's path, so nesting
+	// is bounded before it runs (D65).
+	if err := jsondepth.Check(data, 0); err != nil {
+		var de *jsondepth.Error
+		line := firstLine
+		if errors.As(err, &de) {
+			line = firstLine + de.Line - 1
+		}
+		return Problems{{Pos: Pos{File: file, Line: line}, Field: base, Msg: err.Error()}}
+	}
 	// Every token asks for its line, so the newlines are indexed once:
 	// counting from the start each time is quadratic in the file size.
 	var newlines []int64
@@ -621,7 +628,9 @@ func SaveJSON(b *Bundle, path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	// Atomic: a corpus or an output read while amr writes it, or left by
+	// an interrupted amr, holds the whole bundle or none of it.
+	return safefile.WriteFile(path, data, 0o644)
 }
 
 func indentJSON(v any) ([]byte, error) {

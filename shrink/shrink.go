@@ -22,6 +22,7 @@ package shrink
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -53,6 +54,10 @@ type Options struct {
 	// Tail is the smallest number of ticks kept between the last scheduled
 	// event and the horizon. Zero means LivenessTail.
 	Tail int
+	// Context stops the shrink when it is done (Ctrl-C): it is checked
+	// before each oracle call, and Shrink then returns ErrInterrupted
+	// rather than a bundle it did not finish with (nil: never).
+	Context context.Context
 }
 
 // Stats report what a shrink did. Events count every scheduled item:
@@ -85,6 +90,10 @@ type Result struct {
 	Stats  Stats
 }
 
+// ErrInterrupted is a shrink stopped by its context; it wraps the
+// context's error.
+var ErrInterrupted = errors.New("shrink: interrupted")
+
 // ErrNotFailing means the oracle does not hold for the input bundle, so
 // there is nothing to shrink.
 var ErrNotFailing = errors.New("shrink: the oracle does not hold for the input bundle")
@@ -115,10 +124,16 @@ func Shrink(b *scenarios.Bundle, oracle Oracle, opts Options) (*Result, error) {
 	// The input is judged whatever the budget: a shrink that cannot tell
 	// whether it started from a failure has nothing to report.
 	if !s.judge(cur, true) {
+		if err := s.interrupted(); err != nil {
+			return nil, err
+		}
 		return nil, ErrNotFailing
 	}
 	s.cur = cur
 	s.run()
+	if err := s.interrupted(); err != nil {
+		return nil, err
+	}
 	s.stats.EventsAfter = countEvents(s.cur)
 	s.stats.TicksAfter = s.cur.Meta.Horizon
 	s.stats.Elapsed = time.Since(s.start)
@@ -206,6 +221,10 @@ func (s *shrinker) judge(c *scenarios.Bundle, force bool) bool {
 			return v
 		}
 	}
+	if s.interrupted() != nil {
+		s.out = true
+		return false
+	}
 	if !force && s.opts.Budget > 0 && time.Since(s.start) > s.opts.Budget {
 		s.out = true
 		s.stats.BudgetHit = true
@@ -219,6 +238,14 @@ func (s *shrinker) judge(c *scenarios.Bundle, force bool) bool {
 		s.cache[key] = v
 	}
 	return v
+}
+
+// interrupted is ErrInterrupted once the context is done.
+func (s *shrinker) interrupted() error {
+	if s.opts.Context == nil || s.opts.Context.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrInterrupted, s.opts.Context.Err())
 }
 
 // countEvents counts a bundle's scheduled items.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -97,6 +98,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	if real, err := filepath.EvalSymlinks(d.workdir); err == nil {
 		d.workdir = real
 	}
+	registerWorkdir(d.workdir)
 	d.root = filepath.Join(d.workdir, SandboxDir)
 	if err = os.Mkdir(d.root, 0o755); err != nil {
 		return nil, fmt.Errorf("sim: making the sandbox: %w", err)
@@ -823,7 +825,7 @@ func (d *procDriver) abort() {
 		d.stderr.Close()
 	}
 	if d.workdir != "" {
-		os.RemoveAll(d.workdir)
+		_ = removeWorkdir(d.workdir)
 	}
 }
 
@@ -833,14 +835,14 @@ func (r *Result) Cleanup() error {
 	if r.Workdir == "" {
 		return nil
 	}
-	return os.RemoveAll(r.Workdir)
+	return removeWorkdir(r.Workdir)
 }
 
 // output reads the process's stdout.log and stderr.log once it has ended.
 func (d *procDriver) output() map[string][]byte {
 	out := map[string][]byte{}
 	for _, name := range []string{StdoutLog, StderrLog} {
-		if data, err := os.ReadFile(filepath.Join(d.workdir, name)); err == nil {
+		if data, err := safefile.ReadFile(filepath.Join(d.workdir, name), 0); err == nil {
 			out[name] = data
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/amr-bench/amr/internal/jsondepth"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 )
@@ -242,9 +244,12 @@ func (b BaselineResult) Verdict(level string) string {
 // ReadBaseline reads a baseline file; a missing file is reported as such
 // (errors.Is fs.ErrNotExist).
 func ReadBaseline(path string) (*Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if err != nil {
 		return nil, err
+	}
+	if err := jsondepth.Check(data, 0); err != nil {
+		return nil, fmt.Errorf("%s:%w", path, jsondepth.At(err))
 	}
 	var b Baseline
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -289,5 +294,6 @@ func WriteBaseline(path string, runs int, results []BaselineResult) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	// Atomic: an interrupted --update leaves the old baseline whole.
+	return safefile.WriteFile(path, data, 0o644)
 }

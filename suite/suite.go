@@ -237,6 +237,11 @@ func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, TopLevel: b.Meta.TopLevel,
 		Seeds: seeds.OfRun(seeds.RunOr(cfg.RunSeed, b.Meta.Name))}
 	for i := 1; i <= cfg.Runs; i++ {
+		if cfg.Context != nil && cfg.Context.Err() != nil {
+			// An interrupted suite stops between runs: what it kept is
+			// whole runs, never half of one.
+			return nil, fmt.Errorf("%s run %d: %w", b.Meta.Name, i, cfg.Context.Err())
+		}
 		rr, err := runOnce(b, impl, cfg, hash, i)
 		if err != nil {
 			return nil, err

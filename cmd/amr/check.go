@@ -12,6 +12,7 @@ import (
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/amr-bench/amr/suite"
@@ -165,7 +166,7 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if err != nil {
 		return nil, &exitError{code: exitBad, err: err}
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/fuzz"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/internal/shell"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
@@ -279,7 +282,10 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		corpusDir = fuzz.DefaultCorpusDir(cfg.Impl.Name)
 	}
 	if !o.noCorpus {
-		cfg.Corpus, doc.Corpus = loadCorpus(stderr, corpusDir)
+		var err error
+		if cfg.Corpus, doc.Corpus, err = loadCorpus(stderr, corpusDir); err != nil {
+			return err
+		}
 	}
 	// Ctrl-C stops the campaign; it is held until the command ends, so a
 	// process started while shrinking is killed too.
@@ -350,16 +356,21 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}, nil
 }
 
-// loadCorpus reads the corpus a campaign replays first; a file that does
-// not load is a warning, and listed in the document.
-func loadCorpus(stderr io.Writer, dir string) ([]fuzz.CorpusEntry, *corpusJSON) {
+// loadCorpus reads the corpus a campaign replays first; a bundle that does
+// not load is a warning, and listed in the document. A corpus amr cannot
+// read at all, or an entry that is no file amr ever wrote (a FIFO, a
+// device), is bad input: the campaign would not replay what it says.
+func loadCorpus(stderr io.Writer, dir string) ([]fuzz.CorpusEntry, *corpusJSON, error) {
 	entries, problems := fuzz.LoadCorpus(dir)
 	doc := &corpusJSON{Dir: dir, Replays: []fuzz.Replay{}}
 	for _, p := range problems {
+		if errors.Is(p, safefile.ErrNotRegular) || errors.Is(p, safefile.ErrNotDir) || errors.Is(p, fs.ErrPermission) {
+			return nil, nil, &exitError{code: exitBad, err: p}
+		}
 		fmt.Fprintf(stderr, "warning: %v\n", p)
 		doc.Problems = append(doc.Problems, p.Error())
 	}
-	return entries, doc
+	return entries, doc, nil
 }
 
 // campaign plays the campaign until it ends or ctx does, with progress on
@@ -375,9 +386,17 @@ func campaign(ctx context.Context, stderr io.Writer, cfg fuzz.Config, progress b
 	return sum, err
 }
 
+// outcomeInterrupted is the outcome of a campaign stopped by a signal
+// before it found anything: never "clean", which only a finished budget
+// earns.
+const outcomeInterrupted = "interrupted"
+
 // summarize copies a campaign's counts into the document.
 func summarize(doc *fuzzJSON, sum *fuzz.Summary, interrupted bool) {
 	doc.Runs, doc.Seconds, doc.Outcome = sum.Runs, sum.Elapsed.Seconds(), sum.Outcome()
+	if interrupted && doc.Outcome == fuzz.OutcomeClean {
+		doc.Outcome = outcomeInterrupted
+	}
 	doc.FailedRuns, doc.InvalidRuns, doc.Found = sum.FailedRuns, sum.InvalidRuns, sum.Found
 	doc.Interrupted = interrupted
 	if doc.Seconds > 0 {
@@ -556,7 +575,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexamp
 		return doc, cx.Bundle, nil
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %s)...\n", o.shrinkTime)
-	shrunk, kept := shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
+	shrunk, kept := shrinkCounterexample(cmd.Context(), cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
 	doc.Shrunk = shrunk
 	printShrunk(w, doc.Shrunk, doc.Replay)
 	if kept == nil {
@@ -582,8 +601,9 @@ func printFound(w io.Writer, cx *fuzz.Counterexample, raw string) {
 // dir. It returns the shrunk bundle to keep, or nil when the shrink could
 // not be done: that is reported in the document, not as an error, and the
 // raw counterexample stands.
-func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) (*shrunkJSON, *scenarios.Bundle) {
-	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version}
+func shrinkCounterexample(ctx context.Context, cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions,
+	dir string) (*shrunkJSON, *scenarios.Bundle) {
+	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version, Context: ctx}
 	if impl.Name != examples.ReferenceName {
 		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
 			req.Control = &ref
@@ -662,7 +682,12 @@ func reportDivergence(w io.Writer, d *fuzz.Divergence, dir string) (*divergenceJ
 
 func printFuzzSummary(w io.Writer, doc fuzzJSON, cov fuzz.Coverage) {
 	outcome := doc.Outcome
-	if doc.Interrupted {
+	switch {
+	case doc.Interrupted && doc.Outcome == outcomeInterrupted:
+		// An interrupted campaign that found nothing has not shown the
+		// implementation clean: it says how far it got (D67).
+		outcome = fmt.Sprintf("interrupted after %d runs, no failure found so far", doc.Runs)
+	case doc.Interrupted:
 		outcome += " (interrupted)"
 	}
 	fmt.Fprintf(w, "\n%d run(s) of campaign %s in %.1fs (%s runs/s): %s\n", doc.Runs, doc.Campaign, doc.Seconds, rate(doc.RunsPerSecond), outcome)

@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -150,7 +147,9 @@ func interruptContext(cmd *cobra.Command) (ctx context.Context, stop func()) {
 	if parent == nil {
 		parent = context.Background()
 	}
-	ctx, cancel := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	// The signals themselves are caught once, in main (interrupt.go), which
+	// cancels the command's context.
+	ctx, cancel := context.WithCancel(parent)
 	return ctx, func() {
 		cancel()
 		sim.KillAll()

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -42,9 +43,28 @@ func main() {
 }
 
 func run(args []string) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	end := stops.watch(cancel)
 	root := newRoot()
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	end()
+	if sig := stops.signal(); sig != 0 {
+		// Whatever the command made of it, an interrupted command has not
+		// done what it was asked: its code is never 0, 1 or 2.
+		if err != nil && !errors.Is(err, context.Canceled) {
+			printErr(err)
+		}
+		code := stops.finish()
+		fmt.Fprintf(os.Stderr, "amr: %s\n", signalName(sig))
+		return code
+	}
+	return printErr(err)
+}
+
+// printErr prints a command's error and returns its exit code.
+func printErr(err error) int {
 	if err == nil {
 		return exitOK
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
 )
 
@@ -105,8 +104,8 @@ func runPromote(cmd *cobra.Command, path string, o promoteOptions) error {
 		fmt.Fprintf(w, "not promoted: %s\n", checks[0])
 		return &exitError{code: exitFail, err: errors.New("the reference fails the bundle; a published scenario must be passable (--force to promote anyway)")}
 	}
-	if err := scenarios.SaveDir(p.Bundle, p.Path); err != nil {
-		return err
+	if err := fuzz.WritePromotion(p); err != nil {
+		return &exitError{code: exitBad, err: fmt.Errorf("promote refused: %w", err)}
 	}
 	end, err := fuzz.FinishPromotion(p, o.root, checks[0].Report.Passed(), regressImpls(), examples.ReferenceName)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/fuzz"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
@@ -25,7 +26,7 @@ func readRecording(path string, b *scenarios.Bundle) (*play.Recording, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		path = filepath.Join(path, sandbox.RunLogFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if err != nil {
 		return nil, usageErr("--cut-from: %v", err)
 	}

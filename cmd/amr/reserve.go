@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
 )
@@ -75,18 +76,14 @@ func writeNew(path string, v any, perm os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
+	// Exclusive and whole: never over an existing file, never half of one.
+	if err := safefile.CreateExclusive(path, data, perm); err != nil {
+		if errors.Is(err, safefile.ErrExists) {
 			return usageErr("%s already exists; amr never overwrites reserve files", path)
 		}
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return nil
 }
 
 func badInput(err error) error {
@@ -129,10 +126,14 @@ Both are canonical JSON. Neither file is ever overwritten.`,
 			if err != nil {
 				return badInput(err)
 			}
+			// A refused seal writes nothing: a secrets file of fresh salts
+			// whose manifest was never written opens no commitment anyone
+			// holds, and would only be mistaken for one that does.
 			if err := writeNew(secretsPath, s, 0o600); err != nil {
 				return badInput(err)
 			}
 			if err := writeNew(manifestPath, m, 0o644); err != nil {
+				os.Remove(secretsPath) // ours: writeNew made it just now
 				return badInput(err)
 			}
 			if asJSON {

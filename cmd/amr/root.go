@@ -25,7 +25,8 @@ simulator plays with. Every command that plays prints its seeds first, as
 strings: campaign_seed, run_seed, engine_seed. See docs/fuzz.md.
 
 Exit codes: 0 all good, 1 an invariant failed, 2 bad usage or bad input,
-3 harness-invalid (the oracles disagree, or determinism broke).`,
+3 harness-invalid (the oracles disagree, or determinism broke), 130 and 143
+stopped by SIGINT and SIGTERM (docs/hostile.md).`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/ledger"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
@@ -243,7 +244,7 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return safefile.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 func init() {

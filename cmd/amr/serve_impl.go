@@ -2,9 +2,6 @@ package main
 
 import (
 	"errors"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,8 +43,7 @@ outbox or audit, at most --max-steps steps. See docs/processes.md.`,
 				return usageErr("--max-steps must be at least 1")
 			}
 			cfg.Stdin, cfg.Stdout, cfg.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
 			err := sim.Serve(ctx, impl.New(), cfg)
 			if errors.Is(err, sim.ErrStepFailed) {
 				return &exitError{code: exitFail, err: err}

@@ -99,7 +99,7 @@ func shrinkRequest(cmd *cobra.Command, o shrinkOptions) (fuzz.ShrinkRequest, err
 			return fuzz.ShrinkRequest{}, usageErr("unknown invariant %q (see docs/invariants.md)", o.invariant)
 		}
 	}
-	req := fuzz.ShrinkRequest{Impl: impl, Invariant: o.invariant, Budget: o.budget, HarnessVersion: version}
+	req := fuzz.ShrinkRequest{Impl: impl, Invariant: o.invariant, Budget: o.budget, HarnessVersion: version, Context: cmd.Context()}
 	if cmd.Flags().Changed("seed") {
 		req.RunSeed = &o.seed
 	}

@@ -54,7 +54,11 @@ func TestStubCommandServesTheBundlesStub(t *testing.T) {
 	assert.Equal(t, c.ID, calls[0].Rec.CallID)
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, cmd.Wait(), "an interrupted stub exits 0")
+	var ee *exec.ExitError
+	require.ErrorAs(t, cmd.Wait(), &ee)
+	assert.Equal(t, 143, ee.ExitCode(), "a stub stopped by SIGTERM exits 143, never a success (D67)")
+	_, err = os.Stat(filepath.Join(dir, sandbox.ModelCalls))
+	assert.NoError(t, err, "the log in a --dir the user gave is kept")
 }
 
 func mustRead(t *testing.T, path string) []byte {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/amr-bench/amr/internal/safefile"
 )
 
 // tmpDirName holds Write's temporary files; it is not a valid sandbox name.
@@ -39,7 +41,9 @@ func (d *Dir) Read(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
+	// A sandbox is the implementation's: a FIFO or a device under a
+	// sandbox name is refused, never waited on or read without end.
+	data, err := safefile.ReadFile(p, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -109,9 +113,26 @@ func (d *Dir) Write(name string, data []byte) error {
 
 // Names lists the sandbox files present, sorted, with slash separators.
 func (d *Dir) Names() []string {
+	out, _ := d.List()
+	return out
+}
+
+// List is Names that says when a directory of the sandbox could not be
+// read: an unreadable sandbox is not an empty one.
+func (d *Dir) List() ([]string, error) {
 	var out []string
+	if err := safefile.CheckDir(d.Root); err != nil {
+		return nil, err
+	}
+	var walkErr error
 	_ = filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
+		if err != nil {
+			if walkErr == nil {
+				walkErr = err
+			}
+			return nil
+		}
+		if e.IsDir() {
 			return nil
 		}
 		rel, err := filepath.Rel(d.Root, p)
@@ -125,7 +146,7 @@ func (d *Dir) Names() []string {
 		return nil
 	})
 	sort.Strings(out)
-	return out
+	return out, walkErr
 }
 
 // CopyTo writes every file of a store into dir, for keeping an in-memory

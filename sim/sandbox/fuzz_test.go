@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/internal/hostile"
 )
 
 // The parsers judge what an implementation wrote, so any bytes must give
@@ -16,7 +18,9 @@ import (
 // checkParse checks a JSONL parser's result against its input.
 func checkParse[T any](t *testing.T, file string, data []byte, recs []Line[T], errs []LineError) {
 	t.Helper()
-	lines := bytes.Split(data, []byte("\n"))
+	// A byte order mark at the start is dropped, as the parsers drop it:
+	// a file holding only one has no line.
+	lines := bytes.Split(trimBOM(data), []byte("\n"))
 	seen := map[int]bool{}
 	for _, e := range errs {
 		require.Equal(t, file, e.File)
@@ -52,6 +56,7 @@ func roundTrip[T any](t *testing.T, recs []Line[T], parse func([]byte) ([]Line[T
 
 func FuzzParseInbox(f *testing.F) {
 	f.Add([]byte(`{"id":"m1","conversation_id":"c1","from":"a@x","subject":"s","body":"b","at":1}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, errs := ParseInbox(data)
 		checkParse(t, Inbox, data, recs, errs)
@@ -61,6 +66,7 @@ func FuzzParseInbox(f *testing.F) {
 
 func FuzzParseDrafts(f *testing.F) {
 	f.Add([]byte(`{"draft_id":"d1","work_id":"w1","conversation_id":"c1","body":"b","content_hash":"sha256:ab","declared_at":2,"origin":["call-1"]}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, errs := ParseDrafts(data)
 		checkParse(t, Drafts, data, recs, errs)
@@ -70,6 +76,7 @@ func FuzzParseDrafts(f *testing.F) {
 
 func FuzzParseOutbox(f *testing.F) {
 	f.Add([]byte(`{"effect_id":"e1","draft_id":"d1","sent_at":3}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, errs := ParseOutbox(data)
 		checkParse(t, Outbox, data, recs, errs)
@@ -79,6 +86,7 @@ func FuzzParseOutbox(f *testing.F) {
 
 func FuzzParseSignals(f *testing.F) {
 	f.Add([]byte(`{"signal_id":"s1","signal_type":"AGENT_DEATH","target":"agent-1","at":4}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, errs := ParseSignals(data)
 		checkParse(t, Signals, data, recs, errs)
@@ -88,6 +96,7 @@ func FuzzParseSignals(f *testing.F) {
 
 func FuzzParseApprovals(f *testing.F) {
 	f.Add([]byte(`{"approval_id":"a1","draft_id":"d1","content_hash":"sha256:ab","decision":"approve","decided_at":5}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, errs := ParseApprovals(data)
 		checkParse(t, Approvals, data, recs, errs)
@@ -97,6 +106,7 @@ func FuzzParseApprovals(f *testing.F) {
 
 func FuzzParseModelCalls(f *testing.F) {
 	f.Add([]byte(`{"call_id":"call-1","at":1,"prompt":"p","anchor":"ORD-1","reply":"r"}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, errs := ParseModelCalls(data)
 		checkParse(t, ModelCalls, data, recs, errs)
@@ -107,6 +117,7 @@ func FuzzParseModelCalls(f *testing.F) {
 func FuzzParseAudit(f *testing.F) {
 	f.Add([]byte(`{"event":"admission","at":1,"work_id":"w1","message_id":"m1","rules_hash":"ab"}` + "\n" +
 		`{"event":"claim","at":1,"work_id":"w1","agent_id":"agent-1","outcome":"won","reason":null}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, errs := ParseAudit(data)
 		checkParse(t, Audit, data, recs, errs)
@@ -129,6 +140,7 @@ func FuzzParseAudit(f *testing.F) {
 
 func FuzzParseState(f *testing.F) {
 	f.Add([]byte(`{"work_items":[{"work_id":"w1","status":"drafting","assigned_agent":"agent-1"}],"agents":[{"id":"agent-1","alive":true}],"assignments":[{"work_id":"w1","agent_id":"agent-1"}]}`))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, perr := ParseState(data)
 		if perr != nil {
@@ -147,6 +159,7 @@ func FuzzParseState(f *testing.F) {
 
 func FuzzParseRunLog(f *testing.F) {
 	f.Add([]byte(`{"kind":"start","tick":0,"bundle":"l0-respond","seed":1}` + "\n" + `{"kind":"tick_end","tick":0,"lines":{"drafts.jsonl":1},"state":{"a":1}}` + "\n"))
+	addHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, err := ParseRunLog(data)
 		if err != nil {
@@ -175,4 +188,11 @@ func FuzzParseRunLog(f *testing.F) {
 		}
 		require.Equal(t, string(out), string(again))
 	})
+}
+
+// addHostile seeds a target with the hostile corpus's shapes.
+func addHostile(f *testing.F) {
+	for _, s := range hostile.Seeds() {
+		f.Add(s)
+	}
 }

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 
+	"github.com/amr-bench/amr/internal/jsondepth"
 	"github.com/amr-bench/amr/seeds"
 )
 
@@ -100,6 +102,15 @@ type LogRecord struct {
 // ParseRunLog reads a run log. Unlike an implementation's files, the run log
 // is the harness's own output, so a bad line is an error.
 func ParseRunLog(data []byte) ([]LogRecord, error) {
+	// The run log is amr's own format, held to its nesting bound (D65);
+	// the implementation's files are not.
+	if err := jsondepth.CheckLines(data, 0); err != nil {
+		var de *jsondepth.Error
+		if errors.As(err, &de) {
+			return nil, LineError{File: RunLogFile, Line: de.Line, Msg: err.Error()}
+		}
+		return nil, err
+	}
 	lines, errs := parseLines(RunLogFile, data, func(o *object) LogRecord {
 		var r LogRecord
 		raw, _ := json.Marshal(o.keep())
