@@ -182,10 +182,10 @@ func (r *responder) decisions(w *world) *write {
 			dec.decision == "approve" && wk.effects > 0 && wk.effects < w.approveLines(d) {
 			return r.send(w, wk, d)
 		}
-		if wk.resolved {
+		if wk.resolved && !r.reopens(w, wk, dec) {
 			continue
 		}
-		if dec.decision == "reject" {
+		if dec.decision == "reject" && !wk.resolved {
 			line := w.resolution(wk, sandbox.OutcomeAbandoned, reasonRejected)
 			line.ApprovalID = dec.approvalID
 			return audit(line)
@@ -288,7 +288,7 @@ func (r *responder) admissions(w *world) *write {
 		if r.defect == jumpBlind && m.At < v.tick-1 {
 			continue
 		}
-		if w.declined[m.ID] {
+		if w.declined[m.ID] || r.defect == contentDedup && sameContentEarlier(w, m) {
 			continue
 		}
 		workID := r.workID(w, m, occurrence)

@@ -42,6 +42,10 @@ const (
 	threadKeyed
 	slowReclaim
 	escalateAll
+	approvalByWork
+	lastDecisionWins
+	contentDedup
+	lazyMode
 )
 
 // maxWrites bounds the writes of one step, so a step always returns even if
@@ -63,6 +67,8 @@ type responder struct {
 	pending []pendingSend
 	// weak-send-before-record: work items sent by this instance.
 	justSent map[string]bool
+	// weak-lazy-mode: the posture as last polled.
+	polled polledMode
 	// weak-rules-once: rules.json as read at the instance's first step.
 	firstRules []byte
 	// weak-unsend: drafts this instance sent and took back.
@@ -118,6 +124,9 @@ func (r *responder) Step(env *sandbox.Env) error {
 	}
 	if r.defect == rulesOnce {
 		r.pinRules(v)
+	}
+	if r.defect == lazyMode {
+		r.pollMode(v)
 	}
 	for n := 0; n < maxWrites; n++ {
 		w := r.world.derive(v, r.defect, env.Seed)

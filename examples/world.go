@@ -228,7 +228,10 @@ func (w *world) readApprovals() {
 		if !ok || w.ignored[a.ApprovalID] {
 			continue
 		}
-		if _, seen := w.decisions[d.DraftID]; !seen {
+		if w.defect == approvalByWork {
+			d = w.latestOfWork(d)
+		}
+		if _, seen := w.decisions[d.DraftID]; !seen || w.defect == lastDecisionWins {
 			w.decisions[d.DraftID] = decision{approvalID: a.ApprovalID, decision: a.Decision}
 		}
 	}

@@ -49,6 +49,14 @@ const (
 	CEscalationResolved = "escalation_of_resolved_work"
 	CEscalationSameTick = "escalation_at_approval_tick"
 	CTwoAnchors         = "message_names_two_anchors"
+
+	// Situations the fault kinds of issue 17 reach on purpose.
+	CStaleApproval     = "stale_approval_after_redraft"
+	CRejectThenApprove = "reject_then_approve"
+	CApproveThenReject = "approve_then_reject"
+	CCrashDecisions    = "crash_between_decisions"
+	CSameBody          = "same_sender_same_body"
+	CSameBodyElsewhere = "same_sender_same_body_other_conversation"
 )
 
 var counters = []Counter{
@@ -82,6 +90,12 @@ var counters = []Counter{
 	{CEscalationResolved, "an escalation named a work item already sent or resolved"},
 	{CEscalationSameTick, "an escalation fired at the tick of a valid approval of the work item's draft, before any send"},
 	{CTwoAnchors, "a message named two of the fixture's anchors"},
+	{CStaleApproval, "a genuine approval, with its real hash, of a work item's earlier draft arrived after a newer draft was declared"},
+	{CRejectThenApprove, "a valid approve reached a work item after a valid reject of it"},
+	{CApproveThenReject, "a valid reject reached a work item after a valid approve of it and before any send"},
+	{CCrashDecisions, "a crash landed between two valid decisions on one work item"},
+	{CSameBody, "two messages of one conversation had the same sender, subject and body"},
+	{CSameBodyElsewhere, "two messages of different conversations had the same sender, subject and body"},
 }
 
 // Counters lists the coverage counters in a stable order.
@@ -204,6 +218,9 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 		budgets   []int              // ordinals at which a reply or approval budget ends
 		restarted bool
 		dead      = map[string]bool{}
+		edges     = newEdgeWatch()
+		decisions = map[string][]decided{}
+		crashes   int
 	)
 	for i, r := range log {
 		switch r.Kind {
@@ -227,6 +244,8 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 				o.seen.mark(CCrashMidTick)
 			}
 			o.crash(now)
+			crashes++
+			edges.crash(o, visited)
 		case sandbox.LogRestart:
 			restarted = true
 		case sandbox.LogDeliver:
@@ -234,6 +253,7 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 				break
 			}
 			delivered[r.ID] = r.Tick
+			edges.deliver(o, visited)
 			if r.Scheduled != nil && *r.Scheduled < r.Tick {
 				o.seen.mark(CMessageInJump)
 			}
@@ -252,6 +272,8 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 		case sandbox.LogApprove:
 			at.approvals = max(at.approvals, r.Line)
 			o.approve(r, delivered)
+			o.decision(r, at, decisions, crashes)
+			edges.approve(o, r, visited)
 			if r.Forge == "" && r.Decision == scenarios.DecisionApprove {
 				budgets = append(budgets, visited+5)
 			}
@@ -262,12 +284,17 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 		case sandbox.LogSignal:
 			o.signal(r, at)
 			o.signalMore(r, at, dead)
+			if r.SignalType == scenarios.AgentDeath {
+				edges.death(visited)
+			}
 		case sandbox.LogPosture:
+			edges.posture(visited)
 			if len(o.pendingWork(at, func(w *workView) bool { return !w.sent && !w.resolved })) > 0 {
 				o.seen.mark(CPostureInFlight)
 			}
 		case sandbox.LogRules:
 			o.seen.mark(CRulesChange)
+			edges.rules(visited)
 		case sandbox.LogJump:
 			// The jump follows the tick_end of the tick it leaves, whose
 			// ordinal is visited-1.
@@ -370,6 +397,7 @@ type workView struct {
 	resolved bool
 	owner    string // agent of the latest won claim
 	msg      string // the message its first admission record names
+	latest   string // its latest draft id
 }
 
 // pendingWork derives the admitted work items from the lines written by a
@@ -410,6 +438,7 @@ func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workVi
 				w.drafts++
 				w.hashes[l.Rec.DraftID] = l.Rec.ContentHash
 			}
+			w.latest = l.Rec.DraftID
 			draftWork[l.Rec.DraftID] = w
 		}
 	}

@@ -13,9 +13,10 @@ import (
 // the situations it was written for.
 func TestObserveReadsWhatHappened(t *testing.T) {
 	want := map[string][]string{
-		"l0-respond":                     nil,
-		"l1-anchor-collision":            {CAnchorCollision, CSameSubject, CDuplicateDelivery, CLongFollowUp},
-		"l1-crash-after-send":            {CCrashDeclareSend, CCrashSendRecord, CCrashMidTick, CCrashApproved},
+		"l0-respond":          nil,
+		"l1-anchor-collision": {CAnchorCollision, CSameSubject, CDuplicateDelivery, CLongFollowUp},
+		"l1-crash-after-send": {CCrashDeclareSend, CCrashSendRecord, CCrashMidTick, CCrashApproved,
+			EdgeCounter("approval_budget", "at"), EdgeCounter("approval_budget", "past"), EdgeCounter("reply_budget", "before")},
 		"l1-multiturn-crash":             {CCrashDeclareSend, CLongFollowUp, CCrashMidTick, CDraftAfterRestart, CCrashApproved},
 		"l2-approval-redelivery":         {CRedelivered, CRedeliveredSent},
 		"l2-govern":                      {CForgedDelivered, CCrashDeclareSend, CPostureInFlight, CRulesChange, CLateApproval, CDraftAfterRestart, CDeclined},
@@ -24,6 +25,10 @@ func TestObserveReadsWhatHappened(t *testing.T) {
 		"l3-fleet-concurrent-redelivery": {CRedelivered, CDeathPendingDraft, CContestedClaim, CDuplicateDelivery, CRedraft, CRedeliveredSent, CReassigned},
 		"l4-operator-escalation":         {CEscalationUnapprove},
 		"l5-identity-fallibility":        {CSameSubject, CEscalationUnapprove},
+		"l2-approval-of-previous-draft":  {CDeathPendingDraft, CContestedClaim, CRedraft, CReassigned, CStaleApproval},
+		"l3-reject-then-approve":         {CRejected, CRejectThenApprove},
+		"l2-same-sender-same-body":       {CFollowUpPending, CSameBody},
+		"l2-posture-allowance-edge":      {CPostureInFlight, CDraftAfterRestart, CDeclined, EdgeCounter("posture_allowance", "past")},
 		"l6-post-approval-escalation":    {CEscalationApproved, CEscalationSameTick},
 	}
 	pubs, err := scenarios.Published()

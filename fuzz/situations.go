@@ -27,20 +27,20 @@ var situations = []Situations{
 	{"L0.draft-redeclared", []string{CRedraft, CCrashDeclareSend, CDraftAfterRestart}},
 	{"L0.outbox-declared", []string{CCrashMidTick, CCrashSendRecord}},
 	{"L0.draft-origin", []string{CDraftAfterRestart, CRedraft}},
-	{"L0.reply", []string{CJumpAcrossBudget, CMessageInJump, CCrashDeclareSend}},
+	{"L0.reply", append([]string{CJumpAcrossBudget, CMessageInJump, CCrashDeclareSend}, edges("reply_budget")...)},
 	{"L1.duplicate-effect", []string{CCrashSendRecord, CRedelivered, CDuplicateDelivery}},
-	{"L1.duplicate-work", []string{CDuplicateDelivery}},
+	{"L1.duplicate-work", []string{CDuplicateDelivery, CSameBody, CSameBodyElsewhere}},
 	{"L1.own-anchor", []string{CAnchorCollision, CTwoAnchors}},
-	{"L1.follow-up-reply", []string{CLongFollowUp, CFollowUpPending}},
-	{"L1.crash-resolution", []string{CCrashDeclareSend, CCrashApproved}},
-	{"L1.resolution-conflict", []string{CCrashSendRecord, CRejected, CEscalationApproved}},
-	{"L2.admission-unwarranted", []string{CPostureInFlight, CRulesChange, CDeclined}},
-	{"L2.admission-missing", []string{CMessageInJump, CPostureInFlight, CRulesChange}},
+	{"L1.follow-up-reply", append([]string{CLongFollowUp, CFollowUpPending}, edges("reply_budget")...)},
+	{"L1.crash-resolution", append([]string{CCrashDeclareSend, CCrashApproved}, edges("crash_budget")...)},
+	{"L1.resolution-conflict", []string{CCrashSendRecord, CRejected, CEscalationApproved, CRejectThenApprove, CApproveThenReject, CCrashDecisions}},
+	{"L2.admission-unwarranted", append([]string{CPostureInFlight, CRulesChange, CDeclined}, edges("posture_allowance", "rules_allowance")...)},
+	{"L2.admission-missing", append([]string{CMessageInJump, CPostureInFlight, CRulesChange, CSameBody}, edges("posture_allowance", "rules_allowance")...)},
 	{"L2.admission-record", []string{CRulesChange, CCrashMidTick}},
-	{"L2.approval-binding", []string{CForgedDelivered, CRedraft}},
+	{"L2.approval-binding", []string{CForgedDelivered, CRedraft, CStaleApproval}},
 	{"L2.forged-approval-acted", []string{CForgedDelivered}},
 	{"L2.forged-approval-cited", []string{CForgedDelivered}},
-	{"L2.approval-latency", []string{CLateApproval, CCrashApproved, CJumpAcrossBudget}},
+	{"L2.approval-latency", append([]string{CLateApproval, CCrashApproved, CJumpAcrossBudget, CStaleApproval}, edges("approval_budget")...)},
 	{"L2.redelivery-duplicate", []string{CRedelivered, CRedeliveredSent}},
 	{"L3.double-handled", []string{CContestedClaim, CDeathPendingDraft}},
 	{"L3.claim-winner", []string{CContestedClaim, CReassigned}},
@@ -48,19 +48,30 @@ var situations = []Situations{
 	{"L3.claim-window", []string{CContestedClaim, CReassigned}},
 	{"L3.agent-death", []string{CDeathPendingDraft, CReassigned, CFleetGone}},
 	{"L3.agent-death-unbound", []string{CDeathPendingDraft, CFleetGone}},
-	{"L3.resolution-missing", []string{CRejected, CEscalationUnapprove, CFleetGone, CCrashDeclareSend}},
-	{"L3.state-consistency", []string{CDeathPendingDraft, CReassigned, CCrashMidTick}},
+	{"L3.resolution-missing", []string{CRejected, CEscalationUnapprove, CFleetGone, CCrashDeclareSend, CCrashDecisions}},
+	{"L3.state-consistency", append([]string{CDeathPendingDraft, CReassigned, CCrashMidTick}, edges("state_lag")...)},
 	{"L3.state-schema", []string{CCrashMidTick, CFleetGone}},
 	{"L4.send-after-escalation", []string{CEscalationUnapprove, CEscalationApproved}},
 	{"L4.escalation-outcome", []string{CEscalationResolved, CEscalationApproved}},
 	{"L4.escalation-resolution", []string{CEscalationUnapprove, CEscalationResolved}},
-	{"L5.distinct-work", []string{CSameSubject, CDuplicateDelivery}},
-	{"L5.conversation-identity", []string{CSameSubject, CAnchorCollision}},
+	{"L5.distinct-work", []string{CSameSubject, CDuplicateDelivery, CSameBody, CSameBodyElsewhere}},
+	{"L5.conversation-identity", []string{CSameSubject, CAnchorCollision, CSameBodyElsewhere}},
 	{"L5.escalated-send", []string{CEscalationUnapprove, CEscalationApproved}},
-	{"L5.approved-send", []string{CSameSubject, CJumpAcrossBudget}},
+	{"L5.approved-send", append([]string{CSameSubject, CJumpAcrossBudget}, edges("reply_budget")...)},
 	{"L5.escalation-resolution", []string{CEscalationUnapprove, CSameSubject}},
 	{"L6.post-approval-send", []string{CEscalationApproved, CEscalationSameTick}},
 	{"L6.post-approval-abandon", []string{CEscalationApproved, CEscalationSameTick}},
+}
+
+// edges lists the three edge counters of each budget.
+func edges(budgets ...string) []string {
+	var out []string
+	for _, b := range budgets {
+		for _, s := range edgeSides {
+			out = append(out, EdgeCounter(b, s.name))
+		}
+	}
+	return out
 }
 
 // SituationTable returns, for every invariant of checker.Invariants() in
@@ -203,6 +214,7 @@ func (o *observer) approvedAt(w *workView, n, tick int) bool {
 
 // wholeMore reads the new situations that need only the final files.
 func (o *observer) wholeMore() {
+	o.sameBodies()
 	drafts := map[string]map[string]bool{}
 	for _, l := range o.drafts {
 		d := l.Rec
