@@ -55,6 +55,21 @@ type fuzzJSON struct {
 	Counterexample   *counterexampleJSON `json:"counterexample,omitempty"`
 	Invalid          *invalidJSON        `json:"invalid,omitempty"`
 	Divergence       *divergenceJSON     `json:"divergence,omitempty"`
+	// Reproduction is what replaying the failing run showed; NotReproduced
+	// is the run, when no replay failed without a harness timeout.
+	Calibration   *fuzz.Calibration  `json:"calibration,omitempty"`
+	Reproduction  *fuzz.Reproduction `json:"reproduction,omitempty"`
+	NotReproduced *notReproducedJSON `json:"not_reproduced,omitempty"`
+}
+
+// notReproducedJSON is a failing run that did not fail again: written as
+// found, never shrunk, kept or reported as a counterexample.
+type notReproducedJSON struct {
+	fuzz.ProfileRecord
+	BundleHash string   `json:"bundle_hash"`
+	Invariants []string `json:"invariants"`
+	Dir        string   `json:"dir"`
+	Rate       string   `json:"rate"`
 }
 
 type corpusJSON struct {
@@ -137,6 +152,7 @@ type fuzzOptions struct {
 	noShrink    bool
 	keepGoing   bool
 	shrinkTime  time.Duration
+	replays     int
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -174,6 +190,7 @@ func newFuzzCmd() *cobra.Command {
 	f.BoolVar(&o.keepGoing, "keep-going", false, "play the whole budget, counting failing and invalid runs, instead of stopping at the first")
 	f.BoolVar(&o.noShrink, "no-shrink", false, "write the counterexample as found, without shrinking it")
 	f.DurationVar(&o.shrinkTime, "shrink-time", shrink.DefaultBudget, "time budget of the counterexample's shrink")
+	f.IntVar(&o.replays, "replays", 5, "replays of a failing run before it is reported; one that fails in none is 'not reproduced' (exit 4)")
 	return cmd
 }
 
@@ -241,9 +258,17 @@ Progress goes to stderr at most every 500ms when stderr is a terminal or with
 coverage counters ends every campaign. The garbage collector runs at GOGC=400
 unless GOGC is set.
 
+Before a failing run is reported it is replayed --replays times with its own
+bundle and seeds. A replay in which the harness gave up on the implementation
+(a step not answered in time, never quiet) does not count as failing. When no
+replay fails the run is "not reproduced (k of N replays failed)": it is
+written as found, never shrunk, kept or called a counterexample, and amr fuzz
+exits 4. When some replays fail and some do not, the counterexample stands,
+labelled nondeterministic with its rate.
+
 Exit 0 when the budget ends clean, 1 on a counterexample, 2 on bad usage,
 3 on an INVALID run or when --check-determinism finds two plays of a run that
-differ.`)
+differ, 4 when the failing run was not reproduced.`)
 	return b.String()
 }
 
@@ -284,11 +309,18 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	// process started while shrinking is killed too.
 	ctx, stop := interruptContext(cmd)
 	defer stop()
+	if err := calibrate(ctx, cmd, human, &doc, &cfg); err != nil {
+		return err
+	}
 	sum, err := campaign(ctx, stderr, cfg, o.progress)
 	if err != nil {
 		return &exitError{code: exitBad, err: err}
 	}
 	summarize(&doc, sum, ctx.Err() != nil)
+	notReproduced, err := reproduce(ctx, human, &doc, sum, cfg, o)
+	if err != nil {
+		return err
+	}
 	if doc.Corpus != nil {
 		doc.Corpus.Replays = append(doc.Corpus.Replays, sum.Replays...)
 		printReplays(human, doc.Corpus)
@@ -307,8 +339,65 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		return &exitError{code: exitInvalid}
 	case sum.Failure != nil:
 		return &exitError{code: exitFail}
+	case notReproduced:
+		return &exitError{code: exitNotReproduced}
 	}
 	return nil
+}
+
+// calibrate scales the step timeout of a process in the step regime from
+// the implementation's own pace, unless --step-timeout was given.
+func calibrate(ctx context.Context, cmd *cobra.Command, w io.Writer, doc *fuzzJSON, cfg *fuzz.Config) error {
+	spec := cfg.Impl.Process
+	if spec == nil || spec.Regime != sim.RegimeStep || cmd.Flags().Changed("step-timeout") {
+		return nil
+	}
+	c, err := fuzz.CalibrateStepTimeout(ctx, cfg.Impl, cfg.Seed)
+	if err != nil {
+		return &exitError{code: exitBad, err: err}
+	}
+	scaled := *spec
+	scaled.StepTimeout = c.Timeout
+	cfg.Impl.Process = &scaled
+	doc.Calibration = &c
+	fmt.Fprintln(w, c)
+	return nil
+}
+
+// reproduce replays the failing run before anything reports it. One that
+// fails in no replay (a harness timeout does not count as failing) is
+// written as found and taken out of the summary, so it is never shrunk,
+// kept or reported as a counterexample; it returns true then. A failure
+// some replays repeat is kept and labelled with its rate.
+func reproduce(ctx context.Context, w io.Writer, doc *fuzzJSON, sum *fuzz.Summary, cfg fuzz.Config, o fuzzOptions) (bool, error) {
+	cx := sum.Failure
+	if cx == nil || sum.Divergence != nil || sum.Invalid != nil {
+		return false, nil
+	}
+	rep, err := fuzz.Reproduce(ctx, cx, cfg.Impl, o.replays, cfg.MaxSteps)
+	if err != nil {
+		return false, &exitError{code: exitBad, err: fmt.Errorf("replaying the failing run: %w", err)}
+	}
+	doc.Reproduction = &rep
+	if rep.Status != fuzz.NotReproduced {
+		fmt.Fprintf(w, "\nreplayed: %s, %s\n", rep.Status, rep.Rate())
+		return false, nil
+	}
+	raw, err := fuzz.WriteRaw(counterexampleDir(o, cfg.Impl.Name, cx.Source, cx.Index, cx.BundleHash), cx)
+	if err != nil {
+		return false, err
+	}
+	why := ""
+	if rep.RawTimedOut {
+		why = "; the run as found had a harness timeout"
+	}
+	fmt.Fprintf(w, "\nnot reproduced (%s%s): run %d violated %s, written to %s; not a counterexample\n",
+		rep.Rate(), why, cx.Index, strings.Join(cx.Invariants(), ", "), raw)
+	doc.NotReproduced = &notReproducedJSON{ProfileRecord: cx.Record(), BundleHash: cx.BundleHash,
+		Invariants: cx.Invariants(), Dir: raw, Rate: rep.Rate()}
+	doc.Outcome = fuzz.NotReproduced
+	sum.Failure = nil
+	return true, nil
 }
 
 // fuzzConfig checks the flags and turns them into a campaign. A time
