@@ -153,7 +153,14 @@ type fuzzOptions struct {
 	keepGoing   bool
 	shrinkTime  time.Duration
 	replays     int
+	shrinkPlays int
 }
+
+// DefaultShrinkPlays is the play budget of a counterexample's shrink. A
+// budget of plays, unlike one of seconds, ends a shrink at the same
+// candidate on any machine; every zoo counterexample in process shrinks to
+// its fixpoint in far fewer.
+const DefaultShrinkPlays = 600
 
 func newFuzzCmd() *cobra.Command {
 	var o fuzzOptions
@@ -189,7 +196,8 @@ func newFuzzCmd() *cobra.Command {
 	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "play the whole budget, counting failing and invalid runs, instead of stopping at the first")
 	f.BoolVar(&o.noShrink, "no-shrink", false, "write the counterexample as found, without shrinking it")
-	f.DurationVar(&o.shrinkTime, "shrink-time", shrink.DefaultBudget, "time budget of the counterexample's shrink")
+	f.DurationVar(&o.shrinkTime, "shrink-time", 0, "wall-clock bound of the counterexample's shrink besides --shrink-plays (0: none)")
+	f.IntVar(&o.shrinkPlays, "shrink-plays", DefaultShrinkPlays, "candidates the counterexample's shrink may judge: the same shrink on every machine")
 	f.IntVar(&o.replays, "replays", 5, "replays of a failing run before it is reported; one that fails in none is 'not reproduced' (exit 4)")
 	return cmd
 }
@@ -417,6 +425,8 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 		return fuzz.Config{}, usageErr("--workers must be at least 1")
 	case o.maxSteps < 0:
 		return fuzz.Config{}, usageErr("--max-steps must not be negative")
+	case o.shrinkPlays < 1:
+		return fuzz.Config{}, usageErr("--shrink-plays must be at least 1")
 	}
 	if o.budget > 0 && !flags.Changed("runs") {
 		o.runs = 0
@@ -637,7 +647,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexamp
 		fmt.Fprintf(w, "  replay: %s\n", doc.Replay)
 		return doc, cx.Bundle, nil
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %s)...\n", o.shrinkTime)
+	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %d plays, %d at once)...\n", o.shrinkPlays, o.workers)
 	shrunk, kept := shrinkCounterexample(cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
 	doc.Shrunk = shrunk
 	printShrunk(w, doc.Shrunk, doc.Replay)
@@ -665,7 +675,12 @@ func printFound(w io.Writer, cx *fuzz.Counterexample, raw string) {
 // not be done: that is reported in the document, not as an error, and the
 // raw counterexample stands.
 func shrinkCounterexample(cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) (*shrunkJSON, *scenarios.Bundle) {
-	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version}
+	budget := o.shrinkTime
+	if budget == 0 {
+		budget = -1 // the play budget alone
+	}
+	req := fuzz.ShrinkRequest{Impl: impl, Budget: budget, Plays: o.shrinkPlays, Workers: o.workers,
+		MaxSteps: o.maxSteps, HarnessVersion: version}
 	if impl.Name != examples.ReferenceName {
 		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
 			req.Control = &ref
@@ -698,7 +713,7 @@ func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
 	fmt.Fprintf(w, "  shrunk:   %d events, horizon %d (%d oracle calls, %s), still violates %s, written to %s\n",
 		st.EventsAfter, st.TicksAfter, st.OracleCalls, st.Elapsed.Round(time.Millisecond), s.Invariant, s.Dir)
 	if st.BudgetHit {
-		fmt.Fprintln(w, "  the shrink budget ran out: the shrunk bundle still fails but may not be minimal (raise --shrink-time)")
+		fmt.Fprintln(w, "  the shrink budget ran out: the shrunk bundle still fails but may not be minimal (raise --shrink-plays)")
 	}
 	fmt.Fprintf(w, "  replay:   %s\n", s.Replay)
 	fmt.Fprintf(w, "  timeline: %s\n", s.Timeline)
