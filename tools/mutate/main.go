@@ -17,6 +17,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -28,6 +29,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // mutant is one change at one decision point.
@@ -40,6 +42,11 @@ type mutant struct {
 }
 
 func (m mutant) String() string { return fmt.Sprintf("%s:%d %s", m.file, m.line, m.op) }
+
+// limit bounds one mutant's campaign: a mutant can make every step spin to
+// the planner's write bound, and a campaign over such steps does not end in
+// useful time.
+var limit time.Duration
 
 var swaps = map[token.Token]token.Token{
 	token.EQL: token.NEQ, token.NEQ: token.EQL,
@@ -93,6 +100,7 @@ func main() {
 	list := flag.Bool("list", false, "list the mutants and stop")
 	only := flag.Int("max", 0, "mutate only the first N mutants (0: all)")
 	every := flag.Int("every", 1, "mutate every k-th mutant only, from the first: a sample when time is short")
+	flag.DurationVar(&limit, "timeout", 2*time.Minute, "wall-clock limit of one mutant's campaign; a mutant that outlasts it is reported as slow, not judged")
 	flag.Parse()
 	if err := run(strings.Split(*files, ","), *runs, *seed, *list, *only, max(*every, 1)); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -152,8 +160,8 @@ func run(files []string, runs, seed int, list bool, only, every int) error {
 	// Put the original files back in the scratch copy's place (it is
 	// removed anyway) and report.
 	judged := counts["killed"] + counts["survived"] + counts["invalid"]
-	fmt.Printf("\nmutants: %d; did not build: %d; judged: %d; killed: %d; invalid (oracles disagree): %d; survived: %d\n",
-		len(all), counts["stillborn"], judged, counts["killed"], counts["invalid"], counts["survived"])
+	fmt.Printf("\nmutants: %d; did not build: %d; too slow to judge: %d; judged: %d; killed: %d; invalid (oracles disagree): %d; survived: %d\n",
+		len(all), counts["stillborn"], counts["slow"], judged, counts["killed"], counts["invalid"], counts["survived"])
 	if judged > 0 {
 		fmt.Printf("kill rate: %.1f%% of judged mutants (killed or invalid), %d runs each, campaign seed %d\n",
 			100*float64(counts["killed"]+counts["invalid"])/float64(judged), runs, seed)
@@ -186,10 +194,15 @@ func try(fset *token.FileSet, f *ast.File, scratch, name, bin string, runs, seed
 	if out, err := build.CombinedOutput(); err != nil {
 		return "stillborn", firstLine(string(out))
 	}
-	fz := exec.Command(bin, "fuzz", "--seed", fmt.Sprint(seed), "--runs", fmt.Sprint(runs), "--no-corpus", "--no-shrink",
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	fz := exec.CommandContext(ctx, bin, "fuzz", "--seed", fmt.Sprint(seed), "--runs", fmt.Sprint(runs), "--no-corpus", "--no-shrink",
 		"--replays", "1", "--out", filepath.Join(scratch, "cx"))
 	fz.Dir = scratch
 	out, err := fz.CombinedOutput()
+	if ctx.Err() != nil {
+		return "slow", fmt.Sprintf("no verdict within %s", limit)
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
