@@ -20,12 +20,12 @@ import (
 // reference fails a run, and reports runs per second and the counters
 // missed:
 //
-//	AMR_PROCESS_RUNS=400 go test ./fuzz -run '^$' -bench ProcessCampaignReachesEveryCounter -benchtime 1x
+//	AMR_PROCESS_RUNS=1000 go test ./fuzz -run '^$' -bench ProcessCampaignReachesEveryCounter -benchtime 1x
 func BenchmarkProcessCampaignReachesEveryCounter(b *testing.B) {
 	if _, err := exec.LookPath("go"); err != nil {
 		b.Skip("needs the go tool to build amr: " + err.Error())
 	}
-	runs := 400
+	runs := 1000
 	if s := os.Getenv("AMR_PROCESS_RUNS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
