@@ -156,6 +156,9 @@ type Summary struct {
 	// harness bug, which ends the campaign before any later verdict.
 	Invalid    *Counterexample
 	Divergence *Divergence
+	// Tape is every judged generated run in index order: what a shard's
+	// result file records so that shards merge into the unsharded answer.
+	Tape Tape
 }
 
 // Outcomes of a campaign.
@@ -376,6 +379,7 @@ func (c *campaign) generate(ctx context.Context) error {
 			}
 			c.sum.Runs++
 			c.sum.Coverage.Add(h.seen)
+			c.sum.Tape.record(h.index, h.seen, h.run, h.div)
 			switch {
 			case h.div != nil:
 				c.sum.Divergence, stopped = h.div, true

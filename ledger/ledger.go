@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,11 +18,16 @@ type Ledger struct {
 	path     string
 	receipts []Receipt
 	memo     map[Key]int // key -> index of the latest ran receipt
+	// withheld counts the ran receipts read that failed verification, and
+	// so are never copied forward.
+	withheld int
+	report   *Report
 }
 
 // Open reads the ledger at path; a missing file is an empty ledger. A line
 // that is not a receipt is an error: appending to a ledger one cannot read
-// would link the new receipt to the wrong one.
+// would link the new receipt to the wrong one. The ledger is verified as
+// it is read (Verify), and only the ran receipts that pass are memoized.
 func Open(path string) (*Ledger, error) {
 	l := &Ledger{path: path, memo: map[Key]int{}}
 	data, err := os.ReadFile(path)
@@ -33,21 +37,55 @@ func Open(path string) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, line := range splitLines(data) {
-		r, err := parseReceipt(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+	l.report = verify(path, data, "")
+	for _, e := range l.report.receipts {
+		if !e.parsed {
+			_, err := parseReceipt(e.raw)
+			return nil, fmt.Errorf("%s:%d: %w", path, e.pos, err)
 		}
-		l.add(r)
+		l.receipts = append(l.receipts, e.r)
+	}
+	ok := l.report.reusable()
+	for i, r := range l.receipts {
+		switch {
+		case r.Status != StatusRan:
+		case ok[r.ContentHash]:
+			l.remember(r, i)
+		default:
+			l.withheld++
+		}
 	}
 	return l, nil
 }
 
+// remember makes a ran receipt the memo of its key.
+func (l *Ledger) remember(r Receipt, i int) {
+	if r.Status == StatusRan && !strings.HasSuffix(r.Impl.Fingerprint, UnknownSuffix) {
+		l.memo[r.Key()] = i
+	}
+}
+
 func (l *Ledger) add(r Receipt) {
 	l.receipts = append(l.receipts, r)
-	if r.Status == StatusRan {
-		l.memo[r.Key()] = len(l.receipts) - 1
+	l.remember(r, len(l.receipts)-1)
+}
+
+// Withheld counts the ran receipts read from the file that failed
+// verification: none of them is copied forward.
+func (l *Ledger) Withheld() int {
+	if l == nil {
+		return 0
 	}
+	return l.withheld
+}
+
+// Verification is what verifying the file found when it was opened (nil
+// for a ledger that did not exist yet).
+func (l *Ledger) Verification() *Report {
+	if l == nil {
+		return nil
+	}
+	return l.report
 }
 
 // Path is the ledger file.
@@ -164,15 +202,4 @@ func (l *Ledger) Store(data []byte) (string, error) {
 		return "", err
 	}
 	return rel, nil
-}
-
-// splitLines returns the non-empty lines of a JSONL file.
-func splitLines(data []byte) [][]byte {
-	var out [][]byte
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			out = append(out, line)
-		}
-	}
-	return out
 }

@@ -23,18 +23,34 @@ func fixture(t testing.TB, dir string, n int) string {
 	l, err := ledger.Open(path)
 	require.NoError(t, err)
 	for i := 1; i <= n; i++ {
-		art := fmt.Sprintf("out/run-%d/outbox.jsonl", i)
-		data := []byte(fmt.Sprintf(`{"effect_id":"e%d"}`+"\n", i))
-		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(art)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, art), data, 0o644))
+		level := "pass"
+		if i == 2 {
+			level = "fail" // one failing run, for the lies about it
+		}
+		outbox := keepFile(t, dir, fmt.Sprintf("out/run-%d/outbox.jsonl", i), fmt.Sprintf(`{"effect_id":"e%d"}`+"\n", i))
+		verdict := keepFile(t, dir, fmt.Sprintf("out/run-%d/verdict.json", i),
+			fmt.Sprintf(`{"run": %d, "engine_seed": "%d", "levels": {"L0": %q}, "origin": "model-based", "violations": []}`+"\n", i, i, level))
 		_, err := l.Append(ledger.Receipt{Scenario: "s", BundleHash: "sha256:b", Run: i, Seed: fmt.Sprint(i),
 			Impl:           ledger.Impl{Name: "reference", Fingerprint: ledger.Fingerprint("reference", "0.1.0")},
 			HarnessVersion: "0.1.0", Status: ledger.StatusRan,
-			Verdict:   ledger.Verdict{Levels: map[string]string{"L0": "pass"}, Origin: "model-based"},
-			Artifacts: []ledger.Artifact{{Name: "sandbox/outbox.jsonl", Path: art, Hash: ledger.Digest(data)}}})
+			Verdict:   ledger.Verdict{Levels: map[string]string{"L0": level}, Origin: "model-based"},
+			Artifacts: []ledger.Artifact{outbox, verdict}})
 		require.NoError(t, err)
 	}
 	return path
+}
+
+// keepFile writes an artifact under dir and returns it as a receipt names
+// it.
+func keepFile(t testing.TB, dir, rel, content string) ledger.Artifact {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644))
+	name := "sandbox/" + filepath.Base(rel)
+	if filepath.Base(rel) == "verdict.json" {
+		name = "verdict.json"
+	}
+	return ledger.Artifact{Name: name, Path: rel, Hash: ledger.Digest([]byte(content))}
 }
 
 func lines(t testing.TB, path string) [][]byte {
@@ -76,7 +92,7 @@ func TestAppendChainsAndSeals(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%+v", rep.Problems)
 	assert.Equal(t, 3, rep.Ran)
-	assert.Equal(t, 3, rep.ArtifactsChecked)
+	assert.Equal(t, 6, rep.ArtifactsChecked)
 	assert.Equal(t, rs[2].ContentHash, rep.Head)
 }
 
@@ -96,7 +112,7 @@ func TestVerifyReportsTamperingByPosition(t *testing.T) {
 			ls[2] = bytes.Replace(ls[2], []byte(`"run":3`), []byte(`"run":4`), 1)
 			write(t, path, ls)
 			return ""
-		}, []problem{{3, ledger.ProblemEdited}}},
+		}, []problem{{3, ledger.ProblemEdited}, {3, ledger.ProblemArtifactDisagrees}}},
 		{"one byte edited and the hash recomputed", func(t *testing.T, dir, path string) string {
 			l, err := ledger.Open(path)
 			require.NoError(t, err)
@@ -110,7 +126,7 @@ func TestVerifyReportsTamperingByPosition(t *testing.T) {
 			ls[2] = line
 			write(t, path, ls)
 			return ""
-		}, []problem{{4, ledger.ProblemLinkMissing}}},
+		}, []problem{{3, ledger.ProblemArtifactDisagrees}, {4, ledger.ProblemLinkMissing}}},
 		{"one receipt deleted", func(t *testing.T, dir, path string) string {
 			ls := lines(t, path)
 			write(t, path, append(ls[:2:2], ls[3:]...))
@@ -187,7 +203,7 @@ func TestVerifyCountsMissingArtifacts(t *testing.T) {
 	rep, err := ledger.Verify(path, "")
 	require.NoError(t, err)
 	assert.True(t, rep.OK())
-	assert.Equal(t, 2, rep.ArtifactsMissing)
+	assert.Equal(t, 4, rep.ArtifactsMissing)
 	assert.Zero(t, rep.ArtifactsChecked)
 }
 

@@ -14,6 +14,7 @@
 package ledger
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -78,10 +79,16 @@ type Receipt struct {
 // Impl identifies the implementation that ran. Fingerprint is what
 // memoization keys on: for a built-in implementation
 // "in-process:<name>@<harness version>", for a process implementation the
-// command and the hash of its executable.
+// command line and the hash of its identity (ProcessIdentity), or
+// UnknownSuffix where amr cannot know what runs.
 type Impl struct {
 	Name        string `json:"name"`
 	Fingerprint string `json:"fingerprint"`
+	// Identity lists what a process implementation's fingerprint hashed,
+	// and IdentityUnknown says why it could not cover what runs. Both are
+	// absent for a built-in implementation, so its receipts are unchanged.
+	Identity        []Part `json:"identity,omitempty"`
+	IdentityUnknown string `json:"identity_unknown,omitempty"`
 }
 
 // Verdict is what the run found, copied forward by skipped receipts.
@@ -143,6 +150,11 @@ func (r Receipt) Key() Key {
 	return Key{BundleHash: r.BundleHash, Fingerprint: r.Impl.Fingerprint, HarnessVersion: r.HarnessVersion, Seed: r.Seed}
 }
 
+// ImplOf is the receipt's Impl of a process implementation.
+func ImplOf(name string, id Identity) Impl {
+	return Impl{Name: name, Fingerprint: id.Fingerprint, Identity: id.Parts, IdentityUnknown: id.Unknown}
+}
+
 // Fingerprint is a built-in implementation's fingerprint. It is the same on
 // every machine and every build of one harness version, so receipts are
 // reproducible byte for byte; a change to a built-in implementation that
@@ -175,6 +187,29 @@ func (r Receipt) Hash() (string, error) {
 		return "", err
 	}
 	return Digest(data), nil
+}
+
+// sealed returns the receipt's two canonical forms at the cost of one: its
+// line (with content_hash) and the bytes its content hash covers (without).
+// In canonical JSON the members are sorted and content_hash is a top-level
+// member no nested type has, so the bytes without it are the line with that
+// one member cut out; where the cut is not found exactly once, both forms
+// are computed in full.
+func (r Receipt) sealed() (canonical, line []byte, err error) {
+	if line, err = jcs.Marshal(r); err != nil {
+		return nil, nil, err
+	}
+	member, err := jcs.Marshal(map[string]string{"content_hash": r.ContentHash})
+	if err == nil && r.ContentHash != "" {
+		cut := append([]byte{','}, member[1:len(member)-1]...)
+		if bytes.Count(line, cut) == 1 {
+			return bytes.Replace(line, cut, nil, 1), line, nil
+		}
+	}
+	if canonical, err = r.Canonical(); err != nil {
+		return nil, nil, err
+	}
+	return canonical, line, nil
 }
 
 // Line renders the receipt as one ledger line: its canonical JSON with the

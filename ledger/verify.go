@@ -14,16 +14,17 @@ import (
 
 // Problem kinds Verify reports.
 const (
-	ProblemUnparsable      = "unparsable"       // the line is not a receipt
-	ProblemEdited          = "edited"           // the content does not match its content_hash, or is not canonical
-	ProblemFirstLinked     = "first-linked"     // the first receipt links to a previous one: receipts before it are gone
-	ProblemLinkMissing     = "link-missing"     // links to a receipt that is not in the ledger: it was deleted
-	ProblemLinkReordered   = "link-reordered"   // links to a receipt that comes after it
-	ProblemLinkSkips       = "link-skips"       // links to an earlier receipt than the one before it
-	ProblemArtifactChanged = "artifact-changed" // a kept artifact no longer has its hash
-	ProblemArtifactPath    = "artifact-path"    // an artifact path that is not relative to the ledger's directory
-	ProblemBadCopy         = "bad-copy"         // a skipped receipt whose copied verdict is not its source's
-	ProblemHead            = "head"             // the last receipt is not the expected head
+	ProblemUnparsable        = "unparsable"         // the line is not a receipt
+	ProblemEdited            = "edited"             // the content does not match its content_hash, or is not canonical
+	ProblemFirstLinked       = "first-linked"       // the first receipt links to a previous one: receipts before it are gone
+	ProblemLinkMissing       = "link-missing"       // links to a receipt that is not in the ledger: it was deleted
+	ProblemLinkReordered     = "link-reordered"     // links to a receipt that comes after it
+	ProblemLinkSkips         = "link-skips"         // links to an earlier receipt than the one before it
+	ProblemArtifactChanged   = "artifact-changed"   // a kept artifact no longer has its hash
+	ProblemArtifactPath      = "artifact-path"      // an artifact path that is not relative to the ledger's directory
+	ProblemArtifactDisagrees = "artifact-disagrees" // a kept verdict.json or run.jsonl says other than the receipt
+	ProblemBadCopy           = "bad-copy"           // a skipped receipt whose copied verdict is not its source's
+	ProblemHead              = "head"               // the last receipt is not the expected head
 )
 
 // Problem is one finding, by position: the 1-based line of the ledger file.
@@ -42,10 +43,30 @@ type Report struct {
 	Failed   int    `json:"failed_to_run"`
 	// Head is the content hash of the last receipt: publishing it is what
 	// makes a truncated tail detectable.
-	Head             string    `json:"head"`
-	ArtifactsChecked int       `json:"artifacts_checked"`
-	ArtifactsMissing int       `json:"artifacts_missing"`
-	Problems         []Problem `json:"problems"`
+	Head             string `json:"head"`
+	ArtifactsChecked int    `json:"artifacts_checked"`
+	ArtifactsMissing int    `json:"artifacts_missing"`
+	// Unavailable names, receipt by receipt, the artifacts that could not
+	// be read back: what the receipt says about them was not checked.
+	Unavailable []Unavailable `json:"unavailable"`
+	Problems    []Problem     `json:"problems"`
+
+	// crossChecked holds the positions of the ran receipts whose verdict
+	// was checked against the verdict.json they name and agreed.
+	crossChecked map[int]bool
+	receipts     []entry
+}
+
+// Unavailable is one receipt's artifacts that were not on disk, or of which
+// the ledger kept no copy.
+type Unavailable struct {
+	Position  int      `json:"position"`
+	Scenario  string   `json:"scenario"`
+	Run       int      `json:"run"`
+	Artifacts []string `json:"artifacts"`
+	// VerdictUnchecked says the receipt's verdict was checked against no
+	// kept verdict.json.
+	VerdictUnchecked bool `json:"verdict_unchecked"`
 }
 
 // OK reports whether the ledger verified clean.
@@ -70,7 +91,12 @@ func Verify(ledgerPath, wantHead string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Path: ledgerPath, Problems: []Problem{}}
+	return verify(ledgerPath, data, wantHead), nil
+}
+
+// verify is Verify over the ledger's bytes, read once by the caller.
+func verify(ledgerPath string, data []byte, wantHead string) *Report {
+	rep := &Report{Path: ledgerPath, Problems: []Problem{}, Unavailable: []Unavailable{}, crossChecked: map[int]bool{}}
 	var es []entry
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -112,13 +138,14 @@ func Verify(ledgerPath, wantHead string) (*Report, error) {
 		rep.checkCopy(es, i, byHash)
 		rep.checkArtifacts(dir, e)
 	}
+	rep.receipts = es
 	if n := len(es); n > 0 && es[n-1].parsed {
 		rep.Head = es[n-1].r.ContentHash
 	}
 	if wantHead != "" && rep.Head != wantHead {
 		rep.add(lastPos(es), ProblemHead, fmt.Sprintf("the last receipt is %s, not the expected head %s: receipts were added or removed at the end", orNone(rep.Head), wantHead))
 	}
-	return rep, nil
+	return rep
 }
 
 func lastPos(es []entry) int {
@@ -140,17 +167,16 @@ func (rep *Report) add(pos int, kind, detail string) {
 }
 
 func (rep *Report) checkContent(e entry) {
-	hash, err := e.r.Hash()
-	switch {
-	case err != nil:
+	canonical, line, err := e.r.sealed()
+	if err != nil {
 		rep.add(e.pos, ProblemEdited, err.Error())
 		return
-	case hash != e.r.ContentHash:
+	}
+	if hash := Digest(canonical); hash != e.r.ContentHash {
 		rep.add(e.pos, ProblemEdited, fmt.Sprintf("content hashes to %s, the receipt says %s", hash, orNone(e.r.ContentHash)))
 		return
 	}
-	line, err := e.r.Line()
-	if err != nil || !bytes.Equal(line[:len(line)-1], e.raw) {
+	if !bytes.Equal(line, e.raw) {
 		rep.add(e.pos, ProblemEdited, "the line is not the receipt's canonical JSON")
 	}
 }
@@ -201,8 +227,13 @@ func (rep *Report) checkCopy(es []entry, i int, byHash map[string]int) {
 }
 
 func (rep *Report) checkArtifacts(dir string, e entry) {
+	var missing []string
+	// verdictSeen: the verdict.json agreed; verdictBad: it was read and
+	// did not (changed, or saying other than the receipt).
+	verdictSeen, verdictBad := false, false
 	for _, a := range e.r.Artifacts {
 		if a.Path == "" {
+			missing = append(missing, a.Name)
 			continue
 		}
 		if !relativePath(a.Path) {
@@ -212,6 +243,7 @@ func (rep *Report) checkArtifacts(dir string, e entry) {
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(a.Path)))
 		if errors.Is(err, fs.ErrNotExist) {
 			rep.ArtifactsMissing++
+			missing = append(missing, a.Name)
 			continue
 		}
 		rep.ArtifactsChecked++
@@ -221,7 +253,29 @@ func (rep *Report) checkArtifacts(dir string, e entry) {
 		}
 		if got := Digest(data); got != a.Hash {
 			rep.add(e.pos, ProblemArtifactChanged, fmt.Sprintf("artifact %s hashes to %s, the receipt says %s", a.Path, got, a.Hash))
+			verdictBad = verdictBad || a.Name == verdictArtifact
+			continue
 		}
+		if e.r.Status != StatusRan {
+			continue
+		}
+		before := len(rep.Problems)
+		switch a.Name {
+		case verdictArtifact:
+			rep.checkVerdict(e, a.Name, data)
+			verdictSeen = len(rep.Problems) == before
+			verdictBad = !verdictSeen
+		case runLogArtifact:
+			rep.checkRunLog(e, a.Name, data)
+		}
+	}
+	if verdictSeen {
+		rep.crossChecked[e.pos] = true
+	}
+	unchecked := e.r.Status == StatusRan && !verdictSeen && !verdictBad
+	if len(missing) > 0 || unchecked {
+		rep.Unavailable = append(rep.Unavailable, Unavailable{Position: e.pos, Scenario: e.r.Scenario, Run: e.r.Run,
+			Artifacts: append([]string{}, missing...), VerdictUnchecked: unchecked})
 	}
 }
 
@@ -231,4 +285,37 @@ func (rep *Report) checkArtifacts(dir string, e entry) {
 func relativePath(p string) bool {
 	return p != "" && !strings.HasPrefix(p, "/") && !strings.Contains(p, "\\") && !filepath.IsAbs(filepath.FromSlash(p)) &&
 		path.Clean(p) != "."
+}
+
+// reusable returns the content hashes of the ran receipts whose verdict may
+// be copied forward: a receipt that fails verification never is. That is a
+// receipt with a problem of its own, one whose verdict no kept verdict.json
+// confirmed, and every receipt before a broken link, since a link breaks
+// where receipts before it were edited and re-hashed, inserted or removed,
+// and the chain cannot say which of them are still what was sealed.
+func (rep *Report) reusable() map[string]bool {
+	own := map[int]bool{}
+	brokenAt := -1
+	for _, p := range rep.Problems {
+		switch p.Kind {
+		case ProblemLinkMissing, ProblemLinkReordered, ProblemLinkSkips:
+			for i, e := range rep.receipts {
+				if e.pos == p.Position && i > brokenAt {
+					brokenAt = i
+				}
+			}
+		case ProblemHead, ProblemFirstLinked:
+			// Receipts missing at either end take nothing from those left.
+		default:
+			own[p.Position] = true
+		}
+	}
+	out := map[string]bool{}
+	for i, e := range rep.receipts {
+		if i < brokenAt || !e.parsed || e.r.Status != StatusRan || own[e.pos] || !rep.crossChecked[e.pos] {
+			continue
+		}
+		out[e.r.ContentHash] = true
+	}
+	return out
 }

@@ -151,5 +151,5 @@ func TestFingerprints(t *testing.T) {
 	require.NoError(t, err)
 	fp := suite.Fingerprint(play.Impl{Name: "x", Process: processSpec(self)}, "1.2.3")
 	assert.Regexp(t, `^process:.+@sha256:[0-9a-f]{64}$`, fp)
-	assert.Contains(t, suite.Fingerprint(play.Impl{Name: "x", Process: processSpec("/no/such/binary")}, "1"), "@unresolved")
+	assert.Contains(t, suite.Fingerprint(play.Impl{Name: "x", Process: processSpec("/no/such/binary")}, "1"), ledger.UnknownSuffix)
 }

@@ -3,8 +3,6 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -25,27 +23,41 @@ const (
 	StatusSkipped = ledger.StatusSkipped
 )
 
-// Fingerprint is an implementation's identity for receipts and
-// memoization: "in-process:<name>@<harness version>" for a built-in one,
-// "process:<command>@<hash of its executable>" for an OS process.
-func Fingerprint(impl play.Impl, harnessVersion string) string {
+// Identity is an implementation's identity for receipts and memoization:
+// for a built-in one, "in-process:<name>@<harness version>"; for an OS
+// process, what ledger.ProcessIdentity makes of its command and of what
+// is declared about it.
+func Identity(impl play.Impl, harnessVersion string, d ledger.Declared) (ledger.Identity, error) {
 	if impl.Process == nil || len(impl.Process.Command) == 0 {
-		return ledger.Fingerprint(impl.Name, harnessVersion)
+		return ledger.Identity{Fingerprint: ledger.Fingerprint(impl.Name, harnessVersion)}, nil
 	}
-	cmd := strings.Join(impl.Process.Command, " ")
-	exe, err := exec.LookPath(impl.Process.Command[0])
+	return ledger.ProcessIdentity(impl.Process.Command, d)
+}
+
+// Fingerprint is Identity's fingerprint, nothing declared.
+func Fingerprint(impl play.Impl, harnessVersion string) string {
+	id, err := Identity(impl, harnessVersion, ledger.Declared{})
 	if err != nil {
-		return "process:" + cmd + "@unresolved"
+		return "process:" + strings.Join(impl.Process.Command, " ") + ledger.UnknownSuffix
 	}
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		return "process:" + cmd + "@unreadable"
+	return id.Fingerprint
+}
+
+// identity is the run's implementation identity: the one the caller
+// computed, else the one nothing declared gives.
+func (cfg *Config) identity(impl play.Impl) ledger.Identity {
+	if cfg.Identity == nil {
+		id, err := Identity(impl, cfg.HarnessVersion, ledger.Declared{})
+		if err != nil {
+			id = ledger.Identity{Fingerprint: "process:" + strings.Join(impl.Process.Command, " ") + ledger.UnknownSuffix, Unknown: err.Error()}
+		}
+		cfg.Identity = &id
 	}
-	return "process:" + cmd + "@" + ledger.Digest(data)
+	return *cfg.Identity
 }
 
 func (cfg Config) key(impl play.Impl, hash string, seed uint64) ledger.Key {
-	return ledger.Key{BundleHash: hash, Fingerprint: Fingerprint(impl, cfg.HarnessVersion),
+	return ledger.Key{BundleHash: hash, Fingerprint: cfg.identity(impl).Fingerprint,
 		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10)}
 }
 
@@ -54,6 +66,9 @@ func (cfg Config) key(impl play.Impl, hash string, seed uint64) ledger.Key {
 func memoized(scenario string, impl play.Impl, cfg Config, hash string, s seeds.Seeds, i int) (RunReport, bool, error) {
 	if cfg.Ledger == nil || cfg.Force {
 		return RunReport{}, false, nil
+	}
+	if !cfg.identity(impl).Known() {
+		return RunReport{}, false, nil // what runs is not known: never skip it
 	}
 	seed := uint64(*s.Engine)
 	k := cfg.key(impl, hash, seed)
@@ -77,9 +92,17 @@ func memoized(scenario string, impl play.Impl, cfg Config, hash string, s seeds.
 	return rr, true, nil
 }
 
+func (cfg Config) receiptImpl(impl play.Impl) ledger.Impl {
+	id := cfg.identity(impl)
+	if impl.Process == nil {
+		return ledger.Impl{Name: impl.Name, Fingerprint: id.Fingerprint}
+	}
+	return ledger.ImplOf(impl.Name, id)
+}
+
 func newReceipt(scenario string, impl play.Impl, cfg Config, hash string, seed uint64, i int, status string) ledger.Receipt {
 	return ledger.Receipt{Scenario: scenario, BundleHash: hash,
-		Impl:           ledger.Impl{Name: impl.Name, Fingerprint: Fingerprint(impl, cfg.HarnessVersion)},
+		Impl:           cfg.receiptImpl(impl),
 		HarnessVersion: cfg.HarnessVersion, Seed: strconv.FormatUint(seed, 10), Run: i, Status: status}
 }
 

@@ -59,6 +59,10 @@ type Config struct {
 	Force  bool
 	// HarnessVersion is recorded in receipts and is part of the memo key.
 	HarnessVersion string
+	// Identity, when set, is the implementation's identity for receipts
+	// (see Identity); otherwise Run takes it from the implementation,
+	// nothing declared. An unknown identity is never skipped.
+	Identity *ledger.Identity
 }
 
 // RunReport is one scored run.
@@ -152,6 +156,9 @@ func Run(b *scenarios.Bundle, impl play.Impl, cfg Config) (*Report, error) {
 	hash, err := b.Hash()
 	if err != nil {
 		return nil, fmt.Errorf("%s: hashing the bundle: %w", b.Meta.Name, err)
+	}
+	if cfg.Ledger != nil {
+		cfg.identity(impl) // once per bundle: a process's files are read once
 	}
 	rep := &Report{Scenario: b.Meta.Name, BundleHash: hash, Impl: impl.Name, TopLevel: b.Meta.TopLevel,
 		Seeds: seeds.OfRun(seeds.RunOr(cfg.RunSeed, b.Meta.Name))}

@@ -179,6 +179,7 @@ func newFuzzCmd() *cobra.Command {
 	}
 	pf := addProcessFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runFuzz(cmd, o, pf) }
+	cmd.AddCommand(newFuzzMergeCmd())
 	f := cmd.Flags()
 	f.StringVar(&o.implName, "impl", "reference", "implementation to fuzz (see 'amr impls')")
 	f.Uint64Var(&o.seed, "seed", 1, "campaign seed: run i's run seed derives from it and i")
@@ -186,11 +187,11 @@ func newFuzzCmd() *cobra.Command {
 	f.DurationVar(&o.budget, "time", 0, "stop after this much wall-clock time (alone, or with --runs: whichever ends first)")
 	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "runs played at once; the outcome does not depend on it")
 	f.StringVar(&o.preset, "profile", faults.DefaultPreset, "profile preset: "+strings.Join(faults.PresetNames(), ", "))
-	f.StringVar(&o.out, "out", "", "write a counterexample's raw/ and shrunk/ here, replacing an earlier one (default: a folder of its own under .amr/fuzz/<impl>/)")
+	f.StringVar(&o.out, "out", "", "write a counterexample's raw/ and shrunk/ here, replacing an earlier one, and the campaign's result campaign.json (default: a folder of its own under .amr/fuzz/<impl>/, and no result)")
 	f.StringVar(&o.corpus, "corpus", "", "failure corpus to replay first and to keep failures in (default .amr/corpus/<impl>/)")
 	f.BoolVar(&o.noCorpus, "no-corpus", false, "neither replay nor keep a failure corpus")
 	f.BoolVar(&o.determinism, "check-determinism", false, "play every run twice and compare the bytes of sandbox, run log and verdict")
-	f.StringVar(&o.shard, "shard", "", "play only the runs i with i % n == k, given as k/n")
+	f.StringVar(&o.shard, "shard", "", "play only the runs i with i % n == k, given as k/n, or auto/n to take k from "+fuzz.IndexEnv)
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON on stdout")
 	f.BoolVar(&o.progress, "progress", false, "print progress on stderr even when it is not a terminal")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
@@ -336,6 +337,10 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if err := reportOutcome(cmd, human, &doc, sum, cfg.Impl, pf, o, corpusDir); err != nil {
 		return err
 	}
+	ended, err := keepResult(human, &doc, sum, cfg, pf, o, ctx.Err() != nil)
+	if err != nil {
+		return err
+	}
 	printFuzzSummary(human, doc, sum.Coverage)
 	if o.asJSON {
 		if err := printJSON(stdout, doc); err != nil {
@@ -343,6 +348,8 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		}
 	}
 	switch {
+	case interruptedShard(o.shard, ended) != nil:
+		return interruptedShard(o.shard, ended)
 	case sum.Divergence != nil, sum.Invalid != nil:
 		return &exitError{code: exitInvalid}
 	case sum.Failure != nil:
@@ -434,7 +441,7 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 	if faults.CheckPreset(o.preset) != nil {
 		return fuzz.Config{}, usageErr("unknown --profile %q (known: %s)", o.preset, strings.Join(faults.PresetNames(), ", "))
 	}
-	shard, err := fuzz.ParseShard(o.shard)
+	shard, err := fuzz.ResolveShard(o.shard, os.Getenv)
 	if err != nil {
 		return fuzz.Config{}, usageErr("--shard %v", err)
 	}

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/ledger"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/suite"
 )
 
@@ -37,14 +39,19 @@ func newLedgerVerifyCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "verify [FILE]",
-		Short: "Recompute every receipt's hash, walk the chain, re-hash the kept artifacts",
+		Short: "Recompute every receipt's hash, walk the chain, check each receipt against its kept artifacts",
 		Long: `Verify recomputes every receipt's content hash over its canonical JSON, follows
 every prev link from the first receipt, checks that each skipped receipt copies
 the verdict of an earlier ran receipt of the same run, and re-hashes every
 artifact that is still on disk (paths are relative to the ledger's directory).
-Any edit, deletion or reordering is reported by position: the line of the
-ledger file. A receipt deleted from the end leaves no trace in the chain; pass
-the head you published with --head to catch that too.
+A ran receipt is then held to what its artifacts say: the verdict.json it names
+(levels, origin, violations, counts, run and seed) and its run log's start
+record (bundle, bundle hash, seed), so a receipt edited and re-hashed, the chain
+re-linked after it, is still found (artifact-disagrees). Any problem is
+reported by position: the line of the ledger file. The artifacts that could
+not be read back are named, receipt by receipt. A receipt deleted from the end
+leaves no trace in the chain; pass the head you published with --head to catch
+that too.
 
 FILE defaults to ` + defaultLedger + `. Exit 0 when the ledger verifies clean,
 1 on any problem, 2 when the file cannot be read.`,
@@ -80,6 +87,7 @@ func printLedgerReport(w io.Writer, rep *ledger.Report) {
 	fmt.Fprintf(w, "%s: %d receipt(s): %d ran, %d skipped, %d failed-to-run\n",
 		rep.Path, rep.Receipts, rep.Ran, rep.Skipped, rep.Failed)
 	fmt.Fprintf(w, "artifacts: %d re-hashed, %d not on disk\n", rep.ArtifactsChecked, rep.ArtifactsMissing)
+	printUnavailable(w, rep.Unavailable)
 	if rep.Head != "" {
 		fmt.Fprintf(w, "head: %s\n", rep.Head)
 	}
@@ -95,6 +103,25 @@ func printLedgerReport(w io.Writer, rep *ledger.Report) {
 	tw.Flush()
 }
 
+// printUnavailable names, receipt by receipt, what verify could not read
+// back, so a clean report never hides what it did not check.
+func printUnavailable(w io.Writer, us []ledger.Unavailable) {
+	if len(us) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "not available to check, %d receipt(s):\n", len(us))
+	for _, u := range us {
+		what := strings.Join(u.Artifacts, ", ")
+		if u.VerdictUnchecked {
+			if what != "" {
+				what += "; "
+			}
+			what += "its verdict was checked against no verdict.json"
+		}
+		fmt.Fprintf(w, "  position %d (%s run %d): %s\n", u.Position, u.Scenario, u.Run, what)
+	}
+}
+
 // openLedger opens the ledger amr run appends to.
 func openLedger(path string) (*ledger.Ledger, error) {
 	l, err := ledger.Open(path)
@@ -102,6 +129,47 @@ func openLedger(path string) (*ledger.Ledger, error) {
 		return nil, &exitError{code: exitBad, err: fmt.Errorf("--ledger: %w", err)}
 	}
 	return l, nil
+}
+
+// identityFlags declare what a process implementation is, beyond the
+// files its command names (ledger.ProcessIdentity).
+type identityFlags struct {
+	dir, version string
+}
+
+func addIdentityFlags(cmd *cobra.Command) *identityFlags {
+	f := &identityFlags{}
+	cmd.Flags().StringVar(&f.dir, "identity-dir", "", "with --ledger and --impl-cmd: a directory whose content is part of the implementation's identity (its sources)")
+	cmd.Flags().StringVar(&f.version, "identity-version", "", "with --ledger and --impl-cmd: a version string that is part of the implementation's identity")
+	return f
+}
+
+// ledgerConfig opens the ledger and fixes the implementation's identity
+// for its receipts, once for the whole command.
+func ledgerConfig(cfg *suite.Config, at string, f *identityFlags, impl play.Impl) error {
+	declared := f != nil && (f.dir != "" || f.version != "")
+	switch {
+	case declared && at == "":
+		return usageErr("--identity-dir and --identity-version name the implementation in a ledger: give --ledger")
+	case declared && impl.Process == nil:
+		return usageErr("--identity-dir and --identity-version describe a process implementation (--impl-cmd); a built-in one is named by amr's version")
+	case at == "":
+		return nil
+	}
+	l, err := openLedger(at)
+	if err != nil {
+		return err
+	}
+	var d ledger.Declared
+	if f != nil {
+		d = ledger.Declared{Dir: f.dir, Version: f.version}
+	}
+	id, err := suite.Identity(impl, cfg.HarnessVersion, d)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	cfg.Ledger, cfg.Identity = l, &id
+	return nil
 }
 
 // printDiagnostics writes what the table does not show: runs the two
@@ -130,6 +198,20 @@ func printDiagnostics(w io.Writer, reports []*suite.Report, l *ledger.Ledger, be
 		}
 		fmt.Fprintf(w, "ledger %s: %d receipt(s) appended, %d run(s) skipped as already receipted; artifact copies in %s\n",
 			l.Path(), len(l.Receipts())-before, skipped, filepath.Join(filepath.Dir(l.Path()), ledger.ObjectsDir)+string(filepath.Separator))
+		printLedgerTrust(w, l, before)
+	}
+}
+
+// printLedgerTrust says why runs were played that a ledger might have
+// skipped: receipts that failed verification, an identity amr cannot know.
+func printLedgerTrust(w io.Writer, l *ledger.Ledger, before int) {
+	if n := l.Withheld(); n > 0 {
+		fmt.Fprintf(w, "ledger: %d ran receipt(s) fail verification and were not reused ('amr ledger verify %s' says why)\n", n, l.Path())
+	}
+	rs := l.Receipts()
+	if len(rs) > before && rs[before].Impl.IdentityUnknown != "" {
+		fmt.Fprintf(w, "ledger: the identity of %s is unknown (%s): no run was skipped; --identity-dir or --identity-version declares it\n",
+			rs[before].Impl.Name, rs[before].Impl.IdentityUnknown)
 	}
 }
 

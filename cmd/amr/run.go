@@ -72,7 +72,11 @@ INVALID, a harness bug, and amr exits 3.
 --ledger FILE appends one receipt per run to FILE (docs/receipts.md) and skips
 a run whose (bundle hash, implementation, harness version, engine seed) already has a
 receipt, writing a cheap "skipped" receipt that copies its verdict; --force
-runs everything again.
+runs everything again. A process implementation is identified by its
+executable and every file its command names (a script); --identity-dir and
+--identity-version add what it does not name. Where amr cannot know what runs
+(sh -c, python -m, go run, ...), nothing is skipped; nor is a run whose
+receipt fails verification.
 
 Exit 0 when every level up to each scenario's top level passed, 1 when any
 failed, 2 on bad input, 3 when the oracles disagreed.`
@@ -88,6 +92,7 @@ type runOptions struct {
 	proc     *processFlags
 	ledgerAt string
 	force    bool
+	ident    *identityFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -113,6 +118,7 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&o.ledgerAt, "ledger", "", "append a receipt per run to this ledger, and skip runs it already holds (docs/receipts.md)")
 	f.BoolVar(&o.force, "force", false, "with --ledger: run everything, even runs the ledger already holds")
 	o.proc = addProcessFlags(cmd)
+	o.ident = addIdentityFlags(cmd)
 	return cmd
 }
 
@@ -134,10 +140,8 @@ func runRun(cmd *cobra.Command, args []string, o runOptions) error {
 	if cmd.Flags().Changed("seed") {
 		cfg.RunSeed = &o.seed
 	}
-	if o.ledgerAt != "" {
-		if cfg.Ledger, err = openLedger(o.ledgerAt); err != nil {
-			return err
-		}
+	if err := ledgerConfig(&cfg, o.ledgerAt, o.ident, impl); err != nil {
+		return err
 	}
 	receipted := len(cfg.Ledger.Receipts())
 	doc, err := runAll(bundles, impl, cfg)
