@@ -157,7 +157,7 @@ func conditionMutants(fset *token.FileSet, name string, ifs *ast.IfStmt) []mutan
 }
 
 func main() {
-	files := flag.String("files", "examples/plan.go,examples/world.go", "the reference's files whose decision points are mutated")
+	files := flag.String("files", "examples/plan.go,examples/world.go,examples/policy.go", "the reference's files whose decision points are mutated")
 	runs := flag.Int("runs", 1000, "generated runs each mutant is fuzzed for")
 	seed := flag.Int("seed", 1, "campaign seed")
 	list := flag.Bool("list", false, "list the mutants and stop")
