@@ -590,17 +590,32 @@ func (br *bundleReading) approvalDue(a scenarios.Approval) (int, *draft, bool) {
 	if !ok {
 		return 0, nil, false
 	}
-	var d *draft
-	for _, x := range br.f.drafts {
-		if x.WorkID == w && (d == nil || x.at.tick < d.at.tick) {
-			d = x
-		}
-	}
+	d := br.bindable(w, a.Stale())
 	if d == nil {
 		return 0, nil, false
 	}
 	t, ok := br.firedBy(v, max(k, d.at.tick))
 	return t, d, ok
+}
+
+// bindable returns the declaration that made an approval of the work item
+// bindable: its earliest draft, or, for an approval of the previous draft,
+// the earliest declaration of a second draft id (D80).
+func (br *bundleReading) bindable(w string, stale bool) *draft {
+	earliest := func(skip string) *draft {
+		var d *draft
+		for _, x := range br.f.drafts {
+			if x.WorkID == w && x.DraftID != skip && (d == nil || x.at.tick < d.at.tick) {
+				d = x
+			}
+		}
+		return d
+	}
+	d := earliest("")
+	if d == nil || !stale {
+		return d
+	}
+	return earliest(d.DraftID)
 }
 
 // signalsFromBundle keeps the signal lines the bundle explains, reports the

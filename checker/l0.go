@@ -223,7 +223,7 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 func (f *facts) scheduledApproval(m *message) (int, bool) {
 	best, found := 0, false
 	for _, a := range f.b.Approvals {
-		if a.Forge != "" || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
+		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
 			continue
 		}
 		if v, ok := f.tl.visible(a.At); ok && (!found || v < best) {
@@ -239,7 +239,7 @@ func (f *facts) scheduledApproval(m *message) (int, bool) {
 func (f *facts) approvalDue(m *message) (int, bool) {
 	best, found := 0, false
 	for _, a := range f.b.Approvals {
-		if a.Forge != "" || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
+		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
 			continue
 		}
 		if v, ok := f.tl.visible(a.At); ok {
@@ -294,7 +294,7 @@ func (f *facts) scheduledStop(m *message, d int) bool {
 		}
 	}
 	for _, a := range f.b.Approvals {
-		if a.Forge != "" || a.Decision != scenarios.DecisionReject || !f.matches(a.Match, m) {
+		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionReject || !f.matches(a.Match, m) {
 			continue
 		}
 		if v, ok := f.tl.visible(a.At); ok && v <= d {

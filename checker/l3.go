@@ -616,7 +616,7 @@ func (f *facts) endingScheduled(w string) bool {
 		return false
 	}
 	for _, a := range f.b.Approvals {
-		if a.Forge == "" && f.matches(a.Match, m) {
+		if a.Forge == "" && !a.Stale() && f.matches(a.Match, m) {
 			if v, ok := f.tl.visible(a.At); ok && room(max(f.firedAt(a, m, v), m.vis)) {
 				return true
 			}

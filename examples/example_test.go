@@ -17,7 +17,7 @@ func ExampleLookup() {
 	fmt.Println(ok, im.Kind, im.Scenario, strings.Join(im.Targets, ","))
 	fmt.Println(im.Description)
 	// Output:
-	// true weak l0-respond L0.reply
+	// true weak l0-respond L0.reply,L2.approval-latency
 	// drafts replies but never sends them
 }
 

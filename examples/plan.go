@@ -131,10 +131,10 @@ func (r *responder) decisions(w *world) *write {
 		if next := r.p.resend(w, wk, d, dec); next != nil {
 			return next
 		}
-		if wk.resolved {
+		if wk.resolved && !r.p.reopens(w, wk, dec) {
 			continue
 		}
-		if dec.decision == "reject" {
+		if dec.decision == "reject" && !wk.resolved {
 			line := w.resolution(wk, sandbox.OutcomeAbandoned, reasonRejected)
 			line.ApprovalID = dec.approvalID
 			return audit(line)

@@ -67,6 +67,12 @@ type policy interface {
 	nameDraft(w *world, wk *work) string
 	// prompt is the model request for a work item's draft.
 	prompt(w *world, wk *work) string
+	// redecides reports whether a later valid decision on a draft replaces
+	// the first one.
+	redecides() bool
+	// reopens reports whether a resolved work item is taken up again on a
+	// decision.
+	reopens(w *world, wk *work, dec decision) bool
 }
 
 // reference is the reference responder's answer at every decision point.
@@ -77,6 +83,10 @@ var _ policy = reference{}
 func (reference) prepare(sandbox.Store) error { return nil }
 
 func (reference) settles() bool { return true }
+
+func (reference) redecides() bool { return false }
+
+func (reference) reopens(*world, *work, decision) bool { return false }
 
 func (reference) see(*view, *caches) {}
 

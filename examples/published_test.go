@@ -93,6 +93,7 @@ var publishedShows = map[string]func(h *harness) bool{
 	"weak-send-before-record": func(h *harness) bool { return h.sends("w-m2") > 1 },
 	"weak-jump-blind":         func(h *harness) bool { return h.workFor("m2") == "" },
 	"weak-unsend":             func(h *harness) bool { return len(h.taken) > 0 },
+	"weak-lazy-mode":          func(h *harness) bool { return h.workFor("m1") != "" },
 	// w-m1 is reassigned after an agent death, so it has two drafts even in
 	// the reference; w-m2 keeps its owner.
 	"weak-redraft-every-tick": func(h *harness) bool { return h.draftsOf("w-m2") > 1 },

@@ -225,7 +225,7 @@ func (w *world) readApprovals() {
 		if !ok || w.ignored[a.ApprovalID] {
 			continue
 		}
-		if _, seen := w.decisions[d.DraftID]; !seen {
+		if _, seen := w.decisions[d.DraftID]; !seen || w.p.redecides() {
 			w.decisions[d.DraftID] = decision{approvalID: a.ApprovalID, decision: a.Decision}
 		}
 	}

@@ -28,6 +28,10 @@ const (
 	CrashBoundary   = "crash_boundary"
 	CrashWrite      = "crash_write"
 	Fleet           = "fleet"
+	StaleApproval   = "stale_approval"
+	Redecide        = "redecide"
+	Boundaries      = "boundaries"
+	SameBody        = "same_body"
 )
 
 // Kind describes one fault kind.
@@ -56,6 +60,10 @@ var vocabulary = []Kind{
 	{CrashBoundary, "crashes at tick boundaries"},
 	{CrashWrite, "crashes between two writes of the implementation"},
 	{Fleet, "a fleet of two to four agents instead of one"},
+	{StaleApproval, "a genuine approval of a work item's previous draft, arriving after the owner's death made it re-draft"},
+	{Redecide, "a second, opposite decision on one work item (reject then approve, approve then reject), often with a crash between"},
+	{Boundaries, "changes, crashes and messages placed one tick before, at and one tick past each allowance and budget"},
+	{SameBody, "another message from the same sender with the same subject and body, in its conversation or another"},
 }
 
 // Vocabulary lists the fault kinds in a stable order.
@@ -132,19 +140,19 @@ var presets = []Preset{
 	{Name: "quiet", Swarm: false,
 		Summary: "no faults: plain conversations and on-time approvals"},
 	{Name: "crash", Swarm: true, Always: []string{CrashWrite},
-		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet},
+		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Redecide, Boundaries},
 		Summary: "crashes at boundaries and between writes, with follow-ups, duplicates and late approvals"},
 	{Name: "authority", Swarm: true,
-		Kinds:   []string{LateApproval, Redeliver, Reject, ForgeDangling, ForgeHash, EscalateBefore, EscalateAfter, CrashWrite},
+		Kinds:   []string{LateApproval, Redeliver, Reject, ForgeDangling, ForgeHash, EscalateBefore, EscalateAfter, CrashWrite, Redecide, Boundaries},
 		Summary: "approvals late, redelivered, rejected and forged; escalations before and after approval"},
 	{Name: "fleet", Swarm: true, Always: []string{Fleet},
-		Kinds:   []string{Fleet, AgentDeath, Duplicate, EscalateBefore, EscalateAfter, CrashBoundary, CrashWrite},
+		Kinds:   []string{Fleet, AgentDeath, Duplicate, EscalateBefore, EscalateAfter, CrashBoundary, CrashWrite, StaleApproval, Boundaries},
 		Summary: "fleets of two to four agents, agent deaths, escalations and crashes"},
 	{Name: "identity", Swarm: true,
-		Kinds:   []string{FollowUp, AnchorCollision, SameSubject, Duplicate, EscalateBefore},
+		Kinds:   []string{FollowUp, AnchorCollision, SameSubject, Duplicate, EscalateBefore, SameBody},
 		Summary: "anchor collisions, same-subject conversations, follow-ups and duplicates"},
 	{Name: "admission", Swarm: true,
-		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary},
+		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary, Boundaries, SameBody},
 		Summary: "rules over history and posture, posture and rules changes, tick jumps"},
 }
 

@@ -35,6 +35,28 @@ const (
 	CRejected            = "draft_rejected"
 	CEscalationUnapprove = "escalation_before_approval"
 	CLongFollowUp        = "follow_up_after_40_ticks"
+
+	// Situations added so that every invariant has one (situations.go).
+	CCrashMidTick       = "crash_mid_tick"
+	CRedraft            = "work_redrafted"
+	CDraftAfterRestart  = "draft_after_restart"
+	CFollowUpPending    = "follow_up_while_pending"
+	CCrashApproved      = "crash_with_approved_unsent"
+	CDeclined           = "message_declined"
+	CRedeliveredSent    = "approval_redelivered_after_send"
+	CReassigned         = "work_reassigned"
+	CFleetGone          = "whole_fleet_dead"
+	CEscalationResolved = "escalation_of_resolved_work"
+	CEscalationSameTick = "escalation_at_approval_tick"
+	CTwoAnchors         = "message_names_two_anchors"
+
+	// Situations the fault kinds of issue 17 reach on purpose.
+	CStaleApproval     = "stale_approval_after_redraft"
+	CRejectThenApprove = "reject_then_approve"
+	CApproveThenReject = "approve_then_reject"
+	CCrashDecisions    = "crash_between_decisions"
+	CSameBody          = "same_sender_same_body"
+	CSameBodyElsewhere = "same_sender_same_body_other_conversation"
 )
 
 var counters = []Counter{
@@ -56,6 +78,24 @@ var counters = []Counter{
 	{CRejected, "a rejection bound a declared draft"},
 	{CEscalationUnapprove, "an escalation fired for an admitted work item with no approval yet"},
 	{CLongFollowUp, "a follow-up arrived 40 or more ticks after the previous message of its thread"},
+	{CCrashMidTick, "a crash landed after some of a tick's writes, not at the tick's boundary"},
+	{CRedraft, "a work item had a second draft declared"},
+	{CDraftAfterRestart, "a draft was declared after a restart"},
+	{CFollowUpPending, "a follow-up arrived while an earlier work item of its thread had no send and no resolution"},
+	{CCrashApproved, "a crash landed while a work item had a valid approval of its draft and no send or resolution"},
+	{CDeclined, "a delivered message was never admitted"},
+	{CRedeliveredSent, "an approval line was delivered again after its work item's send"},
+	{CReassigned, "a work item's won claim moved to another agent"},
+	{CFleetGone, "AGENT_DEATH named every agent of the fleet"},
+	{CEscalationResolved, "an escalation named a work item already sent or resolved"},
+	{CEscalationSameTick, "an escalation fired at the tick of a valid approval of the work item's draft, before any send"},
+	{CTwoAnchors, "a message named two of the fixture's anchors"},
+	{CStaleApproval, "a genuine approval, with its real hash, of a work item's earlier draft arrived after a newer draft was declared"},
+	{CRejectThenApprove, "a valid approve reached a work item after a valid reject of it"},
+	{CApproveThenReject, "a valid reject reached a work item after a valid approve of it and before any send"},
+	{CCrashDecisions, "a crash landed between two valid decisions on one work item"},
+	{CSameBody, "two messages of one conversation had the same sender, subject and body"},
+	{CSameBodyElsewhere, "two messages of different conversations had the same sender, subject and body"},
 }
 
 // Counters lists the coverage counters in a stable order.
@@ -176,10 +216,18 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 		delivered = map[string]int{}
 		lastIn    = map[string]int{} // conversation -> tick of its latest new message
 		budgets   []int              // ordinals at which a reply or approval budget ends
+		restarted bool
+		dead      = map[string]bool{}
+		edges     = newEdgeWatch()
+		decisions = map[string][]decided{}
+		crashes   int
 	)
 	for i, r := range log {
 		switch r.Kind {
 		case sandbox.LogTickEnd:
+			if restarted && r.Lines[sandbox.Drafts] > at.drafts {
+				o.seen.mark(CDraftAfterRestart)
+			}
 			at.drafts, at.outbox, at.audit = r.Lines[sandbox.Drafts], r.Lines[sandbox.Outbox], r.Lines[sandbox.Audit]
 			consumed = 0
 			visited++
@@ -192,18 +240,29 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 			case r.AfterWrites > 0:
 				now, consumed = o.midTick(log[i:], at, consumed, r.Written)
 			}
+			if r.AfterWrites > 0 && now != at {
+				o.seen.mark(CCrashMidTick)
+			}
 			o.crash(now)
+			crashes++
+			edges.crash(o, visited)
+		case sandbox.LogRestart:
+			restarted = true
 		case sandbox.LogDeliver:
 			if _, ok := delivered[r.ID]; ok {
 				break
 			}
 			delivered[r.ID] = r.Tick
+			edges.deliver(o, visited)
 			if r.Scheduled != nil && *r.Scheduled < r.Tick {
 				o.seen.mark(CMessageInJump)
 			}
 			if m, ok := o.b.Message(r.ID); ok {
 				if prev, ok := lastIn[m.ConversationID]; ok && r.Tick-prev >= 40 {
 					o.seen.mark(CLongFollowUp)
+				}
+				if _, ok := lastIn[m.ConversationID]; ok && o.threadPending(at, m.ConversationID) {
+					o.seen.mark(CFollowUpPending)
 				}
 				lastIn[m.ConversationID] = r.Tick
 			}
@@ -213,20 +272,29 @@ func (o *observer) walk(log []sandbox.LogRecord) {
 		case sandbox.LogApprove:
 			at.approvals = max(at.approvals, r.Line)
 			o.approve(r, delivered)
+			o.decision(r, at, decisions, crashes)
+			edges.approve(o, r, visited)
 			if r.Forge == "" && r.Decision == scenarios.DecisionApprove {
 				budgets = append(budgets, visited+5)
 			}
 		case sandbox.LogRedeliver:
 			at.approvals = max(at.approvals, r.Line)
 			o.seen.mark(CRedelivered)
+			o.redelivered(r, at)
 		case sandbox.LogSignal:
 			o.signal(r, at)
+			o.signalMore(r, at, dead)
+			if r.SignalType == scenarios.AgentDeath {
+				edges.death(visited)
+			}
 		case sandbox.LogPosture:
+			edges.posture(visited)
 			if len(o.pendingWork(at, func(w *workView) bool { return !w.sent && !w.resolved })) > 0 {
 				o.seen.mark(CPostureInFlight)
 			}
 		case sandbox.LogRules:
 			o.seen.mark(CRulesChange)
+			edges.rules(visited)
 		case sandbox.LogJump:
 			// The jump follows the tick_end of the tick it leaves, whose
 			// ordinal is visited-1.
@@ -273,6 +341,9 @@ func (o *observer) crash(at progress) {
 			o.seen.mark(CCrashSendRecord)
 		case w.drafts > 0:
 			o.seen.mark(CCrashDeclareSend)
+			if o.approvedBy(w, at.approvals) {
+				o.seen.mark(CCrashApproved)
+			}
 		}
 	}
 }
@@ -325,6 +396,8 @@ type workView struct {
 	sent     bool
 	resolved bool
 	owner    string // agent of the latest won claim
+	msg      string // the message its first admission record names
+	latest   string // its latest draft id
 }
 
 // pendingWork derives the admitted work items from the lines written by a
@@ -341,7 +414,7 @@ func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workVi
 		switch r.Event {
 		case sandbox.EventAdmission:
 			if w == nil {
-				w = &workView{id: r.WorkID, hashes: map[string]string{}}
+				w = &workView{id: r.WorkID, hashes: map[string]string{}, msg: r.MessageID}
 				byID[r.WorkID] = w
 				order = append(order, w)
 			}
@@ -365,6 +438,7 @@ func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workVi
 				w.drafts++
 				w.hashes[l.Rec.DraftID] = l.Rec.ContentHash
 			}
+			w.latest = l.Rec.DraftID
 			draftWork[l.Rec.DraftID] = w
 		}
 	}
@@ -408,6 +482,7 @@ func (o *observer) whole() {
 	o.contested()
 	o.collision()
 	o.sameSubject()
+	o.wholeMore()
 }
 
 func (o *observer) contested() {

@@ -13,18 +13,23 @@ import (
 // the situations it was written for.
 func TestObserveReadsWhatHappened(t *testing.T) {
 	want := map[string][]string{
-		"l0-respond":                     nil,
-		"l1-anchor-collision":            {CAnchorCollision, CSameSubject, CDuplicateDelivery, CLongFollowUp},
-		"l1-crash-after-send":            {CCrashDeclareSend, CCrashSendRecord},
-		"l1-multiturn-crash":             {CCrashDeclareSend, CLongFollowUp},
-		"l2-approval-redelivery":         {CRedelivered},
-		"l2-govern":                      {CForgedDelivered, CCrashDeclareSend, CPostureInFlight, CRulesChange, CLateApproval},
+		"l0-respond":          nil,
+		"l1-anchor-collision": {CAnchorCollision, CSameSubject, CDuplicateDelivery, CLongFollowUp},
+		"l1-crash-after-send": {CCrashDeclareSend, CCrashSendRecord, CCrashMidTick, CCrashApproved,
+			EdgeCounter("approval_budget", "at"), EdgeCounter("approval_budget", "past"), EdgeCounter("reply_budget", "before")},
+		"l1-multiturn-crash":             {CCrashDeclareSend, CLongFollowUp, CCrashMidTick, CDraftAfterRestart, CCrashApproved},
+		"l2-approval-redelivery":         {CRedelivered, CRedeliveredSent},
+		"l2-govern":                      {CForgedDelivered, CCrashDeclareSend, CPostureInFlight, CRulesChange, CLateApproval, CDraftAfterRestart, CDeclined},
 		"l2-tick-jump-intake":            {CJumpAcrossBudget, CMessageInJump},
-		"l3-fleet-concurrent":            {CDeathPendingDraft, CContestedClaim, CDuplicateDelivery},
-		"l3-fleet-concurrent-redelivery": {CRedelivered, CDeathPendingDraft, CContestedClaim, CDuplicateDelivery},
+		"l3-fleet-concurrent":            {CDeathPendingDraft, CContestedClaim, CDuplicateDelivery, CRedraft, CReassigned},
+		"l3-fleet-concurrent-redelivery": {CRedelivered, CDeathPendingDraft, CContestedClaim, CDuplicateDelivery, CRedraft, CRedeliveredSent, CReassigned},
 		"l4-operator-escalation":         {CEscalationUnapprove},
 		"l5-identity-fallibility":        {CSameSubject, CEscalationUnapprove},
-		"l6-post-approval-escalation":    {CEscalationApproved},
+		"l2-approval-of-previous-draft":  {CDeathPendingDraft, CContestedClaim, CRedraft, CReassigned, CStaleApproval},
+		"l3-reject-then-approve":         {CRejected, CRejectThenApprove},
+		"l2-same-sender-same-body":       {CFollowUpPending, CSameBody},
+		"l2-posture-allowance-edge":      {CPostureInFlight, CDraftAfterRestart, CDeclined, EdgeCounter("posture_allowance", "past")},
+		"l6-post-approval-escalation":    {CEscalationApproved, CEscalationSameTick},
 	}
 	pubs, err := scenarios.Published()
 	require.NoError(t, err)

@@ -102,8 +102,13 @@ type ShrinkRequest struct {
 	RunSeed *uint64
 	// Control, when set, must pass every level of every candidate kept.
 	Control *play.Impl
-	// Budget bounds the shrink's wall-clock time (0: shrink.DefaultBudget).
+	// Budget bounds the shrink's wall-clock time (0: shrink.DefaultBudget
+	// without Plays, no bound with it; negative: no bound).
 	Budget time.Duration
+	// Plays bounds the candidates judged, so the shrink ends at the same
+	// candidate on every machine; Workers judges that many at once
+	// without changing the outcome (shrink.Options).
+	Plays, Workers int
 	// MaxSteps is the steps per tick the failing run had (0: the default).
 	MaxSteps int
 	// HarnessVersion is recorded in the shrunk bundle's provenance.
@@ -147,7 +152,7 @@ func Shrink(b *scenarios.Bundle, req ShrinkRequest) (*Shrunk, error) {
 	if err := controlPasses(b, req); err != nil {
 		return nil, err
 	}
-	res, err := shrink.Shrink(b, FailsWith(req.Impl, inv, req.RunSeed, req.Control, req.MaxSteps), shrink.Options{Budget: req.Budget, Context: req.Context})
+	res, err := shrink.Shrink(b, FailsWith(req.Impl, inv, req.RunSeed, req.Control, req.MaxSteps), shrink.Options{Budget: req.Budget, Plays: req.Plays, Workers: req.Workers, Context: req.Context})
 	if err != nil {
 		return nil, err
 	}

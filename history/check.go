@@ -86,7 +86,7 @@ type work struct {
 	escalations []int
 	cancels     []int // valid rejects of its latest draft at the time
 	rejects     []int // valid rejects of any of its drafts
-	approved    []int // valid approves of any of its drafts
+	approved    []int // valid approves of its latest draft at the time
 	claimants   []string
 	crashes     []int // crashes while it was admitted and unresolved
 }
@@ -320,6 +320,7 @@ func (p *pass) approve(i int, op Op) {
 		return
 	}
 	d, ok := p.declared[op.DraftID]
+	later := !ok
 	if !ok {
 		// Valid only through the same-tick allowance of a file-order
 		// history: the draft is declared later in the order.
@@ -332,7 +333,11 @@ func (p *pass) approve(i int, op Op) {
 	switch op.Decision {
 	case scenarios.DecisionApprove:
 		p.approves[op.DraftID] = append(p.approves[op.DraftID], i)
-		w.approved = append(w.approved, i)
+		// An approve of a draft the work item had already replaced
+		// authorizes that draft but owes the work item nothing (D80).
+		if n := len(w.drafts); later || n == 0 || w.drafts[n-1] == op.DraftID {
+			w.approved = append(w.approved, i)
+		}
 	case scenarios.DecisionReject:
 		w.rejects = append(w.rejects, i)
 		if n := len(w.drafts); n == 0 || w.drafts[n-1] == op.DraftID {

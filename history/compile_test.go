@@ -250,6 +250,11 @@ func TestZooFindings(t *testing.T) {
 		"weak-send-without-approval":         {history.H5UnauthorizedEffect: 5},
 		"weak-rules-once":                    {history.H9Admission: 1},
 		"weak-trust-any-approval":            {history.H5UnauthorizedEffect: 1},
+		"weak-approval-by-work":              {history.H5UnauthorizedEffect: 1},
+		"weak-content-dedup":                 {history.H9Admission: 1},
+		"weak-lazy-mode":                     {history.H9Admission: 1},
+		// Abandoned on the rejection, then sent on the later approval.
+		"weak-last-decision-wins": {history.H4EffectAfterCancellation: 1, history.H7ClaimContradiction: 2},
 		// Completed in the audit and in state.json, with nothing validly sent.
 		"weak-undeclared-send": {history.H2OrphanEffect: 1, history.H5UnauthorizedEffect: 1, history.H7ClaimContradiction: 2},
 		// Each early send, taken back, is unauthorized and then sent again.

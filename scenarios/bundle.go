@@ -170,14 +170,26 @@ const (
 
 // Approval is one scheduled approval. It binds, at fire time, the latest
 // draft declared for the matched work item, copying its content_hash, and is
-// deferred while no draft exists.
+// deferred while no draft exists. With Binds "previous" it is a genuine
+// decision on a superseded draft: it binds the draft declared before the
+// latest one, and is deferred while the work item has fewer than two.
 type Approval struct {
 	ID       string `json:"approval_id"`
 	At       int    `json:"at"`
 	Match    Match  `json:"match"`
 	Decision string `json:"decision"`
 	Forge    string `json:"forge,omitempty"`
+	Binds    string `json:"binds,omitempty"`
 }
+
+// BindsPrevious makes an approval bind the work item's previous draft: the
+// latest one declared under another draft id than its latest draft's.
+const BindsPrevious = "previous"
+
+// Stale reports whether the approval decides on a superseded draft. Such an
+// approval authorizes that draft only and, the work item having moved on,
+// promises no reply and no ending (docs/decisions.md D80).
+func (a Approval) Stale() bool { return a.Binds == BindsPrevious }
 
 // Signal types the spec defines (§2, signals.jsonl).
 const (

@@ -308,6 +308,12 @@ func (v *validator) approvals() {
 		if a.Forge != "" && a.Forge != ForgeDangling && a.Forge != ForgeHashMismatch {
 			v.errorf(field+".forge", "forge %q is not %q or %q", a.Forge, ForgeDangling, ForgeHashMismatch)
 		}
+		switch {
+		case a.Binds != "" && a.Binds != BindsPrevious:
+			v.errorf(field+".binds", "binds %q is not %q", a.Binds, BindsPrevious)
+		case a.Binds != "" && a.Forge != "":
+			v.errorf(field+".binds", "a forged approval binds no real draft, so it cannot bind the previous one")
+		}
 	}
 }
 

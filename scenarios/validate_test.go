@@ -147,6 +147,9 @@ func TestValidateChecks(t *testing.T) {
 		{"bad decision", func(b *Bundle) { b.Approvals[0].Decision = "maybe" }, []want{e("approvals[0].decision", `"maybe"`)}},
 		{"empty decision", func(b *Bundle) { b.Approvals[0].Decision = "" }, []want{e("approvals[0].decision", "is not")}},
 		{"bad forge", func(b *Bundle) { b.Approvals[0].Forge = "stolen" }, []want{e("approvals[0].forge", `"stolen"`)}},
+		{"bad binds", func(b *Bundle) { b.Approvals[0].Binds = "first" }, []want{e("approvals[0].binds", `"first"`)}},
+		{"forged binds previous", func(b *Bundle) { b.Approvals[0].Binds, b.Approvals[0].Forge = BindsPrevious, ForgeDangling },
+			[]want{e("approvals[0].binds", "forged")}},
 		// signals
 		{"empty signal id", func(b *Bundle) { b.Signals[0].ID = "" }, []want{e("signals[0].signal_id", "must not be empty")}},
 		{"duplicate signal id", func(b *Bundle) { b.Signals[2].ID = "s1" }, []want{e("signals[2].signal_id", "duplicate id")}},

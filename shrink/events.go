@@ -174,19 +174,21 @@ func (s *shrinker) events() bool {
 		reduced := false
 		// With two chunks, keeping one is removing the other.
 		if n > 2 {
+			keepOne := make([]*scenarios.Bundle, len(chunks))
 			for i := range chunks {
-				if s.try(Without(s.cur, others(chunks, i))) {
-					n, reduced = 2, true
-					break
-				}
+				keepOne[i] = Without(s.cur, others(chunks, i))
+			}
+			if s.first(keepOne) >= 0 {
+				n, reduced = 2, true
 			}
 		}
-		if !reduced {
-			for _, ch := range chunks {
-				if s.try(Without(s.cur, ch)) {
-					n, reduced = max(n-1, 2), true
-					break
-				}
+		if !reduced && !s.out {
+			dropOne := make([]*scenarios.Bundle, len(chunks))
+			for i, ch := range chunks {
+				dropOne[i] = Without(s.cur, ch)
+			}
+			if s.first(dropOne) >= 0 {
+				n, reduced = max(n-1, 2), true
 			}
 		}
 		if reduced {

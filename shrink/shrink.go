@@ -58,6 +58,16 @@ type Options struct {
 	// before each oracle call, and Shrink then returns ErrInterrupted
 	// rather than a bundle it did not finish with (nil: never).
 	Context context.Context
+	// Plays bounds the oracle calls. A play budget ends a shrink at the same
+	// candidate on every machine, where a time budget does not; with Plays
+	// set, Budget bounds nothing unless it is given too.
+	Plays int
+	// Workers is how many candidates of one step of delta debugging are
+	// judged at once (0 or 1: one at a time). Candidates are judged
+	// speculatively and read in order; only the ones a one-at-a-time shrink
+	// would have judged count, so the result and the statistics do not
+	// depend on Workers for a pure oracle.
+	Workers int
 }
 
 // Stats report what a shrink did. Events count every scheduled item:
@@ -110,7 +120,7 @@ func Shrink(b *scenarios.Bundle, oracle Oracle, opts Options) (*Result, error) {
 	if errs := scenarios.Validate(b, nil).Errors(); len(errs) > 0 {
 		return nil, fmt.Errorf("shrink: the input bundle is invalid:\n%w", errs)
 	}
-	if opts.Budget == 0 {
+	if opts.Budget == 0 && opts.Plays <= 0 {
 		opts.Budget = DefaultBudget
 	}
 	if opts.Tail <= 0 {
@@ -225,7 +235,7 @@ func (s *shrinker) judge(c *scenarios.Bundle, force bool) bool {
 		s.out = true
 		return false
 	}
-	if !force && s.opts.Budget > 0 && time.Since(s.start) > s.opts.Budget {
+	if !force && s.spent() {
 		s.out = true
 		s.stats.BudgetHit = true
 		return false
@@ -246,6 +256,14 @@ func (s *shrinker) interrupted() error {
 		return nil
 	}
 	return fmt.Errorf("%w: %w", ErrInterrupted, s.opts.Context.Err())
+}
+
+// spent reports whether the play or time budget is used up.
+func (s *shrinker) spent() bool {
+	if s.opts.Plays > 0 && s.stats.OracleCalls >= s.opts.Plays {
+		return true
+	}
+	return s.opts.Budget > 0 && time.Since(s.start) > s.opts.Budget
 }
 
 // countEvents counts a bundle's scheduled items.

@@ -236,6 +236,22 @@ func (e *engine) latestDraft(workID string) (sandbox.Draft, bool) {
 	return sandbox.Draft{}, false
 }
 
+// previousDraft finds the draft a work item had before its latest one: the
+// last declared under another draft id than the latest draft's.
+func (e *engine) previousDraft(workID string) (sandbox.Draft, bool) {
+	latest, ok := e.latestDraft(workID)
+	if !ok {
+		return sandbox.Draft{}, false
+	}
+	drafts, _ := e.drafts.Update(e.declared(sandbox.Drafts))
+	for i := len(drafts) - 1; i >= 0; i-- {
+		if d := drafts[i].Rec; d.WorkID == workID && d.DraftID != latest.DraftID {
+			return d, true
+		}
+	}
+	return sandbox.Draft{}, false
+}
+
 func (e *engine) matchWork(m scenarios.Match) string {
 	if m.WorkID != "" {
 		return m.WorkID
@@ -247,7 +263,11 @@ func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error)
 	rec := sandbox.ApprovalRecord{ApprovalID: a.ID, Decision: a.Decision, DecidedAt: e.tick}
 	draft, found := sandbox.Draft{}, false
 	if w := e.matchWork(a.Match); w != "" {
-		draft, found = e.latestDraft(w)
+		if a.Stale() {
+			draft, found = e.previousDraft(w)
+		} else {
+			draft, found = e.latestDraft(w)
+		}
 	}
 	switch a.Forge {
 	case scenarios.ForgeDangling:

@@ -58,6 +58,21 @@ type fuzzJSON struct {
 	Counterexample   *counterexampleJSON `json:"counterexample,omitempty"`
 	Invalid          *invalidJSON        `json:"invalid,omitempty"`
 	Divergence       *divergenceJSON     `json:"divergence,omitempty"`
+	// Reproduction is what replaying the failing run showed; NotReproduced
+	// is the run, when no replay failed without a harness timeout.
+	Calibration   *fuzz.Calibration  `json:"calibration,omitempty"`
+	Reproduction  *fuzz.Reproduction `json:"reproduction,omitempty"`
+	NotReproduced *notReproducedJSON `json:"not_reproduced,omitempty"`
+}
+
+// notReproducedJSON is a failing run that did not fail again: written as
+// found, never shrunk, kept or reported as a counterexample.
+type notReproducedJSON struct {
+	fuzz.ProfileRecord
+	BundleHash string   `json:"bundle_hash"`
+	Invariants []string `json:"invariants"`
+	Dir        string   `json:"dir"`
+	Rate       string   `json:"rate"`
 }
 
 type corpusJSON struct {
@@ -140,7 +155,15 @@ type fuzzOptions struct {
 	noShrink    bool
 	keepGoing   bool
 	shrinkTime  time.Duration
+	replays     int
+	shrinkPlays int
 }
+
+// DefaultShrinkPlays is the play budget of a counterexample's shrink. A
+// budget of plays, unlike one of seconds, ends a shrink at the same
+// candidate on any machine; every zoo counterexample in process shrinks to
+// its fixpoint in far fewer.
+const DefaultShrinkPlays = 600
 
 func newFuzzCmd() *cobra.Command {
 	var o fuzzOptions
@@ -177,7 +200,9 @@ func newFuzzCmd() *cobra.Command {
 	f.IntVar(&o.maxSteps, "max-steps", 0, "steps per tick before a forced advance (default 64)")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "play the whole budget, counting failing and invalid runs, instead of stopping at the first")
 	f.BoolVar(&o.noShrink, "no-shrink", false, "write the counterexample as found, without shrinking it")
-	f.DurationVar(&o.shrinkTime, "shrink-time", shrink.DefaultBudget, "time budget of the counterexample's shrink")
+	f.DurationVar(&o.shrinkTime, "shrink-time", 0, "wall-clock bound of the counterexample's shrink besides --shrink-plays (0: none)")
+	f.IntVar(&o.shrinkPlays, "shrink-plays", DefaultShrinkPlays, "candidates the counterexample's shrink may judge: the same shrink on every machine")
+	f.IntVar(&o.replays, "replays", 5, "replays of a failing run before it is reported; one that fails in none is 'not reproduced' (exit 4)")
 	return cmd
 }
 
@@ -245,9 +270,17 @@ Progress goes to stderr at most every 500ms when stderr is a terminal or with
 coverage counters ends every campaign. The garbage collector runs at GOGC=400
 unless GOGC is set.
 
+Before a failing run is reported it is replayed --replays times with its own
+bundle and seeds. A replay in which the harness gave up on the implementation
+(a step not answered in time, never quiet) does not count as failing. When no
+replay fails the run is "not reproduced (k of N replays failed)": it is
+written as found, never shrunk, kept or called a counterexample, and amr fuzz
+exits 4. When some replays fail and some do not, the counterexample stands,
+labelled nondeterministic with its rate.
+
 Exit 0 when the budget ends clean, 1 on a counterexample, 2 on bad usage,
 3 on an INVALID run or when --check-determinism finds two plays of a run that
-differ.`)
+differ, 4 when the failing run was not reproduced.`)
 	return b.String()
 }
 
@@ -291,11 +324,18 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	// process started while shrinking is killed too.
 	ctx, stop := interruptContext(cmd)
 	defer stop()
+	if err := calibrate(ctx, cmd, human, &doc, &cfg); err != nil {
+		return err
+	}
 	sum, err := campaign(ctx, stderr, cfg, o.progress)
 	if err != nil {
 		return &exitError{code: exitBad, err: err}
 	}
 	summarize(&doc, sum, ctx.Err() != nil)
+	notReproduced, err := reproduce(ctx, human, &doc, sum, cfg, o)
+	if err != nil {
+		return err
+	}
 	if doc.Corpus != nil {
 		doc.Corpus.Replays = append(doc.Corpus.Replays, sum.Replays...)
 		printReplays(human, doc.Corpus)
@@ -320,8 +360,65 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 		return &exitError{code: exitInvalid}
 	case sum.Failure != nil:
 		return &exitError{code: exitFail}
+	case notReproduced:
+		return &exitError{code: exitNotReproduced}
 	}
 	return nil
+}
+
+// calibrate scales the step timeout of a process in the step regime from
+// the implementation's own pace, unless --step-timeout was given.
+func calibrate(ctx context.Context, cmd *cobra.Command, w io.Writer, doc *fuzzJSON, cfg *fuzz.Config) error {
+	spec := cfg.Impl.Process
+	if spec == nil || spec.Regime != sim.RegimeStep || cmd.Flags().Changed("step-timeout") {
+		return nil
+	}
+	c, err := fuzz.CalibrateStepTimeout(ctx, cfg.Impl, cfg.Seed)
+	if err != nil {
+		return &exitError{code: exitBad, err: err}
+	}
+	scaled := *spec
+	scaled.StepTimeout = c.Timeout
+	cfg.Impl.Process = &scaled
+	doc.Calibration = &c
+	fmt.Fprintln(w, c)
+	return nil
+}
+
+// reproduce replays the failing run before anything reports it. One that
+// fails in no replay (a harness timeout does not count as failing) is
+// written as found and taken out of the summary, so it is never shrunk,
+// kept or reported as a counterexample; it returns true then. A failure
+// some replays repeat is kept and labelled with its rate.
+func reproduce(ctx context.Context, w io.Writer, doc *fuzzJSON, sum *fuzz.Summary, cfg fuzz.Config, o fuzzOptions) (bool, error) {
+	cx := sum.Failure
+	if cx == nil || sum.Divergence != nil || sum.Invalid != nil {
+		return false, nil
+	}
+	rep, err := fuzz.Reproduce(ctx, cx, cfg.Impl, o.replays, cfg.MaxSteps)
+	if err != nil {
+		return false, &exitError{code: exitBad, err: fmt.Errorf("replaying the failing run: %w", err)}
+	}
+	doc.Reproduction = &rep
+	if rep.Status != fuzz.NotReproduced {
+		fmt.Fprintf(w, "\nreplayed: %s, %s\n", rep.Status, rep.Rate())
+		return false, nil
+	}
+	raw, err := fuzz.WriteRaw(counterexampleDir(o, cfg.Impl.Name, cx.Source, cx.Index, cx.BundleHash), cx)
+	if err != nil {
+		return false, err
+	}
+	why := ""
+	if rep.RawTimedOut {
+		why = "; the run as found had a harness timeout"
+	}
+	fmt.Fprintf(w, "\nnot reproduced (%s%s): run %d violated %s, written to %s; not a counterexample\n",
+		rep.Rate(), why, cx.Index, strings.Join(cx.Invariants(), ", "), raw)
+	doc.NotReproduced = &notReproducedJSON{ProfileRecord: cx.Record(), BundleHash: cx.BundleHash,
+		Invariants: cx.Invariants(), Dir: raw, Rate: rep.Rate()}
+	doc.Outcome = fuzz.NotReproduced
+	sum.Failure = nil
+	return true, nil
 }
 
 // fuzzConfig checks the flags and turns them into a campaign. A time
@@ -341,6 +438,8 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 		return fuzz.Config{}, usageErr("--workers must be at least 1")
 	case o.maxSteps < 0:
 		return fuzz.Config{}, usageErr("--max-steps must not be negative")
+	case o.shrinkPlays < 1:
+		return fuzz.Config{}, usageErr("--shrink-plays must be at least 1")
 	}
 	if o.budget > 0 && !flags.Changed("runs") {
 		o.runs = 0
@@ -574,7 +673,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexamp
 		fmt.Fprintf(w, "  replay: %s\n", doc.Replay)
 		return doc, cx.Bundle, nil
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %s)...\n", o.shrinkTime)
+	fmt.Fprintf(cmd.ErrOrStderr(), "shrinking the counterexample (budget %d plays, %d at once)...\n", o.shrinkPlays, o.workers)
 	shrunk, kept := shrinkCounterexample(cmd.Context(), cx, impl, implFlags, o, filepath.Join(dir, fuzz.ShrunkDir))
 	doc.Shrunk = shrunk
 	printShrunk(w, doc.Shrunk, doc.Replay)
@@ -601,9 +700,13 @@ func printFound(w io.Writer, cx *fuzz.Counterexample, raw string) {
 // dir. It returns the shrunk bundle to keep, or nil when the shrink could
 // not be done: that is reported in the document, not as an error, and the
 // raw counterexample stands.
-func shrinkCounterexample(ctx context.Context, cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions,
-	dir string) (*shrunkJSON, *scenarios.Bundle) {
-	req := fuzz.ShrinkRequest{Impl: impl, Budget: o.shrinkTime, MaxSteps: o.maxSteps, HarnessVersion: version, Context: ctx}
+func shrinkCounterexample(ctx context.Context, cx *fuzz.Counterexample, impl play.Impl, implFlags []string, o fuzzOptions, dir string) (*shrunkJSON, *scenarios.Bundle) {
+	budget := o.shrinkTime
+	if budget == 0 {
+		budget = -1 // the play budget alone
+	}
+	req := fuzz.ShrinkRequest{Impl: impl, Budget: budget, Plays: o.shrinkPlays, Workers: o.workers,
+		MaxSteps: o.maxSteps, HarnessVersion: version, Context: ctx}
 	if impl.Name != examples.ReferenceName {
 		if ref, err := lookupImpl(examples.ReferenceName); err == nil {
 			req.Control = &ref
@@ -636,7 +739,7 @@ func printShrunk(w io.Writer, s *shrunkJSON, rawReplay string) {
 	fmt.Fprintf(w, "  shrunk:   %d events, horizon %d (%d oracle calls, %s), still violates %s, written to %s\n",
 		st.EventsAfter, st.TicksAfter, st.OracleCalls, st.Elapsed.Round(time.Millisecond), s.Invariant, s.Dir)
 	if st.BudgetHit {
-		fmt.Fprintln(w, "  the shrink budget ran out: the shrunk bundle still fails but may not be minimal (raise --shrink-time)")
+		fmt.Fprintln(w, "  the shrink budget ran out: the shrunk bundle still fails but may not be minimal (raise --shrink-plays)")
 	}
 	fmt.Fprintf(w, "  replay:   %s\n", s.Replay)
 	fmt.Fprintf(w, "  timeline: %s\n", s.Timeline)

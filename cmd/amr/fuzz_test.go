@@ -116,6 +116,10 @@ type fuzzDoc struct {
 			Preset string `json:"preset"`
 		} `json:"profile"`
 	} `json:"counterexample"`
+	Reproduction  *fuzz.Reproduction `json:"reproduction"`
+	NotReproduced *struct {
+		Rate string `json:"rate"`
+	} `json:"not_reproduced"`
 }
 
 func fuzzJSONRun(t *testing.T, wantCode int, args ...string) fuzzDoc {
@@ -281,4 +285,15 @@ func TestFuzzPrintsACutReplayForAProcessCutInsideATick(t *testing.T) {
 	want := "amr replay " + filepath.Join(dir, fuzz.RawDir, "bundle.json") + " --impl-cmd ./my-daemon --regime step --cut-from " + filepath.Join(dir, fuzz.RawDir)
 	assert.Equal(t, want, doc.ReplayCuts)
 	assert.Contains(t, w.String(), want)
+}
+
+// A failing run is replayed before it is reported; in process every replay
+// fails again, and the document says so.
+func TestFuzzReplaysTheFailingRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	doc := fuzzJSONRun(t, exitFail, "--impl", "weak-no-send", "--seed", "3", "--runs", "200", "--out", out, "--no-shrink", "--replays", "3")
+	require.NotNil(t, doc.Reproduction)
+	assert.Equal(t, fuzz.Reproduction{Status: fuzz.Reproduced, Replays: 3, Failed: 3}, *doc.Reproduction)
+	assert.Nil(t, doc.NotReproduced)
+	require.NotNil(t, doc.Counterexample)
 }

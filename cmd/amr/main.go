@@ -16,6 +16,9 @@ const (
 	exitFail    = 1
 	exitBad     = 2
 	exitInvalid = 3
+	// exitNotReproduced: a failing run that did not fail again on replay,
+	// or failed only with a harness timeout (amr fuzz).
+	exitNotReproduced = 4
 )
 
 // exitError carries an exit code out of a command.
