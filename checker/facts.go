@@ -397,13 +397,18 @@ func (f *facts) setMessages(delivered []*message) {
 func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
 	f.final = readSnapshot(data)
 	f.states = []snapshot{{missing: true}}
+	var replay sandbox.StateReplay
 	for _, r := range log {
 		if r.Kind != sandbox.LogTickEnd {
 			continue
 		}
+		version, changed, err := replay.Next(r)
 		switch {
-		case len(r.State) > 0:
-			f.states = append(f.states, readSnapshot(r.State))
+		case err != nil:
+			// Only a run log that did not come through ParseRunLog gets here.
+			f.states = append(f.states, snapshot{err: &sandbox.LineError{File: sandbox.State, Line: 1, Msg: "the run log's " + err.Error()}})
+		case changed:
+			f.states = append(f.states, readSnapshot(version))
 		case r.Detail != "" && bytes.Contains([]byte(r.Detail), []byte(sandbox.State)):
 			f.states = append(f.states, snapshot{err: &sandbox.LineError{File: sandbox.State, Line: 1, Msg: "not a JSON object"}})
 		}

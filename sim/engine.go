@@ -164,7 +164,10 @@ type engine struct {
 	crashes   int
 	forced    int
 	lastState []byte
-	params    map[string]string // extra start parameters of the driver
+	// lastCompact is the last state version recorded as an edit, the base
+	// of the next one.
+	lastCompact []byte
+	params      map[string]string // extra start parameters of the driver
 	// audit and drafts index the implementation's logs, which the engine
 	// reads to bind approvals and signals at fire time.
 	audit  *sandbox.LogIndex[sandbox.AuditRecord]
@@ -322,11 +325,9 @@ func (e *engine) endTick(w tickWork) {
 		rec.Lines = e.linesSeen()
 	}
 	if st := e.files.View(sandbox.State); st != nil && !bytes.Equal(st, e.lastState) {
-		e.lastState = append([]byte(nil), st...)
+		e.lastState = append(e.lastState[:0], st...)
 		if json.Valid(st) {
-			var compact bytes.Buffer
-			_ = json.Compact(&compact, st)
-			rec.State = compact.Bytes()
+			e.recordState(&rec, st)
 		} else {
 			rec.Detail = "state.json is not valid JSON"
 		}
@@ -335,6 +336,24 @@ func (e *engine) endTick(w tickWork) {
 		e.forced++
 	}
 	e.log(rec)
+}
+
+// recordState puts a changed state.json on a tick_end record as an edit of
+// the last version recorded, so the run log grows with what changed rather
+// than with the state's size on every tick.
+func (e *engine) recordState(rec *sandbox.LogRecord, st []byte) {
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, st)
+	next := compact.Bytes()
+	if edit, ok := sandbox.NewStateEdit(e.lastCompact, next); ok {
+		rec.StateEdit = &edit
+		e.lastCompact = next
+		return
+	}
+	// A full copy may not read back byte for byte, so the next edit starts
+	// from nothing rather than from these bytes.
+	rec.State = next
+	e.lastCompact = nil
 }
 
 func (e *engine) finish() {

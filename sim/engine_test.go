@@ -286,12 +286,28 @@ func TestStateSnapshotsAreLoggedWhenTheyChange(t *testing.T) {
 	}
 	res := run(t, b, f, 1)
 	var states []string
+	var replay sandbox.StateReplay
 	for _, r := range kinds(res, sandbox.LogTickEnd) {
-		if r.State != nil {
-			states = append(states, string(r.State))
+		assert.Nil(t, r.State, "a valid state is logged as an edit, not in full")
+		version, changed, err := replay.Next(r)
+		require.NoError(t, err)
+		if changed {
+			states = append(states, string(version))
 		}
 	}
 	assert.Equal(t, []string{`{"tick":0}`, `{"tick":1}`, `{"tick":2}`, `{"tick":3}`}, states)
+	// The log read back from its bytes rebuilds the same versions.
+	parsed, err := sandbox.ParseRunLog(res.LogBytes())
+	require.NoError(t, err)
+	var again []string
+	replay = sandbox.StateReplay{}
+	for _, r := range parsed {
+		if version, changed, err := replay.Next(r); changed {
+			require.NoError(t, err)
+			again = append(again, string(version))
+		}
+	}
+	assert.Equal(t, states, again)
 	var start sandbox.LogRecord
 	require.NoError(t, json.Unmarshal(bytes.SplitN(res.LogBytes(), []byte("\n"), 2)[0], &start))
 	assert.Equal(t, sandbox.LogStart, start.Kind)

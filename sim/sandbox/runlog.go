@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/amr-bench/amr/internal/jsondepth"
 	"github.com/amr-bench/amr/seeds"
@@ -90,13 +91,16 @@ type LogRecord struct {
 	// lines the harness has seen in each log since the run began (its
 	// complete lines, for a log only appended to; lines lost to a rewrite
 	// still count), whether the advance was forced, and state.json's content
-	// when it changed during the tick.
-	Writes []string        `json:"writes,omitempty"`
-	Lines  map[string]int  `json:"lines,omitempty"`
-	Forced bool            `json:"forced,omitempty"`
-	Steps  int             `json:"steps,omitempty"`
-	State  json.RawMessage `json:"state,omitempty"`
-	Detail string          `json:"detail,omitempty"`
+	// when it changed during the tick: as an edit of the version before
+	// (StateEdit), or, in older logs and for a state that is not valid
+	// UTF-8, in full (State).
+	Writes    []string        `json:"writes,omitempty"`
+	Lines     map[string]int  `json:"lines,omitempty"`
+	Forced    bool            `json:"forced,omitempty"`
+	Steps     int             `json:"steps,omitempty"`
+	State     json.RawMessage `json:"state,omitempty"`
+	StateEdit *StateEdit      `json:"state_edit,omitempty"`
+	Detail    string          `json:"detail,omitempty"`
 }
 
 // ParseRunLog reads a run log. Unlike an implementation's files, the run log
@@ -126,8 +130,12 @@ func ParseRunLog(data []byte) ([]LogRecord, error) {
 		return nil, errs[0]
 	}
 	out := make([]LogRecord, len(lines))
+	var replay StateReplay
 	for i, l := range lines {
 		out[i] = l.Rec
+		if _, _, err := replay.Next(l.Rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", RunLogFile, l.N, err)
+		}
 	}
 	return out, nil
 }

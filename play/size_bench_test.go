@@ -1,0 +1,60 @@
+package play_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/bigbundle"
+	"github.com/amr-bench/amr/play"
+	"github.com/amr-bench/amr/seeds"
+	"github.com/amr-bench/amr/sim"
+)
+
+// The cost of one run against its size: the benchmarks play and judge the
+// generated bundles of every size up to 10^4 messages (10^5 is measured
+// with amr run and amr check on bigbundle's output: see docs/performance.md).
+// A linear harness shows ns/op growing tenfold per row.
+var benchSizes = []int{10, 100, 1_000, 10_000}
+
+// BenchmarkPlaySize plays and judges one run of the reference.
+func BenchmarkPlaySize(b *testing.B) {
+	for _, n := range benchSizes {
+		bundle := bigbundle.Generate(n)
+		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				r, err := play.Play(bundle, builtin(b, "reference"), seeds.Seeds{}, play.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Failed() || r.Invalid() {
+					b.Fatalf("the reference fails its own bundle: %v", r.Invariants())
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkJudgeSize judges one recorded run, with and without its run log,
+// as amr check does.
+func BenchmarkJudgeSize(b *testing.B) {
+	for _, n := range benchSizes {
+		bundle := bigbundle.Generate(n)
+		impl := builtin(b, "reference")
+		res, err := sim.Run(bundle, impl.New, sim.Options{Seed: 1, Impl: impl.Name})
+		if err != nil {
+			b.Fatal(err)
+		}
+		files := res.Files.Files()
+		b.Run(fmt.Sprintf("log/msgs=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				play.Judge(bundle, files, res.Log)
+			}
+		})
+		b.Run(fmt.Sprintf("nolog/msgs=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				checker.Check(checker.Input{Bundle: bundle, Files: files})
+			}
+		})
+	}
+}

@@ -1,0 +1,220 @@
+package sandbox
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash/maphash"
+	"unicode/utf8"
+)
+
+// StateEdit is how a tick_end record carries a changed state.json: the
+// edits that turn the version before it (empty before the first) into the
+// new one, both in compact JSON. Hash is the sha256 hex of the new version,
+// so a reader knows it rebuilt the version exactly. A run log of full
+// copies grows with the square of a run's length, since an implementation
+// rewrites every work item on every tick; an edit is about as long as the
+// change.
+type StateEdit struct {
+	Hunks []Hunk `json:"hunks"`
+	Hash  string `json:"hash"`
+}
+
+// Hunk replaces Del bytes of the old version, from byte At on, with Text.
+// Hunks are in order and do not overlap.
+type Hunk struct {
+	At   int    `json:"at"`
+	Del  int    `json:"del,omitempty"`
+	Text string `json:"text,omitempty"`
+}
+
+// maxTokenEdits bounds the token diff's work; a change past it is recorded
+// as one hunk over everything between the common head and tail.
+const maxTokenEdits = 256
+
+// NewStateEdit returns the edit from prev to next, or false when next is
+// not valid UTF-8, which a JSON string cannot carry byte for byte (the
+// record then carries the full copy, as older logs do).
+func NewStateEdit(prev, next []byte) (StateEdit, bool) {
+	if !utf8.Valid(next) {
+		return StateEdit{}, false
+	}
+	head := 0
+	for head < len(prev) && head < len(next) && prev[head] == next[head] {
+		head++
+	}
+	for head > 0 && head < len(next) && !utf8.RuneStart(next[head]) {
+		head--
+	}
+	tail := 0
+	for tail < len(prev)-head && tail < len(next)-head && prev[len(prev)-1-tail] == next[len(next)-1-tail] {
+		tail++
+	}
+	for tail > 0 && !utf8.RuneStart(next[len(next)-tail]) {
+		tail--
+	}
+	old, cur := prev[head:len(prev)-tail], next[head:len(next)-tail]
+	e := StateEdit{Hash: stateHash(next)}
+	if len(old) == 0 && len(cur) == 0 {
+		return e, true
+	}
+	hunks, ok := tokenHunks(old, cur)
+	if !ok {
+		hunks = []Hunk{{Del: len(old), Text: string(cur)}}
+	}
+	for _, h := range hunks {
+		h.At += head
+		e.Hunks = append(e.Hunks, h)
+	}
+	return e, true
+}
+
+// tokens splits compact JSON after every comma, so an item added to a list
+// or one field changed is a token or two. The cut is at an ASCII byte, so
+// every token of valid UTF-8 is valid UTF-8.
+func tokens(data []byte, seed maphash.Seed) (starts []int, sums []uint64) {
+	start := 0
+	for start < len(data) {
+		end := bytes.IndexByte(data[start:], ',')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start + 1
+		}
+		starts = append(starts, start)
+		sums = append(sums, maphash.Bytes(seed, data[start:end]))
+		start = end
+	}
+	return append(starts, len(data)), sums
+}
+
+// tokenHunks diffs old and cur token by token (the greedy shortest edit
+// script), and reports false when more than maxTokenEdits tokens differ.
+// Equal hashes are checked byte for byte, so a collision only makes a hunk
+// longer, never wrong.
+func tokenHunks(old, cur []byte) ([]Hunk, bool) {
+	seed := maphash.MakeSeed()
+	as, ah := tokens(old, seed)
+	bs, bh := tokens(cur, seed)
+	eq := func(x, y int) bool {
+		return ah[x] == bh[y] && bytes.Equal(old[as[x]:as[x+1]], cur[bs[y]:bs[y+1]])
+	}
+	n, m := len(ah), len(bh)
+	off := maxTokenEdits + 1
+	v := make([]int, 2*maxTokenEdits+3)
+	var trace [][]int
+	for d := 0; d <= maxTokenEdits; d++ {
+		trace = append(trace, append([]int(nil), v...))
+		for k := -d; k <= d; k += 2 {
+			x := v[off+k-1] + 1
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			}
+			y := x - k
+			for x < n && y < m && eq(x, y) {
+				x, y = x+1, y+1
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return backtrack(trace, off, n, m, as, bs, cur), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// backtrack walks the diff back from the end and gathers each run of
+// deleted and inserted tokens into a hunk.
+func backtrack(trace [][]int, off, n, m int, as, bs []int, cur []byte) []Hunk {
+	var hunks []Hunk
+	x, y := n, m
+	// the open hunk, as token ranges [x0,x1) of old and [y0,y1) of cur
+	x1, y1, open := 0, 0, false
+	closeHunk := func(x0, y0 int) {
+		if open {
+			hunks = append(hunks, Hunk{At: as[x0], Del: as[x1] - as[x0], Text: string(cur[bs[y0]:bs[y1]])})
+			open = false
+		}
+	}
+	for d := len(trace) - 1; d >= 0; d-- {
+		v := trace[d]
+		k := x - y
+		prevK := k - 1
+		if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+			prevK = k + 1
+		}
+		px := v[off+prevK]
+		py := px - prevK
+		if x > px && y > py {
+			closeHunk(x, y)
+		}
+		for x > px && y > py {
+			x, y = x-1, y-1
+		}
+		if d == 0 {
+			break
+		}
+		if !open {
+			x1, y1, open = x, y, true
+		}
+		x, y = px, py
+	}
+	closeHunk(x, y)
+	for i, j := 0, len(hunks)-1; i < j; i, j = i+1, j-1 {
+		hunks[i], hunks[j] = hunks[j], hunks[i]
+	}
+	return hunks
+}
+
+func stateHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Apply rebuilds the version the edit describes from the one before it.
+func (e StateEdit) Apply(prev []byte) ([]byte, error) {
+	next := make([]byte, 0, len(prev))
+	at := 0
+	for i, h := range e.Hunks {
+		if h.At < at || h.Del < 0 || h.At+h.Del > len(prev) {
+			return nil, fmt.Errorf("hunk %d (at %d, del %d) does not fit the %d bytes of the version before", i+1, h.At, h.Del, len(prev))
+		}
+		next = append(append(next, prev[at:h.At]...), h.Text...)
+		at = h.At + h.Del
+	}
+	next = append(next, prev[at:]...)
+	if got := stateHash(next); got != e.Hash {
+		return nil, fmt.Errorf("the rebuilt version hashes to %s, not %s", got, e.Hash)
+	}
+	return next, nil
+}
+
+// StateReplay follows state.json through a run log's tick_end records,
+// whichever way each carries a changed version: a full copy (State, the
+// only way in older logs) or an edit (StateEdit).
+type StateReplay struct {
+	cur []byte
+}
+
+// Next returns the version a tick_end record says state.json had at the
+// tick's end when the record carries one. Other records, and tick_end
+// records without a changed state, return false.
+func (s *StateReplay) Next(r LogRecord) ([]byte, bool, error) {
+	if r.Kind != LogTickEnd {
+		return nil, false, nil
+	}
+	switch {
+	case r.StateEdit != nil:
+		next, err := r.StateEdit.Apply(s.cur)
+		if err != nil {
+			return nil, false, fmt.Errorf("state_edit: %w", err)
+		}
+		s.cur = next
+	case len(r.State) > 0:
+		s.cur = append([]byte(nil), r.State...)
+	default:
+		return nil, false, nil
+	}
+	return s.cur, true, nil
+}
