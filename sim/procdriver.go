@@ -256,7 +256,7 @@ func (d *procDriver) killCur() {
 // delivered at once, but a process exits only when the kernel has torn it
 // down, and a busy member (or one in a system call that must finish) shows
 // in /proc as alive for a moment after the kill.
-const escapeGrace = 200 * time.Millisecond
+const escapeGrace = time.Second
 
 // reap kills every process of the run that escaped its group (still alive
 // once escapeGrace has passed since the kill), records them, and waits

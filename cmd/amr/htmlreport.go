@@ -38,7 +38,7 @@ entry needs a justification. docs/report.md has the formats.
 
 func newReportCmd() *cobra.Command {
 	var (
-		out, diffOut    string
+		out             string
 		asJSON, allRuns bool
 		subs, classes   []string
 	)
@@ -62,6 +62,14 @@ func newReportCmd() *cobra.Command {
 	f.StringArrayVar(&subs, "submission", nil, "a submission directory (or bare submission.json): effort context and disclosed failure classes")
 	f.StringArrayVar(&classes, "classes", nil, "a failure-class override file; every entry must carry a justification")
 
+	cmd.AddCommand(newReportDiffCmd())
+	return cmd
+}
+
+// newReportDiffCmd is amr report diff.
+func newReportDiffCmd() *cobra.Command {
+	var diffOut string
+	var asJSON bool
 	diff := &cobra.Command{
 		Use:   "diff A B [-o diff.html]",
 		Short: "show where two runs' artifacts first differ",
@@ -94,8 +102,7 @@ differ, 2 on bad input.`,
 	}
 	diff.Flags().StringVarP(&diffOut, "out", "o", "", "also write the diff as an HTML page here")
 	diff.Flags().BoolVar(&asJSON, "json", false, "print the diff page's data as JSON")
-	cmd.AddCommand(diff)
-	return cmd
+	return diff
 }
 
 // writePage writes a page as HTML to a file (or stdout for "-"), or its

@@ -36,46 +36,7 @@ gets.`,
   amr stub scenarios/l2-govern --addr 127.0.0.1:8080 --dir /tmp/calls`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := loadBundle(cmd.ErrOrStderr(), args[0])
-			if err != nil {
-				return badInput(err)
-			}
-			if dir == "" {
-				if dir, err = os.MkdirTemp("", "amr-stub-*"); err != nil {
-					return err
-				}
-				// A directory the stub made is the stub's: it goes when
-				// the stub stops, however it stops (D67); --dir keeps one.
-				tmp := dir
-				drop := atInterrupt(func() { os.RemoveAll(tmp) })
-				defer func() { drop(); os.RemoveAll(tmp) }()
-			}
-			store, err := sandbox.OpenDir(dir)
-			if err != nil {
-				return badInput(fmt.Errorf("--dir: %w", err))
-			}
-			// The handler is in place before the address is printed, so a
-			// caller that stops the stub as soon as it sees the address
-			// gets a clean exit.
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			stub := sim.NewBundleStub(b, store, func() int { return clockTick(dir) })
-			srv, base, err := sim.ServeStub(stub, addr, limits)
-			if err != nil {
-				return badInput(err)
-			}
-			defer srv()
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "stub model for %s at %s\n", b.Meta.Name, base)
-			fmt.Fprintf(w, "OPENAI_BASE_URL=%s OPENAI_API_KEY=%s\n", base, sim.StubAPIKey)
-			fmt.Fprintf(w, "calls are logged to %s\n", filepath.Join(dir, sandbox.ModelCalls))
-			if flagDir := cmd.Flags().Lookup("dir"); flagDir == nil || !flagDir.Changed {
-				fmt.Fprintln(w, "(a temporary directory, removed when the stub stops: --dir keeps the log)")
-			}
-			<-ctx.Done()
-			return nil
+			return runStub(cmd, args[0], addr, dir, limits)
 		},
 	}
 	f := cmd.Flags()
@@ -85,6 +46,50 @@ gets.`,
 	f.DurationVar(&limits.BodyTimeout, "body-timeout", sim.DefaultStubLimits.BodyTimeout, "a request's body must arrive within this")
 	f.IntVar(&limits.MaxConcurrent, "max-concurrent", sim.DefaultStubLimits.MaxConcurrent, "requests served at once; more are refused with 429")
 	return cmd
+}
+
+// runStub serves b's stub until the command's context ends.
+func runStub(cmd *cobra.Command, path, addr, dir string, limits sim.StubLimits) error {
+	b, err := loadBundle(cmd.ErrOrStderr(), path)
+	if err != nil {
+		return badInput(err)
+	}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "amr-stub-*"); err != nil {
+			return err
+		}
+		// A directory the stub made is the stub's: it goes when
+		// the stub stops, however it stops (D67); --dir keeps one.
+		tmp := dir
+		drop := atInterrupt(func() { os.RemoveAll(tmp) })
+		defer func() { drop(); os.RemoveAll(tmp) }()
+	}
+	store, err := sandbox.OpenDir(dir)
+	if err != nil {
+		return badInput(fmt.Errorf("--dir: %w", err))
+	}
+	// The handler is in place before the address is printed, so a
+	// caller that stops the stub as soon as it sees the address
+	// gets a clean exit.
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	stub := sim.NewBundleStub(b, store, func() int { return clockTick(dir) })
+	srv, base, err := sim.ServeStub(stub, addr, limits)
+	if err != nil {
+		return badInput(err)
+	}
+	defer srv()
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "stub model for %s at %s\n", b.Meta.Name, base)
+	fmt.Fprintf(w, "OPENAI_BASE_URL=%s OPENAI_API_KEY=%s\n", base, sim.StubAPIKey)
+	fmt.Fprintf(w, "calls are logged to %s\n", filepath.Join(dir, sandbox.ModelCalls))
+	if flagDir := cmd.Flags().Lookup("dir"); flagDir == nil || !flagDir.Changed {
+		fmt.Fprintln(w, "(a temporary directory, removed when the stub stops: --dir keeps the log)")
+	}
+	<-ctx.Done()
+	return nil
 }
 
 // clockTick reads a clock file the way an implementation does; 0 when

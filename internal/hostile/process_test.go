@@ -5,7 +5,6 @@ package hostile
 // process it started gone, whatever it did to its sandbox or to itself.
 func processCases() []hostileCase {
 	procs := []struct{ name, cmd string }{
-		{"exits at once with 3", "sh -c 'exit 3'"},
 		{"puts a FIFO at outbox.jsonl", "sh -c 'rm -f outbox.jsonl; mkfifo outbox.jsonl; sleep 100'"},
 		{"links outbox.jsonl to /dev/zero", "sh -c 'rm -f outbox.jsonl; ln -s /dev/zero outbox.jsonl; sleep 100'"},
 		{"links state.json to /dev/zero", "sh -c 'rm -f state.json; ln -s /dev/zero state.json; sleep 100'"},
@@ -22,6 +21,11 @@ func processCases() []hostileCase {
 			args: []string{"run", "b", "--runs", "1", "--timeout", "100ms", "--window", "20ms", "--impl-cmd", p.cmd},
 			exit: 1, want: "1 failed"})
 	}
+	// A process that ends at once never started as far as a verdict goes
+	// (D55): bad input, with the exit status named, never a level verdict.
+	out = append(out, hostileCase{area: "process", name: "exits at once with 3", input: `--impl-cmd "sh -c 'exit 3'"`,
+		args: []string{"run", "b", "--runs", "1", "--timeout", "100ms", "--window", "20ms", "--impl-cmd", "sh -c 'exit 3'"},
+		exit: 2, want: "did not start"})
 	out = append(out, hostileCase{area: "process", name: "a command that does not exist", input: `--impl-cmd "no-such-program-amr"`,
 		args: []string{"run", "b", "--runs", "1", "--impl-cmd", "no-such-program-amr"}, exit: 2, want: "executable file not found"})
 	return out
