@@ -155,6 +155,7 @@ type facts struct {
 	refused     map[string]bool // ids of requests the stub refused: no completion came of them
 	bad         []badLine
 	crashes     []crash
+	downs       []downSpan          // the crashes' downtimes, in time order
 	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed
 	tamperRefs  []string
 	unfired     map[string]int // scheduled item id -> index of its unfired run log record
@@ -184,6 +185,7 @@ func build(in Input) *facts {
 	f.parseHarnessLogs(file, in.Log)
 	f.parseState(file(sandbox.State), in.Log)
 	f.parseCrashes(in.Log)
+	f.parseDowntimes(in.Log)
 	f.unfired = map[string]int{}
 	for i, r := range in.Log {
 		if r.Kind == sandbox.LogTamper {

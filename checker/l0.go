@@ -203,8 +203,8 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	d1, ok1 := f.tl.deadline(m.vis, replyBudget)
-	d2, ok2 := f.tl.deadline(approvedAt, approvalBudget)
+	d1, ok1 := f.deadline(m.vis, replyBudget)
+	d2, ok2 := f.deadline(approvedAt, approvalBudget)
 	if !ok1 || !ok2 {
 		return 0, false
 	}

@@ -175,7 +175,7 @@ func (f *facts) claimWindow(w string, cs []*auditLine) []Violation {
 		if c.Outcome != sandbox.ClaimClaimed {
 			continue
 		}
-		d, ok := f.tl.deadline(c.at.tick, claimBudget)
+		d, ok := f.deadline(c.at.tick, claimBudget)
 		if !ok {
 			return out
 		}
@@ -479,7 +479,7 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	}
 	adm := f.firstAdmission(m.ID)
 	if adm == nil {
-		d, ok := f.tl.deadline(m.vis, admissionBudget)
+		d, ok := f.deadline(m.vis, admissionBudget)
 		if _, must := f.judge(m); !must || !ok || !f.roomAfter(max(due, d)) {
 			return Violation{}, false
 		}

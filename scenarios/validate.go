@@ -428,6 +428,9 @@ func (v *validator) faults() {
 			if f.AfterWrites < 0 {
 				v.errorf(field+".after_writes", "must not be negative")
 			}
+			if f.Down < 0 || f.Down > MaxDown {
+				v.errorf(field+".down", "down %d is outside 0..%d", f.Down, MaxDown)
+			}
 		case FaultDuplicate:
 			if m, ok := v.messages[f.MessageID]; !ok {
 				v.errorf(field+".message_id", "message %q is not in the inbox", f.MessageID)
@@ -489,6 +492,7 @@ func jumpEnd(j jump) int {
 func (v *validator) faultFields(field string, f Fault) bool {
 	set := map[string]bool{
 		"after_writes": f.AfterWrites != 0,
+		"down":         f.Down != 0,
 		"message_id":   f.MessageID != "",
 		"approval_id":  f.ApprovalID != "",
 		"by":           f.By != 0,
@@ -509,8 +513,8 @@ func (v *validator) faultFields(field string, f Fault) bool {
 		v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(FaultKinds, ", "))
 		return false
 	}
-	for _, k := range []string{"after_writes", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
-		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") {
+	for _, k := range []string{"after_writes", "down", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
+		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") && !(k == "down" && mine == "after_writes") {
 			v.errorf(field+"."+k, "a %s fault has no %s", f.Kind, k)
 		}
 	}

@@ -108,6 +108,9 @@ func (d *inproc) work(crashes []scenarios.Fault) (tickWork, error) {
 			d.crash(crashes[0].AfterWrites, d.guard.sinceArm)
 			crashes = crashes[1:]
 			arm()
+			if d.e.isDown() {
+				break
+			}
 			continue
 		}
 		if err != nil {

@@ -522,7 +522,7 @@ loop:
 func (d *procDriver) workOnce(a *armed) (tickWork, error) {
 	forced, timedOut := false, false
 	fails, firstFail := 0, ""
-	for runs := 0; !d.gone; runs++ {
+	for runs := 0; !d.gone && !d.e.isDown(); runs++ {
 		if runs >= d.e.opts.MaxSteps {
 			forced = true
 			break

@@ -1,0 +1,173 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/history"
+	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// crashDown schedules a crash that keeps the implementation down for down
+// ticks and logs it as the engine does: the crash, then the restart at the
+// first visited tick at or after tick+down.
+func (w *world) crashDown(tick, down int) {
+	w.b.Faults = append(w.b.Faults, scenarios.Fault{At: tick, Kind: scenarios.FaultCrash, Down: down})
+	w.harness = append(w.harness, sandbox.LogRecord{Kind: sandbox.LogCrash, Tick: tick, Down: down})
+	if r, ok := newTimeline(w.b).visible(tick + down); ok {
+		w.harness = append(w.harness, sandbox.LogRecord{Kind: sandbox.LogRestart, Tick: r})
+	}
+}
+
+func guardAgrees(t *testing.T, in Input, v Verdict) {
+	t.Helper()
+	g := Guard(v, history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files, Log: in.Log})))
+	assert.True(t, g.Agree, g.String())
+}
+
+// A message that arrives while the implementation is down owes its
+// admission within 5 ticks of the restart, not of its arrival (D71); one
+// tick later is missing, in both oracles alike.
+func TestDowntimeRestartsAdmissionBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		down     int
+		admitted int
+		missing  int // tick of the violation, 0 for none
+	}{
+		{"admitted at the restart's budget end", 10, 17, 0},
+		{"admitted a tick after it", 10, 18, 17},
+		{"a budget that ends after the restart keeps its end", 3, 7, 0},
+		{"and is missing after it", 3, 8, 7},
+		{"no downtime: the budget runs from arrival", 0, 18, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := newWorld(t, 2, 40)
+				w.crashDown(2, tc.down)
+				if tc.down == 0 {
+					w.crash(2, 0)
+					w.b.Faults = w.b.Faults[1:]
+				}
+				w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 2)
+				w.admit("w1", "m1", tc.admitted)
+				in := w.input(withLog)
+				v := Check(in)
+				got := only(v, "L2.admission-missing")
+				if tc.missing == 0 {
+					assert.Empty(t, got)
+				} else {
+					require.Len(t, got, 1)
+					assert.Equal(t, tc.missing, got[0].Tick)
+				}
+				guardAgrees(t, in, v)
+			})
+		})
+	}
+}
+
+// An implementation that never comes back before the horizon owes nothing
+// whose budget ends in the downtime: there is no restart to run from.
+func TestDowntimePastHorizonJudgesNothingInIt(t *testing.T) {
+	readings(t, func(t *testing.T, withLog bool) {
+		w := newWorld(t, 2, 20)
+		w.crashDown(2, 30)
+		w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 3)
+		in := w.input(withLog)
+		v := Check(in)
+		assert.Empty(t, only(v, "L2.admission-missing"))
+		guardAgrees(t, in, v)
+	})
+}
+
+// Crash resolution runs 20 ticks from the restart (spec §4 L1: "within 20
+// ticks of restart"): approved work pending at a crash with a downtime of
+// 15 may resolve up to 35 ticks after the crash, and not later.
+func TestDowntimeCrashResolutionFromRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sentAt int
+		fails  bool
+	}{
+		{"sent 20 ticks after the restart", 25, false},
+		{"sent 21 ticks after it", 26, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := opened(t, 1, 60)
+				w.approve("ap1", "m1", "d1", 2)
+				w.crashDown(3, 2) // restart at 5
+				w.send("e1", "d1", tc.sentAt)
+				w.resolve("w1", sandbox.OutcomeCompleted, "sent", tc.sentAt)
+				v := Check(w.input(withLog))
+				got := only(v, "L1.crash-resolution")
+				if tc.fails {
+					require.NotEmpty(t, got)
+					assert.Equal(t, 25, got[0].Tick)
+				} else {
+					assert.Empty(t, got, "%v", got)
+				}
+			})
+		})
+	}
+}
+
+// Reply and approval budgets that end in a downtime start again from the
+// restart too.
+func TestDowntimeRestartsApprovalBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sentAt int
+		fails  bool
+	}{
+		{"sent 5 ticks after the restart", 17, false},
+		{"sent 6 ticks after it", 18, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := opened(t, 2, 60)
+				w.approve("ap1", "m1", "d1", 2)
+				w.crashDown(3, 9) // restart at 12
+				w.send("e1", "d1", tc.sentAt)
+				w.resolve("w1", sandbox.OutcomeCompleted, "sent", tc.sentAt)
+				v := Check(w.input(withLog))
+				got := only(v, "L2.approval-latency")
+				if tc.fails {
+					require.Len(t, got, 1)
+					assert.Equal(t, 17, got[0].Tick)
+				} else {
+					assert.Empty(t, got, "%v", got)
+				}
+			})
+		})
+	}
+}
+
+// Under stamp_scheduled a late approval carries the tick it was due; the
+// run log says so, and the line is what the harness wrote. The same line
+// without the log's word is not (D72).
+func TestStampedApprovalIsWhatTheHarnessWrote(t *testing.T) {
+	for _, logged := range []bool{true, false} {
+		w := opened(t, 2, 30)
+		w.b.Meta.StampScheduled = true
+		w.schedule("ap1", "m1", 0, scenarios.DecisionApprove, "")
+		w.hline(sandbox.Approvals, 2, sandbox.LogApprove, "ap1", sandbox.ApprovalRecord{ApprovalID: "ap1", DraftID: "d1",
+			ContentHash: hashOf(w.body("d1")), Decision: scenarios.DecisionApprove, DecidedAt: 0})
+		rec := &w.harness[len(w.harness)-1]
+		rec.DraftID, rec.ContentHash, rec.Decision = "d1", hashOf(w.body("d1")), scenarios.DecisionApprove
+		if logged {
+			rec.Stamped = intp(0)
+		}
+		w.send("e1", "d1", 2)
+		w.resolve("w1", sandbox.OutcomeCompleted, "sent", 2)
+		v := Check(w.input(true))
+		if logged {
+			assert.Empty(t, v.Violations, "%v", v.Violations)
+		} else {
+			assert.NotEmpty(t, only(v, "L0.harness-files"))
+		}
+	}
+}
