@@ -72,21 +72,29 @@ func (f *facts) downAt(t int) (downSpan, bool) {
 }
 
 // deadline is the end of a liveness budget of n ticks from tick a: the n-th
-// visited tick after a, except that a budget ending while the
-// implementation is down starts again from its restart, as the crash budget
-// does (spec §4 L1: "within 20 ticks of restart"; D71). ok is false when
-// the horizon ends first, or the implementation never comes back.
+// visited tick after a, except that a budget a downtime falls in ends no
+// earlier than n visited ticks after the restart, as the crash budget does
+// (spec §4 L1: "within 20 ticks of restart"; D71). ok is false when the
+// horizon ends first, or the implementation never comes back.
 func (f *facts) deadline(a, n int) (int, bool) {
 	d, ok := f.tl.deadline(a, n)
-	for ok {
-		span, down := f.downAt(d)
-		if !down {
-			break
+	for changed := ok; changed; {
+		changed = false
+		for _, span := range f.downs {
+			if span.from > d || span.restarted && span.until <= a {
+				continue
+			}
+			if !span.restarted {
+				return 0, false
+			}
+			e, ok := f.tl.deadline(span.until, n)
+			if !ok {
+				return 0, false
+			}
+			if e > d {
+				d, changed = e, true
+			}
 		}
-		if !span.restarted {
-			return 0, false
-		}
-		d, ok = f.tl.deadline(span.until, n)
 	}
 	return d, ok
 }

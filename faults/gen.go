@@ -37,8 +37,11 @@ func Generate(src Source, p Profile) *scenarios.Bundle {
 	g.signals()
 	g.duplicates()
 	g.crashes()
+	g.downtimes()
 	g.jumps()
-	return g.bundle()
+	b := g.bundle()
+	g.staleStamps(b)
+	return b
 }
 
 type generator struct {
@@ -617,7 +620,7 @@ func (g *generator) lastScheduled() int {
 		last = max(last, s.At)
 	}
 	for _, f := range g.faults {
-		last = max(last, f.At)
+		last = max(last, f.At+f.Down)
 		if f.Kind == scenarios.FaultTickJump {
 			last = max(last, f.At+f.By)
 		}

@@ -56,6 +56,8 @@ var vocabulary = []Kind{
 	{CrashBoundary, "crashes at tick boundaries"},
 	{CrashWrite, "crashes between two writes of the implementation"},
 	{Fleet, "a fleet of two to four agents instead of one"},
+	{Downtime, "a crash whose restart comes 3 to 40 ticks later, while the schedule keeps firing unread"},
+	{StaleStamp, "approvals and signals that fire late stamped with the tick they were due"},
 }
 
 // Vocabulary lists the fault kinds in a stable order.
@@ -132,7 +134,7 @@ var presets = []Preset{
 	{Name: "quiet", Swarm: false,
 		Summary: "no faults: plain conversations and on-time approvals"},
 	{Name: "crash", Swarm: true, Always: []string{CrashWrite},
-		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet},
+		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Downtime},
 		Summary: "crashes at boundaries and between writes, with follow-ups, duplicates and late approvals"},
 	{Name: "authority", Swarm: true,
 		Kinds:   []string{LateApproval, Redeliver, Reject, ForgeDangling, ForgeHash, EscalateBefore, EscalateAfter, CrashWrite},

@@ -28,32 +28,33 @@ func outagesOf(ops []Op) []outage {
 	return out
 }
 
-// during returns the outage under way at tick t, if any.
-func during(os []outage, t int) (outage, bool) {
-	for _, o := range os {
-		if o.from <= t && (!o.up || t < o.until) {
-			return o, true
-		}
-	}
-	return outage{}, false
-}
-
 // budget returns the clock position at which a budget of n visited ticks
-// from position p ends. A budget that would end while the implementation is
-// down starts again from its restart (D71), as a crash's resolution budget
+// from position p ends. A budget an outage falls in ends no earlier than n
+// visited ticks after the restart (D71), as a crash's resolution budget
 // runs from the restart. judged is false when the horizon comes first or
 // the implementation never came back.
 func budget(c clock, os []outage, p, n int) (q int, judged bool) {
 	q = p + n
-	for q < len(c) {
-		o, down := during(os, c[q])
-		if !down {
-			return q, true
-		}
-		if !o.up {
-			return 0, false
-		}
-		q = c.pos(o.until) + n
+	if q >= len(c) {
+		return 0, false
 	}
-	return 0, false
+	for changed := true; changed; {
+		changed = false
+		for _, o := range os {
+			if o.from > c[q] || o.up && o.until <= c[p] {
+				continue
+			}
+			if !o.up {
+				return 0, false
+			}
+			e := c.pos(o.until) + n
+			if e >= len(c) {
+				return 0, false
+			}
+			if e > q {
+				q, changed = e, true
+			}
+		}
+	}
+	return q, true
 }
