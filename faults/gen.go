@@ -36,6 +36,7 @@ func Generate(src Source, p Profile) *scenarios.Bundle {
 	g.approvals()
 	g.signals()
 	g.duplicates()
+	g.edgeDuplicates()
 	g.crashes()
 	g.downtimes()
 	g.jumps()
@@ -62,6 +63,8 @@ type generator struct {
 	decided map[string]int
 	// eligibleIDs are the messages that get approvals and signals.
 	eligibleIDs map[string]bool
+	// edge is what the threshold edges add (see thresholds.go).
+	edge edges
 }
 
 type conversation struct {
@@ -219,9 +222,11 @@ func (g *generator) messages() {
 			msgs = append(msgs, &message{conv: c, at: g.d.between(1, 20), subject: c.subject, body: c.body})
 		}
 	}
-	if len(msgs) > maxMessages {
-		msgs = msgs[:maxMessages]
+	edge := g.edgeMessages()
+	if len(msgs) > maxMessages-len(edge) {
+		msgs = msgs[:maxMessages-len(edge)]
 	}
+	msgs = append(msgs, edge...)
 	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].at < msgs[j].at })
 	for i, m := range msgs {
 		m.id = fmt.Sprintf("m%d", i+1)
@@ -265,13 +270,16 @@ type recipe struct {
 	returning bool // "refund" from a sender with history
 	urgent    bool // "urgent" in the body
 	gates     bool // vip-only and maintenance postures switch rules off
+	// edges are rules over thread length and sender history at a threshold
+	// the messages hit (see thresholds.go); a rules change keeps them.
+	edges []scenarios.Rule
 }
 
 func ptr[T any](v T) *T { return &v }
 
 // rules renders the recipe. There is always at least one rule.
 func (r recipe) rules() []scenarios.Rule {
-	var rules []scenarios.Rule
+	rules := append([]scenarios.Rule(nil), r.edges...)
 	var gated []string
 	if r.vip {
 		rules = append(rules, scenarios.Rule{ID: "vip", Admit: true,
@@ -338,7 +346,7 @@ func (r recipe) mutate(d draw) recipe {
 // regimes draws the initial rules and posture and their changes.
 func (g *generator) regimes() {
 	g.posture = "normal"
-	r := recipe{support: true}
+	r := recipe{support: true, edges: g.edge.rules}
 	if g.on(RuleEdges) {
 		rate := g.rate(RuleEdges)
 		if g.d.chance(rate / 2) {

@@ -58,6 +58,7 @@ var vocabulary = []Kind{
 	{Fleet, "a fleet of two to four agents instead of one"},
 	{Downtime, "a crash whose restart comes 3 to 40 ticks later, while the schedule keeps firing unread"},
 	{StaleStamp, "approvals and signals that fire late stamped with the tick they were due"},
+	{ThresholdEdges, "rules over thread length and sender history whose thresholds messages hit exactly, one below and one above, with duplicates mixed in"},
 }
 
 // Vocabulary lists the fault kinds in a stable order.
@@ -146,7 +147,7 @@ var presets = []Preset{
 		Kinds:   []string{FollowUp, AnchorCollision, SameSubject, Duplicate, EscalateBefore},
 		Summary: "anchor collisions, same-subject conversations, follow-ups and duplicates"},
 	{Name: "admission", Swarm: true,
-		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary},
+		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary, ThresholdEdges},
 		Summary: "rules over history and posture, posture and rules changes, tick jumps"},
 }
 
