@@ -153,6 +153,7 @@ type facts struct {
 	workIDs     []string              // admitted work ids, in admission order
 	modelCalls  map[string]bool
 	refused     map[string]bool // ids of requests the stub refused: no completion came of them
+	failed      map[string]bool // ids of calls that failed (D74): no completion came of them either
 	bad         []badLine
 	crashes     []crash
 	downs       []downSpan          // the crashes' downtimes, in time order

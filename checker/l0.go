@@ -104,11 +104,13 @@ func checkDraftOrigin(f *facts) []Violation {
 		if d.Origin.ModelFree {
 			continue
 		}
-		var missing, refused []string
+		var missing, refused, failed []string
 		for _, id := range d.Origin.CallIDs {
 			switch {
 			case f.refused[id]:
 				refused = append(refused, id)
+			case f.failed[id]:
+				failed = append(failed, id)
 			case !f.modelCalls[id]:
 				missing = append(missing, id)
 			}
@@ -119,6 +121,9 @@ func checkDraftOrigin(f *facts) []Violation {
 		}
 		if len(refused) > 0 {
 			why = append(why, fmt.Sprintf("requests %s that the stub refused, which produced no completion", strings.Join(refused, ", ")))
+		}
+		if len(failed) > 0 {
+			why = append(why, fmt.Sprintf("calls %s that failed, which produced no completion", strings.Join(failed, ", ")))
 		}
 		if len(why) == 0 {
 			continue

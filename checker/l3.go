@@ -490,6 +490,14 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	}
 	w := adm.WorkID
 	t0, ok := f.tl.visible(max(due, adm.at.tick+1))
+	if span, down := f.downAt(t0); ok && down {
+		// Nobody could name a holder while down: the first chance to
+		// bind is the tick after the restart (D71).
+		if !span.restarted {
+			return Violation{}, false
+		}
+		t0, ok = f.tl.deadline(span.until, 1)
+	}
 	if !ok || !f.roomAfter(max(due, adm.at.tick)) || f.endedBefore(w, stamp{t0, seqHarness}) || f.holderNamedFrom(w, t0) {
 		return Violation{}, false
 	}

@@ -437,7 +437,7 @@ func (r *responder) draft(w *world, env *sandbox.Env) (*write, error) {
 		if env.Model == nil {
 			return nil, fmt.Errorf("drafting %s: no model", wk.id)
 		}
-		c, err := env.Model.Complete(w.prompt(wk, r.defect == contextStuffing))
+		c, err := complete(env.Model, w.prompt(wk, r.defect == contextStuffing))
 		if err != nil {
 			return nil, fmt.Errorf("drafting %s: %w", wk.id, err)
 		}

@@ -42,6 +42,7 @@ func Generate(src Source, p Profile) *scenarios.Bundle {
 	g.jumps()
 	b := g.bundle()
 	g.staleStamps(b)
+	g.modelFailures(b)
 	return b
 }
 

@@ -58,6 +58,7 @@ var vocabulary = []Kind{
 	{Fleet, "a fleet of two to four agents instead of one"},
 	{Downtime, "a crash whose restart comes 3 to 40 ticks later, while the schedule keeps firing unread"},
 	{StaleStamp, "approvals and signals that fire late stamped with the tick they were due"},
+	{ModelFaults, "model calls failing: 429 with Retry-After, 500, 503, a reset connection, a timeout, a body cut short"},
 	{ThresholdEdges, "rules over thread length and sender history whose thresholds messages hit exactly, one below and one above, with duplicates mixed in"},
 }
 
@@ -146,6 +147,10 @@ var presets = []Preset{
 	{Name: "identity", Swarm: true,
 		Kinds:   []string{FollowUp, AnchorCollision, SameSubject, Duplicate, EscalateBefore},
 		Summary: "anchor collisions, same-subject conversations, follow-ups and duplicates"},
+	{Name: "deployment", Swarm: true, Always: []string{Downtime},
+		Kinds: []string{FollowUp, Duplicate, LateApproval, EscalateBefore, AgentDeath, CrashBoundary, CrashWrite, Fleet,
+			Downtime, StaleStamp, ModelFaults, ThresholdEdges},
+		Summary: "what real deployments have: downtime while the schedule fires, stale stamps, a failing model endpoint, rule thresholds at their edges"},
 	{Name: "admission", Swarm: true,
 		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary, ThresholdEdges},
 		Summary: "rules over history and posture, posture and rules changes, tick jumps"},

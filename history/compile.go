@@ -168,9 +168,9 @@ func newCompiler(in Input) *compiler {
 	c.parseImpl()
 	calls, _ := sandbox.ParseModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
-		// A request the stub refused got an error, not a completion: it is
-		// no model call a draft can come from.
-		if l.Rec.Rejected != nil {
+		// A request the stub refused, or a call it failed, got an error,
+		// not a completion: it is no model call a draft can come from.
+		if l.Rec.Rejected != nil || l.Rec.Failed != nil {
 			continue
 		}
 		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,

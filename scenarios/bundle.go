@@ -90,6 +90,9 @@ type Model struct {
 	Reply         string      `json:"reply"`
 	ReplyNoAnchor string      `json:"reply_no_anchor"`
 	Replies       []ReplyRule `json:"replies,omitempty"`
+	// Failures are calls that fail instead of answering (see
+	// ModelFailure); a bundle without them keeps its hash.
+	Failures []ModelFailure `json:"failures,omitempty"`
 }
 
 // Placeholders are what a reply template may name. {{anchor}} is the anchor

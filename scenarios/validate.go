@@ -263,6 +263,34 @@ func (v *validator) model() {
 	for i, r := range m.Replies {
 		v.replyRule(fmt.Sprintf("model.replies[%d]", i), r, ids)
 	}
+	v.modelFailures()
+}
+
+func (v *validator) modelFailures() {
+	calls := map[int]string{}
+	for i, f := range v.b.Model.Failures {
+		field := fmt.Sprintf("model.failures[%d]", i)
+		if f.Call < 1 {
+			v.errorf(field+".call", "call %d is not a call number (they count from 1)", f.Call)
+		} else if prev, dup := calls[f.Call]; dup {
+			v.errorf(field+".call", "call %d already fails at %s", f.Call, prev)
+		} else {
+			calls[f.Call] = field
+		}
+		known := false
+		for _, k := range ModelFailureKinds {
+			known = known || k == f.Kind
+		}
+		if !known {
+			v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(ModelFailureKinds, ", "))
+		}
+		switch {
+		case f.RetryAfter != 0 && f.Kind != ModelRateLimit:
+			v.errorf(field+".retry_after", "only a rate_limit failure has retry_after")
+		case f.RetryAfter < 0 || f.RetryAfter > MaxRetryAfter:
+			v.errorf(field+".retry_after", "retry_after %d is outside 0..%d seconds", f.RetryAfter, MaxRetryAfter)
+		}
+	}
 }
 
 func (v *validator) inbox() {
