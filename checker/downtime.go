@@ -109,3 +109,19 @@ func (f *facts) restartOf(t int) (int, bool) {
 	}
 	return span.until, span.restarted
 }
+
+// tornAt names one line of one file.
+type tornAt struct {
+	file string
+	line int
+}
+
+// tornByHarness reports whether a bad line is exactly what a torn crash
+// left (D75): the harness cut that write, so the line is no record of the
+// implementation's and no fault of its format. A line that holds more
+// (the next record glued onto the torn bytes) is the implementation's, and
+// stays a violation, as does any torn line without a run log to say so.
+func (f *facts) tornByHarness(e badLine) bool {
+	text, ok := f.torn[tornAt{e.File, e.Line}]
+	return ok && e.raw == text
+}

@@ -217,3 +217,37 @@ func TestDowntimeDefersTheDeathBindingToTheRestart(t *testing.T) {
 		}
 	}
 }
+
+// A torn crash leaves half a line; an implementation that ends it before
+// writing on leaves exactly those bytes as a line, which the run log says
+// the harness cut and which is no violation. One that glues its next record
+// onto them writes a bad line of its own; and without the run log nothing
+// says the harness cut it (D75).
+func TestTornLineIsTheHarnessesOnlyWhenLeftAsCut(t *testing.T) {
+	const cut = `{"event":"resolution","at":2,"work_id":"w1","outc`
+	for _, tc := range []struct {
+		name    string
+		line    string
+		withLog bool
+		fails   bool
+	}{
+		{"ended as cut", cut, true, false},
+		{"glued to the next record", cut + `{"event":"note","at":2}`, true, true},
+		{"ended as cut, without the run log", cut, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := happy(t, 1)
+			n := w.lineCount(sandbox.Audit) + 1
+			w.b.Faults = append(w.b.Faults, scenarios.Fault{At: 3, Kind: scenarios.FaultCrash, AfterWrites: 1, Torn: true})
+			w.harness = append(w.harness, sandbox.LogRecord{Kind: sandbox.LogCrash, Tick: 3, AfterWrites: 1, Written: 1,
+				Torn: sandbox.Audit, TornText: cut, Line: n}, sandbox.LogRecord{Kind: sandbox.LogRestart, Tick: 3})
+			w.raw(sandbox.Audit, 3, tc.line)
+			got := only(Check(w.input(tc.withLog)), "L0.record-format")
+			if tc.fails {
+				assert.Len(t, got, 1)
+			} else {
+				assert.Empty(t, got, "%v", got)
+			}
+		})
+	}
+}

@@ -39,6 +39,7 @@ func Generate(src Source, p Profile) *scenarios.Bundle {
 	g.edgeDuplicates()
 	g.crashes()
 	g.downtimes()
+	g.tornWrites()
 	g.jumps()
 	b := g.bundle()
 	g.staleStamps(b)

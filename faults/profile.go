@@ -59,6 +59,7 @@ var vocabulary = []Kind{
 	{Downtime, "a crash whose restart comes 3 to 40 ticks later, while the schedule keeps firing unread"},
 	{StaleStamp, "approvals and signals that fire late stamped with the tick they were due"},
 	{ModelFaults, "model calls failing: 429 with Retry-After, 500, 503, a reset connection, a timeout, a body cut short"},
+	{TornWrite, "a crash in the middle of a write: half a line in a log, or half of state.json"},
 	{ThresholdEdges, "rules over thread length and sender history whose thresholds messages hit exactly, one below and one above, with duplicates mixed in"},
 }
 
@@ -136,7 +137,7 @@ var presets = []Preset{
 	{Name: "quiet", Swarm: false,
 		Summary: "no faults: plain conversations and on-time approvals"},
 	{Name: "crash", Swarm: true, Always: []string{CrashWrite},
-		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Downtime},
+		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Downtime, TornWrite},
 		Summary: "crashes at boundaries and between writes, with follow-ups, duplicates and late approvals"},
 	{Name: "authority", Swarm: true,
 		Kinds:   []string{LateApproval, Redeliver, Reject, ForgeDangling, ForgeHash, EscalateBefore, EscalateAfter, CrashWrite},
@@ -149,7 +150,7 @@ var presets = []Preset{
 		Summary: "anchor collisions, same-subject conversations, follow-ups and duplicates"},
 	{Name: "deployment", Swarm: true, Always: []string{Downtime},
 		Kinds: []string{FollowUp, Duplicate, LateApproval, EscalateBefore, AgentDeath, CrashBoundary, CrashWrite, Fleet,
-			Downtime, StaleStamp, ModelFaults, ThresholdEdges},
+			Downtime, StaleStamp, ModelFaults, TornWrite, ThresholdEdges},
 		Summary: "what real deployments have: downtime while the schedule fires, stale stamps, a failing model endpoint, rule thresholds at their edges"},
 	{Name: "admission", Swarm: true,
 		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary, ThresholdEdges},

@@ -230,6 +230,10 @@ type Fault struct {
 	Kind        string `json:"kind"`
 	AfterWrites int    `json:"after_writes,omitempty"`
 	Down        int    `json:"down,omitempty"`
+	// Torn, on a crash after k writes, tears the k-th write: only the first
+	// half of the line (or of state.json's new content) reaches the file,
+	// as when a process dies in the middle of a write (D75).
+	Torn bool `json:"torn,omitempty"`
 	MessageID   string `json:"message_id,omitempty"`
 	ApprovalID  string `json:"approval_id,omitempty"`
 	By          int    `json:"by,omitempty"`

@@ -456,6 +456,9 @@ func (v *validator) faults() {
 			if f.AfterWrites < 0 {
 				v.errorf(field+".after_writes", "must not be negative")
 			}
+			if f.Torn && f.AfterWrites < 1 {
+				v.errorf(field+".torn", "only a crash after a write can tear it: set after_writes")
+			}
 			if f.Down < 0 || f.Down > MaxDown {
 				v.errorf(field+".down", "down %d is outside 0..%d", f.Down, MaxDown)
 			}
@@ -521,6 +524,7 @@ func (v *validator) faultFields(field string, f Fault) bool {
 	set := map[string]bool{
 		"after_writes": f.AfterWrites != 0,
 		"down":         f.Down != 0,
+		"torn":         f.Torn,
 		"message_id":   f.MessageID != "",
 		"approval_id":  f.ApprovalID != "",
 		"by":           f.By != 0,
@@ -541,8 +545,8 @@ func (v *validator) faultFields(field string, f Fault) bool {
 		v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(FaultKinds, ", "))
 		return false
 	}
-	for _, k := range []string{"after_writes", "down", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
-		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") && !(k == "down" && mine == "after_writes") {
+	for _, k := range []string{"after_writes", "down", "torn", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
+		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") && !((k == "down" || k == "torn") && mine == "after_writes") {
 			v.errorf(field+"."+k, "a %s fault has no %s", f.Kind, k)
 		}
 	}

@@ -335,6 +335,14 @@ func (e *engine) crashed(rec sandbox.LogRecord, restart func()) {
 		e.log(rec)
 		return
 	}
+	if f.Torn && rec.Torn == "" {
+		// A process's writes are its own: the harness cannot cut one, and
+		// an in-process implementation may write fewer than k times.
+		if rec.Detail != "" {
+			rec.Detail += "; "
+		}
+		rec.Detail += "nothing torn: the crash did not land inside a write the harness makes"
+	}
 	if restart != nil && f.Down > 0 {
 		rec.Down = f.Down
 		e.log(rec)

@@ -349,7 +349,14 @@ func tickWrites(r sandbox.LogRecord, impl map[string][]implLine, next map[string
 
 func crashEntry(r sandbox.LogRecord) Entry {
 	when := "at the tick's start"
-	if r.AfterWrites > 0 {
+	switch {
+	case r.Torn != "":
+		where := r.Torn
+		if r.Line > 0 {
+			where = fmt.Sprintf("%s:%d", r.Torn, r.Line)
+		}
+		when = fmt.Sprintf("in the middle of write %d this tick (%s torn after %d byte(s))", r.AfterWrites, where, len(r.TornText))
+	case r.AfterWrites > 0:
 		when = fmt.Sprintf("after %d write(s) this tick", r.AfterWrites)
 	}
 	then := "restarted on the same files"

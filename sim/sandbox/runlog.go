@@ -78,6 +78,10 @@ type LogRecord struct {
 	// comes at the first visited tick at or after the crash's tick plus
 	// Down, and the schedule fires unread until then.
 	Down int `json:"down,omitempty"`
+	// Torn, on a crash, is the file whose write it tore, TornText the bytes
+	// that reached it, and Line (for a log) the line they begin.
+	Torn     string `json:"torn,omitempty"`
+	TornText string `json:"torn_text,omitempty"`
 
 	// rewrite: the log (File) and, in it as it was, the first line that is
 	// no longer where it was (Line); the lines from there on that are gone,
