@@ -233,12 +233,12 @@ type Fault struct {
 	// Torn, on a crash after k writes, tears the k-th write: only the first
 	// half of the line (or of state.json's new content) reaches the file,
 	// as when a process dies in the middle of a write (D75).
-	Torn bool `json:"torn,omitempty"`
-	MessageID   string `json:"message_id,omitempty"`
-	ApprovalID  string `json:"approval_id,omitempty"`
-	By          int    `json:"by,omitempty"`
-	Posture     string `json:"posture,omitempty"`
-	Rules       []Rule `json:"rules,omitempty"`
+	Torn       bool   `json:"torn,omitempty"`
+	MessageID  string `json:"message_id,omitempty"`
+	ApprovalID string `json:"approval_id,omitempty"`
+	By         int    `json:"by,omitempty"`
+	Posture    string `json:"posture,omitempty"`
+	Rules      []Rule `json:"rules,omitempty"`
 	// RulesJSON is, for a rules fault, the exact text written to
 	// rules.json when it is not RulesBytes(Rules), as for Bundle.RulesJSON.
 	RulesJSON string `json:"rules_json,omitempty"`
