@@ -20,10 +20,10 @@ func (r *responder) plan(w *world, env *sandbox.Env) (*write, error) {
 		r.recordSends,
 		r.escalations,
 		r.agentDeaths,
-		r.flushPending,
+		r.p.early,
 		r.forgeries,
 		r.decisions,
-		r.sendUnapproved,
+		r.p.late,
 		r.admissions,
 		r.claims,
 	}
@@ -40,14 +40,7 @@ func (r *responder) plan(w *world, env *sandbox.Env) (*write, error) {
 // is left to do.
 func (r *responder) recordSends(w *world) *write {
 	for _, wk := range w.works {
-		if wk.resolved || w.stopped(wk) {
-			continue
-		}
-		if r.defect == sendBeforeRecord {
-			if !r.justSent[wk.id] {
-				continue
-			}
-		} else if wk.effects == 0 {
+		if wk.resolved || r.p.stopped(w, wk) || !r.p.sent(w, wk) {
 			continue
 		}
 		line := w.resolution(wk, sandbox.OutcomeCompleted, reasonSent)
@@ -59,45 +52,29 @@ func (r *responder) recordSends(w *world) *write {
 	return nil
 }
 
-// escalations abandons every unfinished work item the operator took over,
-// even one whose draft is approved but not yet sent.
+// escalations abandons every work item an operator escalation takes over.
 func (r *responder) escalations(w *world) *write {
-	if r.defect == ignoreEscalation || r.defect == silentAbandon {
-		return nil
-	}
 	for _, s := range w.v.signals {
 		if s.SignalType != sandbox.SignalOperatorEscalation {
 			continue
 		}
-		wk, ok := w.byID[s.Target]
-		if r.defect == escalateAll {
-			wk, ok = w.anyUnfinished()
+		if wk, ok := r.p.escalation(w, s); ok {
+			line := w.resolution(wk, sandbox.OutcomeAbandoned, sandbox.ReasonOperatorEscalation)
+			line.SignalID = s.SignalID
+			return audit(line)
 		}
-		if !ok || wk.resolved || wk.effects > 0 {
-			continue
-		}
-		if r.defect == escalateBeforeApprovalOnly && w.latestApproved(wk) {
-			continue
-		}
-		line := w.resolution(wk, sandbox.OutcomeAbandoned, sandbox.ReasonOperatorEscalation)
-		line.SignalID = s.SignalID
-		return audit(line)
 	}
 	return nil
 }
 
 // agentDeaths stands down every dead agent's claim on unfinished work, then
-// hands the work to another alive agent, or abandons it visibly when no
-// agent is left.
+// has the work taken over.
 func (r *responder) agentDeaths(w *world) *write {
-	if r.defect == dropDeadAgentWork {
-		return nil
-	}
 	for _, wk := range w.works {
-		if wk.resolved || w.stopped(wk) {
+		if wk.resolved || r.p.stopped(w, wk) {
 			continue
 		}
-		if r.defect != noStandDown {
+		if r.p.standsDown(reasonAgentDeath) {
 			for _, a := range wk.agents {
 				if w.dead[a] && (wk.last[a] == sandbox.ClaimClaimed || wk.last[a] == sandbox.ClaimWon) {
 					return w.claim(wk, a, sandbox.ClaimStoodDown, reasonAgentDeath)
@@ -107,39 +84,16 @@ func (r *responder) agentDeaths(w *world) *write {
 		if wk.lastWon == "" || w.ownerAlive(wk) {
 			continue
 		}
-		if len(w.alive) == 0 {
-			return w.resolve(wk, sandbox.OutcomeAbandoned, reasonNoAgent)
+		if next := r.p.takeOver(w, wk); next != nil {
+			return next
 		}
-		agent := w.alive[pick(w.seed, wk.id, "reassign", len(w.alive))]
-		if r.defect == slowReclaim {
-			if next := w.reclaimSlowly(wk, agent); next != nil {
-				return next
-			}
-			continue
-		}
-		return w.claim(wk, agent, sandbox.ClaimWon, reasonReassigned)
 	}
 	return nil
 }
 
-// flushPending sends what weak-memory-pending accepted at an earlier tick.
-// The queue lives only in memory.
-func (r *responder) flushPending(w *world) *write {
-	for len(r.pending) > 0 {
-		p := r.pending[0]
-		if p.tick >= w.v.tick {
-			return nil
-		}
-		r.pending = r.pending[1:]
-		wk, ok := w.byID[p.workID]
-		if !ok || wk.resolved || wk.effects > 0 || !w.ownerAlive(wk) {
-			continue
-		}
-		if d, ok := w.drafts[p.draftID]; ok {
-			return r.send(w, wk, d)
-		}
-	}
-	return nil
+// reassignee is the alive agent a dead owner's work goes to.
+func (w *world) reassignee(wk *work) string {
+	return w.alive[pick(w.seed, wk.id, "reassign", len(w.alive))]
 }
 
 // forgeries records each approval line that binds no declared draft, once.
@@ -149,14 +103,10 @@ func (r *responder) forgeries(w *world) *write {
 		if w.ignored[a.ApprovalID] {
 			continue
 		}
-		if _, ok := w.bind(a); ok {
+		if _, ok := r.p.bind(w, a); ok {
 			continue
 		}
-		event := eventApprovalIgnored
-		if r.defect == citeForged {
-			event = eventApprovalReceived
-		}
-		return audit(approvalLine{Event: event, At: w.v.tick, ApprovalID: a.ApprovalID, DraftID: a.DraftID,
+		return audit(approvalLine{Event: r.p.ignoredEvent(), At: w.v.tick, ApprovalID: a.ApprovalID, DraftID: a.DraftID,
 			Reason: w.forgery(a)})
 	}
 	return nil
@@ -167,7 +117,7 @@ func (r *responder) forgeries(w *world) *write {
 // then sent, once.
 func (r *responder) decisions(w *world) *write {
 	for _, wk := range w.works {
-		if w.stopped(wk) || !w.ownerAlive(wk) {
+		if r.p.stopped(w, wk) || !w.ownerAlive(wk) {
 			continue
 		}
 		d, ok := wk.latestDraft()
@@ -178,9 +128,8 @@ func (r *responder) decisions(w *world) *write {
 		if !ok {
 			continue
 		}
-		if r.defect == sendPerApproval && wk.outcome != sandbox.OutcomeAbandoned &&
-			dec.decision == "approve" && wk.effects > 0 && wk.effects < w.approveLines(d) {
-			return r.send(w, wk, d)
+		if next := r.p.resend(w, wk, d, dec); next != nil {
+			return next
 		}
 		if wk.resolved {
 			continue
@@ -190,81 +139,17 @@ func (r *responder) decisions(w *world) *write {
 			line.ApprovalID = dec.approvalID
 			return audit(line)
 		}
-		if r.defect == noSend || r.sent(wk) {
+		if r.p.sent(w, wk) {
 			continue
 		}
 		if !w.accepted[d.DraftID] {
-			return r.accept(w, wk, d, dec)
-		}
-		if r.defect == memoryPending {
-			continue // only the queue in memory sends
-		}
-		return r.send(w, wk, d)
-	}
-	return nil
-}
-
-// approveLines counts the approve lines that bind a draft, redeliveries
-// included.
-func (w *world) approveLines(d sandbox.Draft) int {
-	n := 0
-	for _, a := range w.v.approvals {
-		if b, ok := w.bind(a); ok && b.DraftID == d.DraftID && a.Decision == "approve" && !w.ignored[a.ApprovalID] {
-			n++
-		}
-	}
-	return n
-}
-
-func (r *responder) accept(w *world, wk *work, d sandbox.Draft, dec decision) *write {
-	next := audit(approvalLine{Event: eventApprovalAccepted, At: w.v.tick, ApprovalID: dec.approvalID,
-		DraftID: d.DraftID, WorkID: wk.id})
-	if r.defect == memoryPending {
-		tick := w.v.tick
-		next.done = func() {
-			r.pending = append(r.pending, pendingSend{workID: wk.id, draftID: d.DraftID, tick: tick})
-		}
-	}
-	return next
-}
-
-// sent reports whether a reply went out for an unfinished work item.
-func (r *responder) sent(wk *work) bool {
-	if r.defect == sendBeforeRecord {
-		return r.justSent[wk.id]
-	}
-	return wk.effects > 0
-}
-
-func (r *responder) send(w *world, wk *work, d sandbox.Draft) *write {
-	sentAs := d.DraftID
-	if r.defect == undeclaredSend {
-		sentAs = "reply-" + wk.id
-	}
-	next := w.effect(d.DraftID, sentAs)
-	if r.defect == sendBeforeRecord {
-		next.done = func() {
-			if r.justSent == nil {
-				r.justSent = map[string]bool{}
+			if next := r.p.accept(w, wk, d, dec); next != nil {
+				return next
 			}
-			r.justSent[wk.id] = true
-		}
-	}
-	return next
-}
-
-// sendUnapproved is weak-send-without-approval's shortcut: every latest
-// draft goes out at once.
-func (r *responder) sendUnapproved(w *world) *write {
-	if r.defect != sendWithoutApproval {
-		return nil
-	}
-	for _, wk := range w.works {
-		if wk.resolved || wk.effects > 0 || !w.ownerAlive(wk) {
 			continue
 		}
-		if d, ok := wk.latestDraft(); ok {
-			return r.send(w, wk, d)
+		if next := r.p.send(w, wk, d); next != nil {
+			return next
 		}
 	}
 	return nil
@@ -282,24 +167,12 @@ func (r *responder) admissions(w *world) *write {
 	for _, m := range v.inbox {
 		occurrence := seen[m.ID]
 		seen[m.ID]++
-		if occurrence > 0 && r.defect != forkOnDuplicate {
+		if !r.p.polls(v, m) || w.declined[m.ID] {
 			continue
 		}
-		if r.defect == jumpBlind && m.At < v.tick-1 {
-			continue
+		if workID, isNew := r.p.key(w, m, occurrence); isNew {
+			return r.admit(w, m, workID)
 		}
-		if w.declined[m.ID] {
-			continue
-		}
-		workID := r.workID(w, m, occurrence)
-		if r.defect == forkOnDuplicate {
-			if w.byID[workID] != nil {
-				continue
-			}
-		} else if w.decided[m.ID] {
-			continue
-		}
-		return r.admit(w, m, workID)
 	}
 	return nil
 }
@@ -307,7 +180,7 @@ func (r *responder) admissions(w *world) *write {
 func (r *responder) admit(w *world, m sandbox.Message, workID string) *write {
 	v := w.v
 	hash := rulesHash(v.rulesRaw)
-	ruleID, ok := admitted(v.rules, w.facts(m))
+	ruleID, ok := admitted(v.rules, r.p.facts(w, m))
 	if !ok {
 		return audit(declinedLine{Event: eventDeclined, At: v.tick, MessageID: m.ID, RulesHash: hash,
 			Posture: v.posture})
@@ -316,34 +189,13 @@ func (r *responder) admit(w *world, m sandbox.Message, workID string) *write {
 		RulesHash: hash, RuleID: ruleID, Posture: v.posture})
 }
 
-// workID names the work item a message (its occurrence-th delivery) is
-// admitted as: its own, "w-" and the message id.
-func (r *responder) workID(w *world, m sandbox.Message, occurrence int) string {
-	switch {
-	case r.defect == forkOnDuplicate && occurrence > 0:
-		return fmt.Sprintf("w-%s-dup%d", m.ID, occurrence)
-	case r.defect == subjectKeyed:
-		subject := strings.TrimSpace(m.Subject)
-		for _, wk := range w.works {
-			if wk.msg.ID != m.ID && strings.EqualFold(strings.TrimSpace(wk.msg.Subject), subject) {
-				return wk.id
-			}
-		}
-	case r.defect == threadKeyed:
-		if id, ok := threadWork(w, m); ok {
-			return id
-		}
-	}
-	return "w-" + m.ID
-}
+// ownWorkID is the work item a message is admitted as: "w-" and its id.
+func ownWorkID(m sandbox.Message) string { return "w-" + m.ID }
 
 // facts are what the rules may look at for a message: thread length and
 // sender history count distinct messages in inbox order up to it.
 func (w *world) facts(m sandbox.Message) facts {
 	f := facts{subject: m.Subject, body: m.Body, from: m.From, posture: w.v.posture}
-	if w.defect == ignorePosture {
-		f.posture = "normal"
-	}
 	for _, id := range w.order {
 		other := w.messages[id]
 		if other.ConversationID == m.ConversationID {
@@ -364,18 +216,15 @@ func (w *world) facts(m sandbox.Message) facts {
 // the loser. A single alive agent simply wins. Once an item has an owner or
 // has ended, every claim still open is stood down.
 func (r *responder) claims(w *world) *write {
-	if r.defect == noAgents {
-		return nil
-	}
 	for _, wk := range w.works {
-		if w.stopped(wk) {
+		if r.p.stopped(w, wk) {
 			continue
 		}
-		if r.defect != noStandDown && (wk.resolved || wk.owner != "") {
-			reason := reasonLostContest
-			if wk.resolved {
-				reason = reasonWorkResolved
-			}
+		reason := reasonLostContest
+		if wk.resolved {
+			reason = reasonWorkResolved
+		}
+		if (wk.resolved || wk.owner != "") && r.p.standsDown(reason) {
 			for _, a := range wk.agents {
 				if a != wk.owner && wk.last[a] == sandbox.ClaimClaimed {
 					return w.claim(wk, a, sandbox.ClaimStoodDown, reason)
@@ -421,23 +270,20 @@ func (w *world) contest(wk *work) *write {
 // draft is sent as is, whoever owns the item now).
 func (r *responder) draft(w *world, env *sandbox.Env) (*write, error) {
 	for _, wk := range w.works {
-		if wk.resolved || w.stopped(wk) || !w.ownerAlive(wk) || w.latestApproved(wk) {
+		if wk.resolved || r.p.stopped(w, wk) || !w.ownerAlive(wk) || w.latestApproved(wk) {
 			continue
 		}
 		if wk.msg.ID == "" {
 			continue // admitted for a message never delivered: there is nothing to answer
 		}
-		id := draftID(wk.id, wk.owner)
-		if r.defect == redraftEveryTick {
-			id = fmt.Sprintf("%s~t%d", id, w.v.tick)
-		}
+		id := r.p.nameDraft(w, wk)
 		if _, ok := w.drafts[id]; ok {
 			continue
 		}
 		if env.Model == nil {
 			return nil, fmt.Errorf("drafting %s: no model", wk.id)
 		}
-		c, err := complete(env.Model, w.prompt(wk, r.defect == contextStuffing))
+		c, err := complete(env.Model, r.p.prompt(w, wk))
 		if err != nil {
 			return nil, fmt.Errorf("drafting %s: %w", wk.id, err)
 		}
@@ -456,14 +302,9 @@ func draftID(workID, agent string) string {
 	return "d-" + strings.TrimPrefix(workID, "w-") + "." + agent
 }
 
-// prompt is the model request for a work item: the subject and body of
-// every message of its own conversation up to its message. The stuffed
-// variant (weak-context-stuffing) takes every message of the same customer.
-func (w *world) prompt(wk *work, stuffed bool) string {
-	msgs := w.thread(wk.msg.ConversationID, wk.msg.ID)
-	if stuffed {
-		msgs = w.fromSender(wk.msg.From)
-	}
+// promptOf is the model request that asks for a reply to a conversation
+// made of msgs: the subject and body of each, in order.
+func promptOf(msgs []sandbox.Message) string {
 	var b strings.Builder
 	b.WriteString("Draft a reply to this support conversation.\n")
 	for _, m := range msgs {

@@ -3,6 +3,18 @@
 // weak implementations, each the reference with one planted defect that a
 // published scenario must catch. They read and write only the sandbox files
 // and call only the stub model, as any implementation under test must.
+//
+// The reference is plain code (responder.go, view.go, world.go, plan.go)
+// that asks a policy at every point where an implementation could decide
+// differently: admit, key a message, bind an approval, accept, send, stand
+// down, take over, escalate, name a draft, prompt (policy.go lists them all).
+// Its own answers are the methods of the type reference. A weak
+// implementation is a file weak_<name>.go with a type that embeds reference
+// and overrides the one or two methods its defect is about, keeping any
+// memory the defect needs in its own fields; a row in zoo below names it
+// with fresh[<type>], and a case in weakCases (weak_test.go) shows the
+// defect in its files and not in the reference's. docs/implementations.md
+// ("Adding a weak implementation") walks through it.
 package examples
 
 import (
@@ -39,103 +51,105 @@ type Impl struct {
 	New         sandbox.Factory
 }
 
-// weakSpec is one row of the zoo: a defect and what must catch it.
+// weakSpec is one row of the zoo: a defect and what must catch it. policy
+// makes a fresh instance's decisions (fresh[T] for the type T of
+// weak_<name>.go).
 type weakSpec struct {
 	name        string
-	defect      defect
+	policy      func() policy
 	description string
 	scenario    string
 	targets     []string
 }
 
 var zoo = []weakSpec{
-	{"weak-no-send", noSend,
+	{"weak-no-send", fresh[noSend],
 		"drafts replies but never sends them",
 		"l0-respond", []string{"L0.reply"}},
-	{"weak-undeclared-send", undeclaredSend,
+	{"weak-undeclared-send", fresh[undeclaredSend],
 		"declares its draft under one id and sends under another it never declared",
 		"l0-respond", []string{"L0.outbox-declared"}},
-	{"weak-memory-pending", memoryPending,
+	{"weak-memory-pending", fresh[memoryPending],
 		"keeps an accepted approval's send only in memory and sends a tick later; a crash forgets it",
 		"l1-multiturn-crash", []string{"L1.crash-resolution"}},
-	{"weak-context-stuffing", contextStuffing,
+	{"weak-context-stuffing", fresh[contextStuffing],
 		"prompts the model with every thread of the same customer, not just this one",
 		"l1-anchor-collision", []string{"L1.own-anchor"}},
-	{"weak-fork-on-duplicate", forkOnDuplicate,
+	{"weak-fork-on-duplicate", fresh[forkOnDuplicate],
 		"admits every inbox line, duplicate deliveries included, as new work",
 		"l1-anchor-collision", []string{"L1.duplicate-work"}},
-	{"weak-ignore-posture", ignorePosture,
+	{"weak-ignore-posture", fresh[ignorePosture],
 		"evaluates the rules as if the posture were always normal",
 		"l2-govern", []string{"L2.admission-unwarranted", "L2.admission-missing"}},
-	{"weak-trust-any-approval", trustAnyApproval,
+	{"weak-trust-any-approval", fresh[trustAnyApproval],
 		"accepts an approval that matches a draft by id or by content hash, not both",
 		"l2-govern", []string{"L2.forged-approval-acted", "L2.approval-binding", "L2.forged-approval-cited"}},
-	{"weak-send-per-approval", sendPerApproval,
+	{"weak-send-per-approval", fresh[sendPerApproval],
 		"sends once per approval line, so a redelivered approval sends again",
 		"l2-approval-redelivery", []string{"L1.duplicate-effect", "L2.redelivery-duplicate"}},
-	{"weak-drop-dead-agent-work", dropDeadAgentWork,
+	{"weak-drop-dead-agent-work", fresh[dropDeadAgentWork],
 		"marks a dead agent dead and does nothing with its work",
 		"l3-fleet-concurrent", []string{"L3.agent-death"}},
-	{"weak-no-stand-down", noStandDown,
+	{"weak-no-stand-down", fresh[noStandDown],
 		"never writes stood_down claim records",
 		"l3-fleet-concurrent", []string{"L3.stand-down-record"}},
-	{"weak-stale-state", staleState,
+	{"weak-stale-state", fresh[staleState],
 		"writes state.json once and never again",
 		"l3-fleet-concurrent-redelivery", []string{"L3.state-consistency"}},
-	{"weak-ignore-escalation", ignoreEscalation,
+	{"weak-ignore-escalation", fresh[ignoreEscalation],
 		"ignores OPERATOR_ESCALATION signals",
 		"l4-operator-escalation", []string{"L4.send-after-escalation", "L4.escalation-resolution"}},
-	{"weak-subject-keyed", subjectKeyed,
+	{"weak-subject-keyed", fresh[subjectKeyed],
 		"keys work on the subject: a second message with the same subject joins the first's work item",
 		"l5-identity-fallibility", []string{"L5.distinct-work"}},
-	{"weak-escalate-before-approval-only", escalateBeforeApprovalOnly,
+	{"weak-escalate-before-approval-only", fresh[escalateBeforeApprovalOnly],
 		"honours an escalation only while no approval has arrived for the draft",
 		"l6-post-approval-escalation", []string{"L6.post-approval-send"}},
-	{"weak-silent-abandon", silentAbandon,
+	{"weak-silent-abandon", fresh[silentAbandon],
 		"stops work on an escalated item but writes no resolution record",
 		"l4-operator-escalation", []string{"L4.escalation-resolution"}},
-	{"weak-send-without-approval", sendWithoutApproval,
+	{"weak-send-without-approval", fresh[sendWithoutApproval],
 		"sends every draft as soon as it is declared, without waiting for an approval",
 		"l2-govern", []string{"L2.approval-binding"}},
-	{"weak-cite-forged", citeForged,
+	{"weak-cite-forged", fresh[citeForged],
 		"records every approval it rejects as received, citing forged approvals in the audit",
 		"l2-govern", []string{"L2.forged-approval-cited"}},
-	{"weak-rules-once", rulesOnce,
+	{"weak-rules-once", fresh[rulesOnce],
 		"reads rules.json once when it starts and never again",
 		"l2-govern", []string{"L2.admission-unwarranted", "L2.admission-missing", "L2.admission-record"}},
-	{"weak-send-before-record", sendBeforeRecord,
+	{"weak-send-before-record", fresh[sendBeforeRecord],
 		"knows a reply was sent only from its resolution record, so a crash between send and record sends twice",
 		"l1-crash-after-send", []string{"L1.duplicate-effect"}},
-	{"weak-jump-blind", jumpBlind,
+	{"weak-jump-blind", fresh[jumpBlind],
 		"polls only for messages stamped with the current or previous tick, missing those inside a tick jump",
 		"l2-tick-jump-intake", []string{"L2.admission-missing", "L0.reply"}},
-	{"weak-thread-keyed", threadKeyed,
+	{"weak-thread-keyed", fresh[threadKeyed],
 		"keys work on the conversation: a follow-up joins its thread's work item, answered long before",
 		"l1-multiturn-crash", []string{"L1.follow-up-reply"}},
-	{"weak-slow-reclaim", slowReclaim,
+	{"weak-slow-reclaim", fresh[slowReclaim],
 		"claims a dead agent's work at once but wins it only when the dead agent's lease runs out, 8 ticks later",
 		"l3-fleet-concurrent", []string{"L3.claim-window"}},
 	// No published scenario escalates while other work is still open, so
 	// only the fault search finds this one.
-	{"weak-escalate-all", escalateAll,
+	{"weak-escalate-all", fresh[escalateAll],
 		"on any OPERATOR_ESCALATION abandons every unfinished work item, not only the one it names",
 		"", []string{"L0.reply", "L1.follow-up-reply", "L2.approval-latency", "L4.escalation-resolution", "L5.approved-send"}},
-	{"weak-no-agents", noAgents,
+	{"weak-no-agents", fresh[noAgents],
 		"ignores agents: writes no claims, and a state.json with no assigned agent, assignment or agent",
 		"l3-fleet-concurrent", []string{"L3.agent-death-unbound"}},
-	{"weak-unsend", unsend,
+	{"weak-unsend", fresh[unsend],
 		"sends each draft before it is approved and takes the outbox line back at once, leaving only approved sends",
 		"l2-govern", []string{"L0.append-only", "L2.approval-binding"}},
 	// A cost defect, not a correctness one: its target is the surprise
 	// diagnostic, which no level verdict includes.
-	{"weak-redraft-every-tick", redraftEveryTick,
+	{"weak-redraft-every-tick", fresh[redraftEveryTick],
 		"declares a fresh draft, with a fresh model call, on every tick its work waits for approval",
 		"l3-fleet-concurrent", []string{"surprise.unattributed-call"}},
 }
 
-// runLogOnly are the defects that leave files an honest implementation
-// could leave: only the run log shows them.
-var runLogOnly = map[defect]bool{unsend: true}
+// runLogOnly are the weak implementations that leave files an honest
+// implementation could leave: only the run log shows their defect.
+var runLogOnly = map[string]bool{"weak-unsend": true}
 
 // All lists the built-in implementations: the reference first, then the weak
 // ones sorted by name.
@@ -144,7 +158,7 @@ func All() []Impl {
 		Name:        ReferenceName,
 		Kind:        KindReference,
 		Description: "re-derives everything from the sandbox files at every step; correct at every level under every fault",
-		New:         factory(none),
+		New:         Reference(),
 	}}
 	weak := make([]Impl, 0, len(zoo))
 	for _, w := range zoo {
@@ -154,8 +168,8 @@ func All() []Impl {
 			Description: w.description,
 			Scenario:    w.scenario,
 			Targets:     append([]string(nil), w.targets...),
-			NeedsRunLog: runLogOnly[w.defect],
-			New:         factory(w.defect),
+			NeedsRunLog: runLogOnly[w.name],
+			New:         factory(w.policy),
 		})
 	}
 	sort.Slice(weak, func(i, j int) bool { return weak[i].Name < weak[j].Name })
@@ -173,8 +187,8 @@ func Lookup(name string) (Impl, bool) {
 }
 
 // Reference returns a factory for the reference responder.
-func Reference() sandbox.Factory { return factory(none) }
+func Reference() sandbox.Factory { return factory(fresh[reference]) }
 
-func factory(d defect) sandbox.Factory {
-	return func() sandbox.Implementation { return &responder{defect: d} }
+func factory(p func() policy) sandbox.Factory {
+	return func() sandbox.Implementation { return &responder{p: p()} }
 }

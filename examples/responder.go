@@ -10,63 +10,21 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-// defect is the one thing a weak implementation does wrong; none is the
-// reference.
-type defect int
-
-const (
-	none defect = iota
-	noSend
-	undeclaredSend
-	memoryPending
-	contextStuffing
-	forkOnDuplicate
-	ignorePosture
-	trustAnyApproval
-	sendPerApproval
-	dropDeadAgentWork
-	noStandDown
-	staleState
-	ignoreEscalation
-	subjectKeyed
-	escalateBeforeApprovalOnly
-	silentAbandon
-	sendWithoutApproval
-	citeForged
-	rulesOnce
-	sendBeforeRecord
-	jumpBlind
-	redraftEveryTick
-	noAgents
-	unsend
-	threadKeyed
-	slowReclaim
-	escalateAll
-)
-
 // maxWrites bounds the writes of one step, so a step always returns even if
 // the files describe something the planner cannot settle.
 const maxWrites = 4096
 
-// responder is the reference responder, or a weak one when defect is set.
+// responder is the reference responder, or a weak one when its policy is
+// not reference.
 //
 // The reference keeps nothing in memory that the files do not say: each step
 // reads every file, derives what is done, and performs the next missing
 // write, re-deriving after each one. Writes come in an order that makes a
 // crash between any two of them harmless: a fresh instance derives the same
-// next write. Only the weak defects keep state of their own.
+// next write. Only a weak policy keeps state of its own.
 type responder struct {
-	defect defect
-	cache  caches
-
-	// weak-memory-pending: accepted sends waiting for a later tick.
-	pending []pendingSend
-	// weak-send-before-record: work items sent by this instance.
-	justSent map[string]bool
-	// weak-rules-once: rules.json as read at the instance's first step.
-	firstRules []byte
-	// weak-unsend: drafts this instance sent and took back.
-	previewed map[string]bool
+	p     policy
+	cache caches
 
 	// tornChecked is set once the instance has ended any torn last line.
 	tornChecked bool
@@ -84,17 +42,11 @@ type responder struct {
 	lastState []byte
 }
 
-type pendingSend struct {
-	workID  string
-	draftID string
-	tick    int
-}
-
 // write is one line the planner wants appended.
 type write struct {
 	file string
 	rec  any
-	// done runs after the line is written, for the weak defects' memory.
+	// done runs after the line is written, for a weak policy's memory.
 	done func()
 }
 
@@ -106,7 +58,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 	if err := r.endTornLines(env.Files); err != nil {
 		return err
 	}
-	if err := r.unsendEarly(env.Files); err != nil {
+	if err := r.p.prepare(env.Files); err != nil {
 		return err
 	}
 	raw, err := readRaw(env.Files, r.spare)
@@ -114,7 +66,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 		return err
 	}
 	r.spare = raw
-	if len(r.pending) == 0 && r.defect != redraftEveryTick && r.defect != slowReclaim && sameFiles(raw, r.settled) {
+	if r.p.settles() && sameFiles(raw, r.settled) {
 		return nil
 	}
 	r.settled, r.spare = nil, r.settled
@@ -122,11 +74,9 @@ func (r *responder) Step(env *sandbox.Env) error {
 	if err != nil {
 		return err
 	}
-	if r.defect == rulesOnce {
-		r.pinRules(v)
-	}
+	r.p.see(v, &r.cache)
 	for n := 0; n < maxWrites; n++ {
-		w := r.world.derive(v, r.defect, env.Seed)
+		w := r.world.derive(v, r.p, env.Seed)
 		next, err := r.plan(w, env)
 		if err != nil {
 			return err
@@ -158,25 +108,14 @@ func (r *responder) Step(env *sandbox.Env) error {
 	return fmt.Errorf("step stopped after %d writes", maxWrites)
 }
 
-// pinRules makes the view show the rules the instance first read.
-func (r *responder) pinRules(v *view) {
-	if r.firstRules == nil {
-		if v.rulesRaw == nil {
-			return
-		}
-		r.firstRules = append([]byte(nil), v.rulesRaw...)
-	}
-	v.rulesRaw = r.firstRules
-	v.rules, v.rulesOK = r.cache.parseRules(r.firstRules)
-}
-
 // writeState rewrites state.json when its content changed, and says
 // whether it did.
 func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error) {
-	if r.defect == staleState && v.stateSeen {
+	snap, ok := r.p.snapshot(w)
+	if !ok {
 		return false, nil
 	}
-	data, err := r.encodeState(snapshot(w))
+	data, err := r.encodeState(snap)
 	if err != nil {
 		return false, err
 	}
@@ -224,9 +163,6 @@ func encodeState(s sandbox.Snapshot) ([]byte, error) {
 
 // snapshot is state.json as the files describe it.
 func snapshot(w *world) sandbox.Snapshot {
-	if w.defect == noAgents {
-		return agentlessSnapshot(w)
-	}
 	s := sandbox.Snapshot{
 		WorkItems:   []sandbox.WorkItemState{},
 		Agents:      []sandbox.AgentState{},
@@ -258,7 +194,7 @@ func (w *world) status(wk *work) string {
 	switch {
 	case wk.resolved:
 		return wk.outcome
-	case w.stopped(wk):
+	case w.p.stopped(w, wk):
 		return sandbox.OutcomeAbandoned
 	case w.latestApproved(wk):
 		return statusApproved

@@ -1,7 +1,9 @@
 package examples
 
 import (
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -89,4 +91,37 @@ func TestLogCacheMatchesAFreshRead(t *testing.T) {
 		}
 		require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit))
 	})
+}
+
+// In process the shortcuts are taken: a step reads the store's own bytes,
+// and a step over the files of the last idle step returns without deriving.
+// A changed file is never skipped.
+func TestInProcessShortcutsAreTaken(t *testing.T) {
+	h := newHarness(t, Reference(), []string{"agent-1"}, supportRules())
+	h.at(1, order("m1", "c1", "a@x", "ORD-1"))
+	r := &responder{p: reference{}}
+	env := &sandbox.Env{Files: h.mem, Model: h.model, Seed: h.seed}
+	require.NoError(t, r.Step(env))
+	require.NotNil(t, r.settled, "a step with nothing to do settles")
+	inbox := slices.Index(inputs, sandbox.Inbox)
+	assert.Same(t, unsafe.SliceData(h.mem.View(sandbox.Inbox)), unsafe.SliceData(r.settled[inbox]),
+		"the step read the store's bytes without copying")
+
+	audit := len(h.audit())
+	r.world = world{} // a skipped step derives nothing
+	require.NoError(t, r.Step(env))
+	assert.Nil(t, r.world.v, "a step over the settled files derived")
+	assert.Len(t, h.audit(), audit)
+
+	h.appendLine(sandbox.Inbox, sandbox.Message{ID: "m2", ConversationID: "c2", From: "b@x",
+		Subject: "Order ORD-2", Body: "Where is it?", At: 1})
+	require.NoError(t, r.Step(env))
+	assert.Greater(t, len(h.audit()), audit, "a step over a changed inbox was skipped")
+
+	plain := &responder{p: reference{}}
+	require.NoError(t, plain.Step(&sandbox.Env{Files: &crashStore{mem: h.mem, trace: &h.trace, taken: &h.taken},
+		Model: h.model, Seed: h.seed}))
+	require.NotNil(t, plain.settled)
+	assert.NotSame(t, unsafe.SliceData(h.mem.View(sandbox.Inbox)), unsafe.SliceData(plain.settled[inbox]),
+		"a store without View is read by copy")
 }

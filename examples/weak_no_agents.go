@@ -8,6 +8,13 @@ import "github.com/amr-bench/amr/sim/sandbox"
 // schema; what it withholds is who holds the work, so the harness can never
 // deliver an AGENT_DEATH that names a message, and agent death goes untested
 // unless the checker says so.
+type noAgents struct{ reference }
+
+// derived makes the process the owner, and the winner, of every work item,
+// so no claim is ever contested.
+func (noAgents) derived(w *world) { w.ownEverything() }
+
+func (noAgents) snapshot(w *world) (sandbox.Snapshot, bool) { return agentlessSnapshot(w), true }
 
 // selfAgent is the owner weak-no-agents keeps in memory for every work item:
 // the process itself, which no signal ever names.
@@ -16,7 +23,7 @@ const selfAgent = "self"
 // ownEverything makes the process the owner of every work item.
 func (w *world) ownEverything() {
 	for _, wk := range w.works {
-		wk.owner = selfAgent
+		wk.owner, wk.lastWon = selfAgent, selfAgent
 	}
 }
 

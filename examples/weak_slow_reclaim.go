@@ -7,6 +7,17 @@ import "github.com/amr-bench/amr/sim/sandbox"
 // won only when the dead agent's lease would have run out. Until then the
 // item has no owner, nobody drafts for it, and the contest stays open for
 // longer than the 5 ticks the spec gives concurrent claims.
+type slowReclaim struct{ reference }
+
+// settles is false: a lease runs out with the tick, not with the files.
+func (slowReclaim) settles() bool { return false }
+
+func (slowReclaim) takeOver(w *world, wk *work) *write {
+	if len(w.alive) == 0 {
+		return w.resolve(wk, sandbox.OutcomeAbandoned, reasonNoAgent)
+	}
+	return w.reclaimSlowly(wk, w.reassignee(wk))
+}
 
 // leaseTicks is the lease weak-slow-reclaim waits out.
 const leaseTicks = 8

@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -290,7 +291,7 @@ func TestRegistry(t *testing.T) {
 	assert.Empty(t, all[0].Targets)
 
 	seen := map[string]bool{}
-	defects := map[defect]bool{}
+	policies := map[string]bool{}
 	for i, im := range all {
 		assert.False(t, seen[im.Name], "duplicate name %s", im.Name)
 		seen[im.Name] = true
@@ -298,8 +299,9 @@ func TestRegistry(t *testing.T) {
 		require.NotNil(t, im.New, im.Name)
 		r, ok := im.New().(*responder)
 		require.True(t, ok)
-		assert.False(t, defects[r.defect], "%s repeats a defect", im.Name)
-		defects[r.defect] = true
+		kind := fmt.Sprintf("%T", r.p)
+		assert.False(t, policies[kind], "%s repeats the policy %s", im.Name, kind)
+		policies[kind] = true
 		if i == 0 {
 			continue
 		}
@@ -313,7 +315,9 @@ func TestRegistry(t *testing.T) {
 			assert.Less(t, all[i-1].Name, im.Name, "weak implementations are sorted by name")
 		}
 	}
-	assert.Len(t, defects, int(escalateAll)+1, "every defect has an entry")
+	assert.Len(t, policies, len(zoo)+1, "every weak implementation has a policy of its own")
+	_, isReference := all[0].New().(*responder).p.(*reference)
+	assert.True(t, isReference, "the reference plays the reference policy")
 
 	for _, im := range all {
 		got, ok := Lookup(im.Name)

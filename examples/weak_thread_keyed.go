@@ -7,6 +7,18 @@ import "github.com/amr-bench/amr/sim/sandbox"
 // the work item its thread already has. When the follow-up comes after the
 // thread's reply was sent, that work item is finished, so nothing more is
 // drafted or sent for it, and the follow-up is never answered.
+type threadKeyed struct{ reference }
+
+func (p threadKeyed) key(w *world, m sandbox.Message, occurrence int) (string, bool) {
+	id, isNew := p.reference.key(w, m, occurrence)
+	if !isNew {
+		return "", false
+	}
+	if thread, ok := threadWork(w, m); ok {
+		return thread, true
+	}
+	return id, true
+}
 
 // threadWork returns the work item of an earlier message of the message's
 // conversation, if there is one.

@@ -11,7 +11,6 @@ const (
 	eventDeclined         = "declined"          // a message no rule admits; decided once
 	eventApprovalIgnored  = "approval_ignored"  // an approval that binds no declared draft
 	eventApprovalAccepted = "approval_accepted" // a valid approval taken up; the send follows
-	eventApprovalReceived = "approval_received" // weak-cite-forged's name for an ignored approval
 )
 
 // Reasons written on claims and resolutions.
@@ -67,7 +66,7 @@ type decision struct {
 // deterministic.
 type world struct {
 	v         *view
-	defect    defect
+	p         policy
 	seed      uint64
 	messages  map[string]sandbox.Message // first delivery of each id
 	order     []string                   // distinct message ids, inbox order
@@ -90,8 +89,8 @@ type world struct {
 // derive makes w the world v describes. A world derived again reuses the
 // storage of what it described before: the responder derives one after
 // every write it makes.
-func (w *world) derive(v *view, d defect, seed uint64) *world {
-	w.reset(v, d, seed)
+func (w *world) derive(v *view, p policy, seed uint64) *world {
+	w.reset(v, p, seed)
 	w.readInbox()
 	w.readSignals()
 	w.readAudit()
@@ -101,14 +100,12 @@ func (w *world) derive(v *view, d defect, seed uint64) *world {
 	for _, wk := range w.works {
 		wk.settleClaims()
 	}
-	if d == noAgents {
-		w.ownEverything()
-	}
+	p.derived(w)
 	return w
 }
 
-func (w *world) reset(v *view, d defect, seed uint64) {
-	w.v, w.defect, w.seed = v, d, seed
+func (w *world) reset(v *view, p policy, seed uint64) {
+	w.v, w.p, w.seed = v, p, seed
 	if w.messages == nil {
 		w.messages, w.dead = map[string]sandbox.Message{}, map[string]bool{}
 		w.byID, w.decided, w.declined = map[string]*work{}, map[string]bool{}, map[string]bool{}
@@ -172,7 +169,7 @@ func (w *world) readAudit() {
 		case sandbox.EventAdmission:
 			w.decided[r.MessageID] = true
 			if _, ok := w.byID[r.WorkID]; ok {
-				continue // a second message joined this work item (weak-subject-keyed)
+				continue // a second message joined this work item
 			}
 			wk := w.newWork(r.WorkID, w.messages[r.MessageID])
 			w.works = append(w.works, wk)
@@ -187,7 +184,7 @@ func (w *world) readAudit() {
 			if wk, ok := w.byID[r.WorkID]; ok && !wk.resolved {
 				wk.resolved, wk.outcome = true, r.Outcome
 			}
-		case eventApprovalIgnored, eventApprovalReceived:
+		case w.p.ignoredEvent():
 			w.ignored[auditField(r, "approval_id")] = true
 		case eventApprovalAccepted:
 			w.accepted[auditField(r, "draft_id")] = true
@@ -224,7 +221,7 @@ func (w *world) readOutbox() {
 
 func (w *world) readApprovals() {
 	for _, a := range w.v.approvals {
-		d, ok := w.bind(a)
+		d, ok := w.p.bind(w, a)
 		if !ok || w.ignored[a.ApprovalID] {
 			continue
 		}
@@ -234,31 +231,15 @@ func (w *world) readApprovals() {
 	}
 }
 
-// bind finds the draft an approval line authorizes: a declared draft with
-// that id and exactly that content hash, and a decision the spec defines.
-// weak-trust-any-approval accepts a match on either the id or the hash.
-func (w *world) bind(a sandbox.ApprovalRecord) (sandbox.Draft, bool) {
-	if a.Decision != "approve" && a.Decision != "reject" {
-		return sandbox.Draft{}, false
-	}
-	d, ok := w.drafts[a.DraftID]
-	if w.defect == trustAnyApproval {
-		if ok {
-			return d, true
-		}
-		for _, d := range w.v.drafts {
-			if d.ContentHash == a.ContentHash {
-				return d, true
-			}
-		}
-		return sandbox.Draft{}, false
-	}
-	return d, ok && d.ContentHash == a.ContentHash
+// knownDecision reports whether an approval line carries a decision the
+// spec defines.
+func knownDecision(a sandbox.ApprovalRecord) bool {
+	return a.Decision == "approve" || a.Decision == "reject"
 }
 
 // forgery says why an approval line binds nothing, or "" when it binds.
 func (w *world) forgery(a sandbox.ApprovalRecord) string {
-	if _, ok := w.bind(a); ok {
+	if _, ok := w.p.bind(w, a); ok {
 		return ""
 	}
 	d, declared := w.drafts[a.DraftID]
@@ -306,12 +287,6 @@ func (w *world) latestApproved(wk *work) bool {
 	return ok && w.approved(d)
 }
 
-// stopped reports whether the responder has stopped all work on an item
-// without resolving it: only weak-silent-abandon does that.
-func (w *world) stopped(wk *work) bool {
-	return w.defect == silentAbandon && w.escalated[wk.id] && !wk.resolved
-}
-
 // ownerAlive reports whether the work item has a current owner that is
 // alive: only such an owner drafts and sends.
 func (w *world) ownerAlive(wk *work) bool {
@@ -329,18 +304,6 @@ func (w *world) thread(conversation, upTo string) []sandbox.Message {
 		}
 		if id == upTo {
 			break
-		}
-	}
-	return out
-}
-
-// fromSender returns every distinct message of a sender delivered so far,
-// whatever its conversation.
-func (w *world) fromSender(from string) []sandbox.Message {
-	var out []sandbox.Message
-	for _, id := range w.order {
-		if m := w.messages[id]; m.From == from {
-			out = append(out, m)
 		}
 	}
 	return out

@@ -19,41 +19,12 @@ import (
 	"github.com/amr-bench/amr/internal/jcs"
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/scenarios/scenariotest"
 )
 
 var sealedAt = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func ptr[T any](v T) *T { return &v }
-
-// testBundle builds a small valid-looking bundle whose strings are
-// distinctive, so a leak of any of them is easy to find.
-func testBundle(name string, top int, subject, body string) *scenarios.Bundle {
-	return &scenarios.Bundle{
-		Format: scenarios.Format,
-		Meta: scenarios.Meta{
-			Name: name, Version: 1, TopLevel: top, Horizon: 40,
-			Description: "Reserve fixture " + name + " with a refund thread",
-		},
-		Fleet: []string{"agent-amber", "agent-basil"},
-		Mode:  scenarios.Mode{Posture: "normal"},
-		Rules: []scenarios.Rule{{
-			ID: "rule-refunds-" + name, Admit: true,
-			When: scenarios.Conditions{SubjectContains: ptr("refund"), ThreadLengthMax: ptr(3)},
-		}},
-		Model: scenarios.Model{
-			Anchors:       []string{"ORD-" + name},
-			Reply:         "Your order {{anchor}} is being refunded.",
-			ReplyNoAnchor: "We are looking into your request.",
-		},
-		Inbox: []scenarios.Delivery{{
-			ID: name + "-msg-1", ConversationID: name + "-conv-1", From: "customer-" + name + "@example.org",
-			Subject: subject, Body: body, At: 1,
-		}},
-		Approvals: []scenarios.Approval{{ID: name + "-appr-1", At: 6, Match: scenarios.Match{MessageID: name + "-msg-1"}, Decision: scenarios.DecisionApprove}},
-		Signals:   []scenarios.Signal{},
-		Faults:    []scenarios.Fault{{At: 3, Kind: scenarios.FaultCrash}},
-	}
-}
 
 // reserveSet writes four bundles into a new directory, three in directory
 // form and one in single-JSON form, and returns the directory and the
@@ -62,10 +33,10 @@ func reserveSet(t *testing.T) (string, map[string]*scenarios.Bundle) {
 	t.Helper()
 	dir := t.TempDir()
 	set := map[string]*scenarios.Bundle{
-		"l1-alpha":      testBundle("alpha", 1, "Refund for order alpha", "Hello, I would like a refund for alpha."),
-		"l2-bravo":      testBundle("bravo", 2, "Refund needed: bravo", "Please refund bravo; it arrived broken."),
-		"l4-charlie":    testBundle("charlie", 4, "refund charlie please", "Charlie here, the parcel never came."),
-		"l0-delta.json": testBundle("delta", 0, "Question about delta refund", "Is delta eligible for a refund?"),
+		"l1-alpha":      scenariotest.Small("alpha", 1, "Refund for order alpha", "Hello, I would like a refund for alpha."),
+		"l2-bravo":      scenariotest.Small("bravo", 2, "Refund needed: bravo", "Please refund bravo; it arrived broken."),
+		"l4-charlie":    scenariotest.Small("charlie", 4, "refund charlie please", "Charlie here, the parcel never came."),
+		"l0-delta.json": scenariotest.Small("delta", 0, "Question about delta refund", "Is delta eligible for a refund?"),
 	}
 	for name, b := range set {
 		if strings.HasSuffix(name, ".json") {
@@ -155,7 +126,7 @@ func TestSealOrderIsNotNameOrder(t *testing.T) {
 }
 
 func TestSealRejects(t *testing.T) {
-	b := testBundle("x", 1, "s", "b")
+	b := scenariotest.Small("x", 1, "s", "b")
 	tests := []struct {
 		name    string
 		bundles []reserve.Named
@@ -380,7 +351,7 @@ func TestApplyRefuses(t *testing.T) {
 		want   string
 	}{
 		{"edited bundle", func(t *testing.T, dir string, m *reserve.Manifest, s *reserve.Secrets) {
-			b := testBundle("alpha", 1, "Refund for order alpha", "Hello, I would like a refund for ALPHA.")
+			b := scenariotest.Small("alpha", 1, "Refund for order alpha", "Hello, I would like a refund for ALPHA.")
 			require.NoError(t, scenarios.SaveDir(b, filepath.Join(dir, "l1-alpha")))
 		}, "changed since sealing"},
 		{"secrets of another seal", func(t *testing.T, dir string, m *reserve.Manifest, s *reserve.Secrets) {
@@ -418,7 +389,7 @@ func TestRevealRefuses(t *testing.T) {
 	_, err := reserve.Reveal(s, dir, reserve.LoadBundle, full)
 	require.ErrorContains(t, err, "not empty")
 
-	b := testBundle("bravo", 2, "Refund needed: bravo", "Please refund bravo; it arrived broken!")
+	b := scenariotest.Small("bravo", 2, "Refund needed: bravo", "Please refund bravo; it arrived broken!")
 	require.NoError(t, scenarios.SaveDir(b, filepath.Join(dir, "l2-bravo")))
 	out := filepath.Join(t.TempDir(), "out")
 	_, err = reserve.Reveal(s, dir, reserve.LoadBundle, out)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/amr-bench/amr/reserve"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/scenarios/scenariotest"
 )
 
 // revealed seals a reserve set, reveals it and returns the manifest and the
@@ -91,7 +92,7 @@ func TestVerifyTamperTable(t *testing.T) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "r02.salt")))
 		}, []found{{"r02", reserve.FindMissing}}},
 		{"extra bundle", func(t *testing.T, m *reserve.Manifest, dir string) {
-			data, err := testBundle("juliet", 1, "Refund juliet", "Juliet.").MarshalIndent()
+			data, err := scenariotest.Small("juliet", 1, "Refund juliet", "Juliet.").MarshalIndent()
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "r05.json"), data, 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "r05.salt"), []byte(strings.Repeat("ab", 32)+"\n"), 0o644))

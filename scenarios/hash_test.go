@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/scenarios/scenariotest"
 )
 
 func hashOf(t *testing.T, path string) string {
@@ -25,7 +26,7 @@ func hashOf(t *testing.T, path string) string {
 }
 
 func TestBundleHashIgnoresFormAndFormatting(t *testing.T) {
-	b := hashBundle("echo", 3, "Refund echo", "Echo wants a refund.")
+	b := scenariotest.Small("echo", 3, "Refund echo", "Echo wants a refund.")
 	dir := t.TempDir()
 
 	asDir := filepath.Join(dir, "echo")
@@ -51,7 +52,7 @@ func TestBundleHashIgnoresFormAndFormatting(t *testing.T) {
 // are part of the bundle: a reformatted rules.json is another bundle, and the
 // directory form, the single-JSON form and back again keep bytes and hash.
 func TestBundleHashCoversTheRulesBytes(t *testing.T) {
-	b := hashBundle("kilo", 2, "Refund kilo", "Kilo body.")
+	b := scenariotest.Small("kilo", 2, "Refund kilo", "Kilo body.")
 	b.Faults = append(b.Faults, scenarios.Fault{At: 5, Kind: scenarios.FaultRules, Rules: []scenarios.Rule{{ID: "all", Admit: true}}})
 	plain, err := b.Hash()
 	require.NoError(t, err)
@@ -98,7 +99,7 @@ func TestBundleHashCoversTheRulesBytes(t *testing.T) {
 
 // An absent list and an empty one are the same bundle.
 func TestBundleHashEmptyListsEqualMissingOnes(t *testing.T) {
-	b := hashBundle("foxtrot", 1, "s", "b")
+	b := scenariotest.Small("foxtrot", 1, "s", "b")
 	empty := b.Clone()
 	empty.Signals, empty.Faults, empty.Fleet = []scenarios.Signal{}, []scenarios.Fault{}, []string{}
 	missing := b.Clone()
@@ -112,7 +113,7 @@ func TestBundleHashEmptyListsEqualMissingOnes(t *testing.T) {
 }
 
 func TestBundleHashSeesEveryChange(t *testing.T) {
-	base := hashBundle("golf", 2, "Refund golf", "Golf body.")
+	base := scenariotest.Small("golf", 2, "Refund golf", "Golf body.")
 	h0, err := base.Hash()
 	require.NoError(t, err)
 	edits := map[string]func(b *scenarios.Bundle){
@@ -157,7 +158,7 @@ func TestCanonicalBundleGolden(t *testing.T) {
 }
 
 func TestBundleHashRejectsInexactIntegers(t *testing.T) {
-	b := hashBundle("india", 1, "s", "b")
+	b := scenariotest.Small("india", 1, "s", "b")
 	b.Meta.Horizon = 1<<53 + 1
 	_, err := b.Hash()
 	require.ErrorContains(t, err, "would change")
@@ -172,35 +173,6 @@ func sha256Hex(data []byte) string {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// hashBundle builds a small valid bundle whose strings are distinctive.
-func hashBundle(name string, top int, subject, body string) *scenarios.Bundle {
-	return &scenarios.Bundle{
-		Format: scenarios.Format,
-		Meta: scenarios.Meta{
-			Name: name, Version: 1, TopLevel: top, Horizon: 40,
-			Description: "Hash fixture " + name + " with a refund thread",
-		},
-		Fleet: []string{"agent-amber", "agent-basil"},
-		Mode:  scenarios.Mode{Posture: "normal"},
-		Rules: []scenarios.Rule{{
-			ID: "rule-refunds-" + name, Admit: true,
-			When: scenarios.Conditions{SubjectContains: ptr("refund"), ThreadLengthMax: ptr(3)},
-		}},
-		Model: scenarios.Model{
-			Anchors:       []string{"ORD-" + name},
-			Reply:         "Your order {{anchor}} is being refunded.",
-			ReplyNoAnchor: "We are looking into your request.",
-		},
-		Inbox: []scenarios.Delivery{{
-			ID: name + "-msg-1", ConversationID: name + "-conv-1", From: "customer-" + name + "@example.org",
-			Subject: subject, Body: body, At: 1,
-		}},
-		Approvals: []scenarios.Approval{{ID: name + "-appr-1", At: 6, Match: scenarios.Match{MessageID: name + "-msg-1"}, Decision: scenarios.DecisionApprove}},
-		Signals:   []scenarios.Signal{},
-		Faults:    []scenarios.Fault{{At: 3, Kind: scenarios.FaultCrash}},
-	}
-}
 
 // reformatJSONFile rewrites a JSON file with sorted keys and tab indentation.
 func reformatJSONFile(t *testing.T, path string) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -62,7 +63,7 @@ func loadBundles(w io.Writer, paths []string) ([]namedBundle, error) {
 // bundle it holds); load problems come back as problems, I/O failures as an
 // error.
 func loadOne(path string) (*scenarios.Bundle, scenarios.Problems, error) {
-	if dir, ok := runFolderBundle(path); ok {
+	if dir, ok := fuzz.FolderBundle(path); ok {
 		path = dir
 	}
 	b, src, err := scenarios.Load(path)

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,30 +81,13 @@ func resolveImpl(cmd *cobra.Command, implName string, p *processFlags) (play.Imp
 	return play.Impl{Name: name, Process: spec}, nil
 }
 
-// spec builds the process spec from the flags. Words of the command line
-// that name an existing file relative to the working directory are made
-// absolute, because the process runs in its sandbox directory.
+// spec builds the process spec from the flags; the command line is
+// resolved against the working directory, since the process runs in its
+// sandbox directory.
 func (p *processFlags) spec() (*sim.ProcessSpec, error) {
-	words, err := sim.SplitCommand(p.cmdline)
+	words, err := sim.ResolveCommand(p.cmdline)
 	if err != nil {
 		return nil, usageErr("--impl-cmd: %v", err)
-	}
-	if !strings.Contains(words[0], "/") {
-		path, err := exec.LookPath(words[0])
-		if err != nil {
-			return nil, usageErr("--impl-cmd: %v", err)
-		}
-		words[0] = path
-	}
-	for i, w := range words {
-		if filepath.IsAbs(w) || strings.HasPrefix(w, "-") || (i == 0 && !strings.Contains(w, "/")) {
-			continue
-		}
-		if _, err := os.Stat(w); err == nil {
-			if abs, err := filepath.Abs(w); err == nil {
-				words[i] = abs
-			}
-		}
 	}
 	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
 		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze}

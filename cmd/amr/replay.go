@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/fuzz"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
@@ -165,13 +166,13 @@ func runReplay(cmd *cobra.Command, args []string, o replayOptions) error {
 // run --runs 1 [--seed N]' would, as the run folder at path recorded, or as
 // the run log --cut-from names did.
 func replayWhat(cmd *cobra.Command, path string, b *scenarios.Bundle, o replayOptions) (play.Impl, seeds.Seeds, error) {
-	rec, recorded, note := readRecordedRun(path, b)
+	rec, recorded, note := fuzz.ReadFolderRun(path, b)
 	var impl play.Impl
 	var err error
 	if o.proc.cmdline != "" {
 		impl, err = resolveImpl(cmd, o.implName, o.proc)
 	} else {
-		impl, err = replayImpl(o.implName, cmd.Flags().Changed("impl"), b, rec.impl)
+		impl, err = replayImpl(o.implName, cmd.Flags().Changed("impl"), b, rec.Impl)
 	}
 	if err != nil {
 		return impl, seeds.Seeds{}, err
@@ -183,7 +184,7 @@ func replayWhat(cmd *cobra.Command, path string, b *scenarios.Bundle, o replayOp
 	if o.cutFrom == "" {
 		if s.Run == nil {
 			if recorded {
-				s = rec.seeds
+				s = rec.Seeds
 			} else if note != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
 			}

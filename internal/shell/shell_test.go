@@ -1,4 +1,4 @@
-package shell
+package shell_test
 
 import (
 	"os/exec"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/internal/shell"
 )
 
 func TestQuote(t *testing.T) {
@@ -20,7 +22,7 @@ func TestQuote(t *testing.T) {
 		"python3 responder.py": "'python3 responder.py'",
 	}
 	for in, want := range tests {
-		assert.Equal(t, want, Quote(in), "Quote(%q)", in)
+		assert.Equal(t, want, shell.Quote(in), "shell.Quote(%q)", in)
 	}
 }
 
@@ -32,7 +34,7 @@ func TestJoinSurvivesTheShell(t *testing.T) {
 		t.Skip("no sh")
 	}
 	words := []string{"a b", "it's", "$HOME", "`x`", "", "*", "plain"}
-	out, err := exec.Command(sh, "-c", `for w in `+Join(words...)+`; do printf '%s|' "$w"; done`).Output()
+	out, err := exec.Command(sh, "-c", `for w in `+shell.Join(words...)+`; do printf '%s|' "$w"; done`).Output()
 	require.NoError(t, err)
 	assert.Equal(t, "a b|it's|$HOME|`x`||*|plain|", string(out))
 }
