@@ -251,3 +251,22 @@ func TestTornLineIsTheHarnessesOnlyWhenLeftAsCut(t *testing.T) {
 		})
 	}
 }
+
+// Work owes its resolution by the horizon only when the implementation,
+// back from its downtime, has the ending room to write it (D71).
+func TestDowntimeLeavesRoomForTheResolution(t *testing.T) {
+	for _, tc := range []struct {
+		down  int
+		fails bool
+	}{{26, false}, {10, true}} {
+		w := opened(t, 3, 30)
+		w.schedule("ap1", "m1", 1, scenarios.DecisionApprove, "")
+		w.crashDown(2, tc.down) // restart at 28 (no room before 30) or 12
+		got := only(Check(w.input(true)), "L3.resolution-missing")
+		if tc.fails {
+			assert.Len(t, got, 1, "down %d", tc.down)
+		} else {
+			assert.Empty(t, got, "down %d", tc.down)
+		}
+	}
+}

@@ -16,11 +16,13 @@ const claimBudget = 5
 // endingRoom is how many visited ticks the horizon must leave after an
 // ending (an approval, a rejection, an escalation, an agent death, the loss
 // of the fleet) for the work to owe its outcome by the horizon; an ending
-// the horizon cuts off is not judged (D1, D14).
+// the horizon cuts off is not judged (D1, D14), nor one a downtime leaves
+// no room after (D71).
 const endingRoom = 5
 
 func (f *facts) roomAfter(t int) bool {
-	_, ok := f.tl.deadline(t, endingRoom)
+	// A downtime in the room moves its end past the restart (D71).
+	_, ok := f.deadline(t, endingRoom)
 	return ok
 }
 

@@ -1,6 +1,10 @@
 package faults
 
-import "github.com/amr-bench/amr/scenarios"
+import (
+	"sort"
+
+	"github.com/amr-bench/amr/scenarios"
+)
 
 // Kinds of fault real deployments have beyond the spec's own schedule
 // (issue 20): a process down for a while, stamps older than what they name.
@@ -60,4 +64,28 @@ func (g *generator) staleStamps(b *scenarios.Bundle) {
 	if g.on(StaleStamp) && g.d.chance(max(g.rate(StaleStamp), 500)) {
 		b.Meta.StampScheduled = true
 	}
+}
+
+// horizon leaves the quiet tail after everything scheduled and after every
+// restart, where a tick jump moves a crash's tick, and with it its restart.
+func (g *generator) horizon() int {
+	h := g.lastScheduled() + Tail
+	for range 3 {
+		tl := scenarios.TimelineOf(&scenarios.Bundle{Meta: scenarios.Meta{Horizon: h}, Faults: g.faults})
+		grown := h
+		for _, f := range g.faults {
+			if f.Down == 0 {
+				continue
+			}
+			i := sort.SearchInts(tl, f.At)
+			if i < len(tl) {
+				grown = max(grown, tl[i]+f.Down+Tail)
+			}
+		}
+		if grown == h {
+			break
+		}
+		h = grown
+	}
+	return h
 }
