@@ -492,9 +492,13 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	}
 	w := adm.WorkID
 	t0, ok := f.tl.visible(max(due, adm.at.tick+1))
-	if span, down := f.downAt(t0); ok && down {
+	for ok {
 		// Nobody could name a holder while down: the first chance to
-		// bind is the tick after the restart (D71).
+		// bind is the tick after the restart (D71), if it is up then.
+		span, down := f.downAt(t0)
+		if !down {
+			break
+		}
 		if !span.restarted {
 			return Violation{}, false
 		}

@@ -67,6 +67,11 @@ type policy interface {
 	nameDraft(w *world, wk *work) string
 	// prompt is the model request for a work item's draft.
 	prompt(w *world, wk *work) string
+	// complete asks the model for a draft's text.
+	complete(m sandbox.Model, prompt string) (sandbox.Completion, error)
+	// mendsTorn reports whether a fresh instance ends a log's torn last
+	// line before it writes on.
+	mendsTorn() bool
 }
 
 // reference is the reference responder's answer at every decision point.
@@ -152,6 +157,15 @@ func (reference) nameDraft(_ *world, wk *work) string { return draftID(wk.id, wk
 func (reference) prompt(w *world, wk *work) string {
 	return promptOf(w.thread(wk.msg.ConversationID, wk.msg.ID))
 }
+
+// complete asks again after a failed call (see retry.go), and drafts only
+// from the call that answered.
+func (reference) complete(m sandbox.Model, prompt string) (sandbox.Completion, error) {
+	return complete(m, prompt)
+}
+
+// mendsTorn ends a torn line, so the next record starts a line of its own.
+func (reference) mendsTorn() bool { return true }
 
 // fresh returns a new policy of type T: the registry's constructor for a
 // weak implementation, so every instance starts with empty memory.

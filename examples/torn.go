@@ -9,7 +9,7 @@ import "github.com/amr-bench/amr/sim/sandbox"
 // with them (D75). Only a crash leaves a torn line, and a fresh instance
 // follows every crash, so once per instance is enough.
 func (r *responder) endTornLines(s sandbox.Store) error {
-	if r.tornChecked {
+	if r.tornChecked || !r.p.mendsTorn() {
 		return nil
 	}
 	for _, name := range sandbox.ImplLogs {
