@@ -125,3 +125,15 @@ func (f *facts) tornByHarness(e badLine) bool {
 	text, ok := f.torn[tornAt{e.File, e.Line}]
 	return ok && e.raw == text
 }
+
+// downOrRestartingAt returns the downtime under way at tick t, or the one
+// whose restart comes at t: either way the implementation wrote nothing
+// before the harness fired at t.
+func (f *facts) downOrRestartingAt(t int) (downSpan, bool) {
+	for _, d := range f.downs {
+		if d.from <= t && (!d.restarted || t <= d.until) {
+			return d, true
+		}
+	}
+	return downSpan{}, false
+}

@@ -193,27 +193,29 @@ func TestDowntimeStateIsJudgedAgainAtTheRestart(t *testing.T) {
 	}
 }
 
-// An AGENT_DEATH due while the implementation is down could first bind
-// the tick after the restart: work the restarted instance ends at once
+// An AGENT_DEATH due while the implementation is down, or at its restart's
+// tick (the harness fires before the fresh instance works), could first
+// bind the tick after the restart: work the restarted instance ends at once
 // (here, abandoned for its escalation) had nothing to kill; work it leaves
 // unheld afterwards is unbound (D29).
 func TestDowntimeDefersTheDeathBindingToTheRestart(t *testing.T) {
-	for _, endsAt := range []int{6, 9} {
+	for _, tc := range []struct{ due, endsAt int }{{2, 6}, {2, 9}, {6, 6}, {6, 9}} {
+		due, endsAt := tc.due, tc.endsAt
 		w := newWorld(t, 3, 30)
 		w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
 		w.admit("w1", "m1", 1)
 		w.crashDown(2, 4) // restart at 6
-		w.b.Signals = append(w.b.Signals, scenarios.Signal{ID: "s1", At: 2, Type: scenarios.AgentDeath,
+		w.b.Signals = append(w.b.Signals, scenarios.Signal{ID: "s1", At: due, Type: scenarios.AgentDeath,
 			Target: scenarios.Match{MessageID: "m1"}})
-		w.unfired = append(w.unfired, sandbox.LogRecord{Kind: sandbox.LogUnfired, Tick: 30, ID: "s1", Scheduled: intp(2)})
+		w.unfired = append(w.unfired, sandbox.LogRecord{Kind: sandbox.LogUnfired, Tick: 30, ID: "s1", Scheduled: intp(due)})
 		w.escalate("s2", "m1", "w1", 3)
 		w.resolve("w1", sandbox.OutcomeAbandoned, "operator_escalation", endsAt)
 		w.state(endsAt, []item{{"w1", sandbox.OutcomeAbandoned, ""}})
 		got := only(Check(w.input(true)), "L3.agent-death-unbound")
 		if endsAt == 6 {
-			assert.Empty(t, got, "%v", got)
+			assert.Empty(t, got, "due %d: %v", due, got)
 		} else {
-			assert.Len(t, got, 1)
+			assert.Len(t, got, 1, "due %d", due)
 		}
 	}
 }

@@ -493,9 +493,10 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	w := adm.WorkID
 	t0, ok := f.tl.visible(max(due, adm.at.tick+1))
 	for ok {
-		// Nobody could name a holder while down: the first chance to
-		// bind is the tick after the restart (D71), if it is up then.
-		span, down := f.downAt(t0)
+		// Nobody could name a holder while down, and the harness fires at
+		// the restart's tick before the fresh instance works: the first
+		// chance to bind is the tick after the restart (D71).
+		span, down := f.downOrRestartingAt(t0)
 		if !down {
 			break
 		}

@@ -36,3 +36,19 @@ func (m Model) FailureAt(n int) (ModelFailure, bool) {
 	}
 	return ModelFailure{}, false
 }
+
+// NeedsRunLog reports whether the bundle is judged as meant only with the
+// run log of its run: its stamped approvals and signals (D72) and its torn
+// writes (D75) are placed by the log alone, and read without it they are
+// read as the implementation's own.
+func (b *Bundle) NeedsRunLog() bool {
+	if b.Meta.StampScheduled {
+		return true
+	}
+	for _, f := range b.Faults {
+		if f.Kind == FaultCrash && f.Torn {
+			return true
+		}
+	}
+	return false
+}
