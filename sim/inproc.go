@@ -190,9 +190,10 @@ func (g *guardedStore) tearing() bool {
 // of what was to be written reaches the file, a line without its newline
 // or a state.json cut short, and the instance is dead.
 func (g *guardedStore) tornWrite(name string, data []byte, appending bool) error {
-	cut := data[:max(1, len(data)/2)]
-	if len(data) == 0 {
-		cut = nil
+	// An empty write (a line that is only its newline) tears to nothing.
+	var cut []byte
+	if len(data) > 0 {
+		cut = data[:max(1, len(data)/2)]
 	}
 	old := g.mem.View(name)
 	content := cut
@@ -203,7 +204,11 @@ func (g *guardedStore) tornWrite(name string, data []byte, appending bool) error
 	if err := g.mem.Write(name, content); err != nil {
 		return err
 	}
-	g.tornFile, g.tornText = name, string(cut)
+	if len(cut) > 0 {
+		g.tornFile, g.tornText = name, string(cut)
+	} else {
+		g.tornLine = 0 // nothing reached the file: nothing is torn
+	}
 	g.sinceArm++
 	g.crashed = true
 	return sandbox.ErrCrashed

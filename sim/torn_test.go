@@ -76,3 +76,16 @@ func TestReferenceRecoversFromTornWrites(t *testing.T) {
 		})
 	}
 }
+
+// Two torn crashes in one tick: the second lands on the restarted
+// instance's first write, the newline that ends the first torn line, which
+// tears to nothing. Found by the reference campaign (seed 20, run 78582).
+func TestTornCrashOnAnEmptyWrite(t *testing.T) {
+	b := published(t, "l0-respond").Clone()
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 1, Torn: true},
+		{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 1, Torn: true}}
+	b.Normalize()
+	res := run(t, b, examples.Reference(), 1)
+	assert.Empty(t, kinds(res, sandbox.LogStepError))
+	requirePass(t, b, res)
+}
