@@ -102,7 +102,8 @@ type auditLine struct {
 // badLine is a line of an implementation log that did not parse.
 type badLine struct {
 	sandbox.LineError
-	at stamp
+	at  stamp
+	raw string // the line's bytes, without its newline
 }
 
 // crash is one crash of the implementation: the moment it landed and where
@@ -153,8 +154,11 @@ type facts struct {
 	workIDs     []string              // admitted work ids, in admission order
 	modelCalls  map[string]bool
 	refused     map[string]bool // ids of requests the stub refused: no completion came of them
+	failed      map[string]bool // ids of calls that failed (D74): no completion came of them either
 	bad         []badLine
 	crashes     []crash
+	downs       []downSpan          // the crashes' downtimes, in time order
+	torn        map[tornAt]string   // lines a crash tore, by the run log: the bytes that reached each (D75)
 	tampers     []sandbox.LogRecord // run log records of harness files the implementation changed
 	tamperRefs  []string
 	unfired     map[string]int // scheduled item id -> index of its unfired run log record
@@ -184,6 +188,7 @@ func build(in Input) *facts {
 	f.parseHarnessLogs(file, in.Log)
 	f.parseState(file(sandbox.State), in.Log)
 	f.parseCrashes(in.Log)
+	f.parseDowntimes(in.Log)
 	f.unfired = map[string]int{}
 	for i, r := range in.Log {
 		if r.Kind == sandbox.LogTamper {
@@ -317,11 +322,11 @@ func (f *facts) addBad(errs []sandbox.LineError, at func(n, own int) stamp, data
 	}
 	lines := bytes.Split(data, []byte("\n"))
 	for _, e := range errs {
-		own := 0
+		own, raw := 0, ""
 		if e.Line >= 1 && e.Line <= len(lines) {
-			own = looseTick(lines[e.Line-1], field)
+			own, raw = looseTick(lines[e.Line-1], field), string(lines[e.Line-1])
 		}
-		f.bad = append(f.bad, badLine{LineError: e, at: at(e.Line, own)})
+		f.bad = append(f.bad, badLine{LineError: e, at: at(e.Line, own), raw: raw})
 	}
 }
 
@@ -439,6 +444,12 @@ func (f *facts) parseCrashes(log []sandbox.LogRecord) {
 				seq = seqCrashBoundary
 			}
 			f.crashes = append(f.crashes, crash{at: stamp{r.Tick, seq}, evidence: runLogRef(i)})
+			if r.Torn != "" && r.Line > 0 {
+				if f.torn == nil {
+					f.torn = map[tornAt]string{}
+				}
+				f.torn[tornAt{r.Torn, r.Line}] = r.TornText
+			}
 		}
 		return
 	}

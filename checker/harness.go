@@ -49,6 +49,16 @@ type written[T comparable] struct {
 	src  string // the run log record, run.jsonl:N
 }
 
+// lineTick is the tick a harness line carries: the record's own, or the
+// one it was stamped with when it fired late under stamp_scheduled (D72).
+// Either way the line took effect when the record says it was written.
+func lineTick(r sandbox.LogRecord) int {
+	if r.Stamped != nil {
+		return *r.Stamped
+	}
+	return r.Tick
+}
+
 // harnessFromLog builds the harness's inputs from the run log's records and
 // compares each harness JSONL file with them.
 func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord) {
@@ -76,7 +86,7 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 			}
 		case sandbox.LogApprove, sandbox.LogRedeliver:
 			rec := sandbox.ApprovalRecord{ApprovalID: r.ID, DraftID: r.DraftID, ContentHash: r.ContentHash,
-				Decision: r.Decision, DecidedAt: r.Tick}
+				Decision: r.Decision, DecidedAt: lineTick(r)}
 			if r.Kind == sandbox.LogRedeliver {
 				first, ok := fired[r.ID]
 				if !ok {
@@ -91,7 +101,7 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 			}
 			f.approvals = append(f.approvals, &approval{ApprovalRecord: rec, line: max(r.Line, 0), at: at})
 		case sandbox.LogSignal:
-			rec := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: r.Tick}
+			rec := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: lineTick(r)}
 			if r.Line > 0 {
 				sigs[r.Line] = written[sandbox.SignalRecord]{rec, r.Tick, src}
 			}

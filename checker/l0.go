@@ -19,6 +19,9 @@ const (
 func checkRecordFormat(f *facts) []Violation {
 	var out []Violation
 	for _, e := range f.bad {
+		if f.tornByHarness(e) {
+			continue
+		}
 		what := e.Msg
 		if e.Field != "" {
 			what = e.Field + ": " + e.Msg
@@ -104,11 +107,13 @@ func checkDraftOrigin(f *facts) []Violation {
 		if d.Origin.ModelFree {
 			continue
 		}
-		var missing, refused []string
+		var missing, refused, failed []string
 		for _, id := range d.Origin.CallIDs {
 			switch {
 			case f.refused[id]:
 				refused = append(refused, id)
+			case f.failed[id]:
+				failed = append(failed, id)
 			case !f.modelCalls[id]:
 				missing = append(missing, id)
 			}
@@ -119,6 +124,9 @@ func checkDraftOrigin(f *facts) []Violation {
 		}
 		if len(refused) > 0 {
 			why = append(why, fmt.Sprintf("requests %s that the stub refused, which produced no completion", strings.Join(refused, ", ")))
+		}
+		if len(failed) > 0 {
+			why = append(why, fmt.Sprintf("calls %s that failed, which produced no completion", strings.Join(failed, ", ")))
 		}
 		if len(why) == 0 {
 			continue
@@ -203,8 +211,8 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	d1, ok1 := f.tl.deadline(m.vis, replyBudget)
-	d2, ok2 := f.tl.deadline(approvedAt, approvalBudget)
+	d1, ok1 := f.deadline(m.vis, replyBudget)
+	d2, ok2 := f.deadline(approvedAt, approvalBudget)
 	if !ok1 || !ok2 {
 		return 0, false
 	}

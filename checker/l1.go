@@ -168,7 +168,11 @@ func checkCrashResolution(f *facts) []Violation {
 	var out []Violation
 	reported := map[string]bool{}
 	for _, c := range f.crashes {
-		d, ok := f.tl.deadline(c.at.tick, crashBudget)
+		restart, up := f.restartOf(c.at.tick)
+		if !up {
+			continue
+		}
+		d, ok := f.deadline(restart, crashBudget)
 		if !ok {
 			continue
 		}

@@ -40,7 +40,7 @@ func (f *facts) judgeBy(m *message, t int) (may, must bool) {
 // it does (spec §4 L2: "every admission traceable to the rules version … and
 // posture in force when it happened"; D5).
 func (f *facts) decisionEnd(m *message) int {
-	if d, ok := f.tl.deadline(m.vis, admissionBudget); ok {
+	if d, ok := f.deadline(m.vis, admissionBudget); ok {
 		return d
 	}
 	return f.tl.last()
@@ -91,7 +91,7 @@ func checkAdmission(f *facts) []Violation {
 		if !must {
 			continue
 		}
-		d, ok := f.tl.deadline(m.vis, admissionBudget)
+		d, ok := f.deadline(m.vis, admissionBudget)
 		f.judgedWhen(ok, "L2.admission-missing")
 		if !ok || (first[m.ID] != nil && f.admittedBy(m.ID, d)) {
 			continue
@@ -311,7 +311,7 @@ func checkApprovalLatency(f *facts) []Violation {
 		if f.latestDraft(w, a.at) != a.draft {
 			continue
 		}
-		d, ok := f.tl.deadline(a.at.tick, approvalBudget)
+		d, ok := f.deadline(a.at.tick, approvalBudget)
 		if !ok || f.stoppedBy(w, a.at, d) {
 			continue
 		}

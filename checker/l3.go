@@ -16,11 +16,13 @@ const claimBudget = 5
 // endingRoom is how many visited ticks the horizon must leave after an
 // ending (an approval, a rejection, an escalation, an agent death, the loss
 // of the fleet) for the work to owe its outcome by the horizon; an ending
-// the horizon cuts off is not judged (D1, D14).
+// the horizon cuts off is not judged (D1, D14), nor one a downtime leaves
+// no room after (D71).
 const endingRoom = 5
 
 func (f *facts) roomAfter(t int) bool {
-	_, ok := f.tl.deadline(t, endingRoom)
+	// A downtime in the room moves its end past the restart (D71).
+	_, ok := f.deadline(t, endingRoom)
 	return ok
 }
 
@@ -175,7 +177,7 @@ func (f *facts) claimWindow(w string, cs []*auditLine) []Violation {
 		if c.Outcome != sandbox.ClaimClaimed {
 			continue
 		}
-		d, ok := f.tl.deadline(c.at.tick, claimBudget)
+		d, ok := f.deadline(c.at.tick, claimBudget)
 		if !ok {
 			return out
 		}
@@ -479,7 +481,7 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	}
 	adm := f.firstAdmission(m.ID)
 	if adm == nil {
-		d, ok := f.tl.deadline(m.vis, admissionBudget)
+		d, ok := f.deadline(m.vis, admissionBudget)
 		if _, must := f.judge(m); !must || !ok || !f.roomAfter(max(due, d)) {
 			return Violation{}, false
 		}
@@ -490,6 +492,19 @@ func (f *facts) unboundDeath(sg scenarios.Signal) (Violation, bool) {
 	}
 	w := adm.WorkID
 	t0, ok := f.tl.visible(max(due, adm.at.tick+1))
+	for ok {
+		// Nobody could name a holder while down, and the harness fires at
+		// the restart's tick before the fresh instance works: the first
+		// chance to bind is the tick after the restart (D71).
+		span, down := f.downOrRestartingAt(t0)
+		if !down {
+			break
+		}
+		if !span.restarted {
+			return Violation{}, false
+		}
+		t0, ok = f.tl.deadline(span.until, 1)
+	}
 	if !ok || !f.roomAfter(max(due, adm.at.tick)) || f.endedBefore(w, stamp{t0, seqHarness}) || f.holderNamedFrom(w, t0) {
 		return Violation{}, false
 	}

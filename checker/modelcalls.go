@@ -11,13 +11,17 @@ import (
 // listed, and since it may be the very call a draft cites, origins naming
 // calls that are not found are then left unjudged.
 func (f *facts) parseModelCalls(data []byte) {
-	f.modelCalls, f.refused = map[string]bool{}, map[string]bool{}
+	f.modelCalls, f.refused, f.failed = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	calls, errs := sandbox.ParseModelCalls(data)
 	for _, c := range calls {
-		// A refused request got an error, not a completion: no draft's
-		// text can have come from it.
+		// A refused request, or a call that failed (D74), got an error,
+		// not a completion: no draft's text can have come from it.
 		if c.Rec.Rejected != nil {
 			f.refused[c.Rec.CallID] = true
+			continue
+		}
+		if c.Rec.Failed != nil {
+			f.failed[c.Rec.CallID] = true
 			continue
 		}
 		f.modelCalls[c.Rec.CallID] = true

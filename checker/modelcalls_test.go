@@ -40,6 +40,10 @@ func TestDraftOriginStubLog(t *testing.T) {
 			[]string{"rejected-0001"}, "rejected-0001", nil},
 		{"a call the stub answered beside a refused one", `{"call_id":"call-1"}` + "\n" + `{"call_id":"rejected-0001","rejected":{"status":400}}` + "\n" + `{"call_id":"c1"}` + "\n",
 			[]string{"c1"}, "", nil},
+		{"a call that failed (D74)", `{"call_id":"call-1"}` + "\n" + `{"call_id":"c1","failed":{"kind":"rate_limit","status":429}}` + "\n",
+			[]string{"c1"}, "c1", nil},
+		{"the call that answered after a failed one", `{"call_id":"call-1"}` + "\n" + `{"call_id":"c1","failed":{"kind":"malformed","status":200}}` + "\n" + `{"call_id":"c2"}` + "\n",
+			[]string{"c2"}, "", nil},
 		{"a numeric call id", `{"call_id":7}` + "\n", []string{"call-1", "7"}, "",
 			[]FixtureDefect{{File: sandbox.ModelCalls, Line: 1}}},
 	} {

@@ -250,6 +250,11 @@ func (f *facts) stateOverRun() ([]Violation, bool) {
 	views := newViewCache(f)
 	open := map[string]*openRange{}
 	for i, te := range f.tickEnds {
+		if _, down := f.downAt(te.tick); down {
+			// Nobody runs to keep the snapshot: what the crash left is
+			// judged again when the restarted instance is quiet (D73).
+			continue
+		}
 		st := f.states[te.state]
 		problems := views.compare(te.state, st, te.tick)
 		if te.forced {

@@ -130,8 +130,13 @@ func resolvedBefore(h *harness, work string, position int) bool {
 // positions maps each line of each log to its place in the write trace.
 func (h *harness) positions() map[string][]int {
 	out := map[string][]int{}
+	lines := map[string]int{}
 	for i, w := range h.trace {
 		_, file, _ := strings.Cut(w, ":")
+		lines[file]++
+		if _, torn := h.torn[file][lines[file]]; torn {
+			continue // the torn line is no record: records are counted without it
+		}
 		out[file] = append(out[file], i)
 	}
 	return out

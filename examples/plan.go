@@ -283,7 +283,7 @@ func (r *responder) draft(w *world, env *sandbox.Env) (*write, error) {
 		if env.Model == nil {
 			return nil, fmt.Errorf("drafting %s: no model", wk.id)
 		}
-		c, err := env.Model.Complete(r.p.prompt(w, wk))
+		c, err := r.p.complete(env.Model, r.p.prompt(w, wk))
 		if err != nil {
 			return nil, fmt.Errorf("drafting %s: %w", wk.id, err)
 		}

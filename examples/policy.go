@@ -73,6 +73,11 @@ type policy interface {
 	// reopens reports whether a resolved work item is taken up again on a
 	// decision.
 	reopens(w *world, wk *work, dec decision) bool
+	// complete asks the model for a draft's text.
+	complete(m sandbox.Model, prompt string) (sandbox.Completion, error)
+	// mendsTorn reports whether a fresh instance ends a log's torn last
+	// line before it writes on.
+	mendsTorn() bool
 }
 
 // reference is the reference responder's answer at every decision point.
@@ -162,6 +167,15 @@ func (reference) nameDraft(_ *world, wk *work) string { return draftID(wk.id, wk
 func (reference) prompt(w *world, wk *work) string {
 	return promptOf(w.thread(wk.msg.ConversationID, wk.msg.ID))
 }
+
+// complete asks again after a failed call (see retry.go), and drafts only
+// from the call that answered.
+func (reference) complete(m sandbox.Model, prompt string) (sandbox.Completion, error) {
+	return complete(m, prompt)
+}
+
+// mendsTorn ends a torn line, so the next record starts a line of its own.
+func (reference) mendsTorn() bool { return true }
 
 // fresh returns a new policy of type T: the registry's constructor for a
 // weak implementation, so every instance starts with empty memory.

@@ -33,6 +33,15 @@ func fromRun(t *testing.T, res *sim.Result) *harness {
 		if r.Kind == sandbox.LogStepError {
 			h.errs = append(h.errs, assert.AnError)
 		}
+		if r.Kind == sandbox.LogCrash && r.Torn != "" && r.Line > 0 {
+			if h.torn == nil {
+				h.torn = map[string]map[int]string{}
+			}
+			if h.torn[r.Torn] == nil {
+				h.torn[r.Torn] = map[int]string{}
+			}
+			h.torn[r.Torn][r.Line] = r.TornText
+		}
 		if r.Kind == sandbox.LogRewrite && r.File == sandbox.Outbox {
 			h.taken = append(h.taken, r.Lost...)
 		}
@@ -97,6 +106,25 @@ var publishedShows = map[string]func(h *harness) bool{
 	// w-m1 is reassigned after an agent death, so it has two drafts even in
 	// the reference; w-m2 keeps its owner.
 	"weak-redraft-every-tick": func(h *harness) bool { return h.draftsOf("w-m2") > 1 },
+	"weak-cite-failed-call":   citesFailedCall,
+}
+
+// citesFailedCall reports whether a draft cites a call the stub's log says
+// failed (D74).
+func citesFailedCall(h *harness) bool {
+	calls, _ := sandbox.ParseModelCalls(h.mem.View(sandbox.ModelCalls))
+	failed := map[string]bool{}
+	for _, c := range calls {
+		failed[c.Rec.CallID] = c.Rec.Failed != nil
+	}
+	for _, d := range h.drafts() {
+		for _, id := range d.Origin.CallIDs {
+			if failed[id] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func TestWeakDefectsShowInTheirScenario(t *testing.T) {

@@ -129,11 +129,10 @@ var zoo = []weakSpec{
 	{"weak-slow-reclaim", fresh[slowReclaim],
 		"claims a dead agent's work at once but wins it only when the dead agent's lease runs out, 8 ticks later",
 		"l3-fleet-concurrent", []string{"L3.claim-window"}},
-	// No published scenario escalates while other work is still open, so
-	// only the fault search finds this one.
+	// l4-downtime-escalation escalates one item while another is open.
 	{"weak-escalate-all", fresh[escalateAll],
 		"on any OPERATOR_ESCALATION abandons every unfinished work item, not only the one it names",
-		"", []string{"L0.reply", "L1.follow-up-reply", "L2.approval-latency", "L4.escalation-resolution", "L5.approved-send"}},
+		"l4-downtime-escalation", []string{"L0.reply", "L1.follow-up-reply", "L2.approval-latency", "L4.escalation-resolution", "L5.approved-send"}},
 	{"weak-no-agents", fresh[noAgents],
 		"ignores agents: writes no claims, and a state.json with no assigned agent, assignment or agent",
 		"l3-fleet-concurrent", []string{"L3.agent-death-unbound"}},
@@ -157,6 +156,23 @@ var zoo = []weakSpec{
 	{"weak-redraft-every-tick", fresh[redraftEveryTick],
 		"declares a fresh draft, with a fresh model call, on every tick its work waits for approval",
 		"l3-fleet-concurrent", []string{"surprise.unattributed-call"}},
+	// The faults real deployments have (issue 20): each is caught by its
+	// kind of fault in generated runs, and by the published scenario named.
+	{"weak-skip-old-signals", fresh[skipOldSignals],
+		"ignores escalations stamped before its instance started, so those that fired while it was down",
+		"l4-downtime-escalation", []string{"L4.send-after-escalation", "L4.escalation-resolution"}},
+	{"weak-stale-approval", fresh[staleApproval],
+		"ignores an approval decided before its draft was declared, as a stamped late decision is",
+		"l2-stale-stamp", []string{"L2.approval-latency", "L0.reply"}},
+	{"weak-cite-failed-call", fresh[citeFailedCall],
+		"on a failed model call that names its id, drafts a stock reply citing that call",
+		"l0-model-failures", []string{"L0.draft-origin"}},
+	{"weak-torn-glue", fresh[tornGlue],
+		"writes on after a crash without ending a torn last line, gluing its next record onto it",
+		"l1-torn-write", []string{"L0.record-format"}},
+	{"weak-count-duplicates", fresh[countDuplicates],
+		"counts thread length and sender history over inbox lines, so a duplicate delivery counts again",
+		"l2-threshold-edges", []string{"L2.admission-unwarranted", "L2.admission-missing"}},
 }
 
 // runLogOnly are the weak implementations that leave files an honest

@@ -26,6 +26,9 @@ type responder struct {
 	p     policy
 	cache caches
 
+	// tornChecked is set once the instance has ended any torn last line.
+	tornChecked bool
+
 	// settled is what the last step that found nothing to do read. The
 	// reference's decisions depend on the files, not on the tick, so a step
 	// that reads the same bytes again has nothing to do either.
@@ -51,6 +54,9 @@ type write struct {
 func (r *responder) Step(env *sandbox.Env) error {
 	if env == nil || env.Files == nil {
 		return errors.New("no sandbox")
+	}
+	if err := r.endTornLines(env.Files); err != nil {
+		return err
 	}
 	if err := r.p.prepare(env.Files); err != nil {
 		return err

@@ -64,6 +64,11 @@ var vocabulary = []Kind{
 	{Redecide, "a second, opposite decision on one work item (reject then approve, approve then reject), often with a crash between"},
 	{Boundaries, "changes, crashes and messages placed one tick before, at and one tick past each allowance and budget"},
 	{SameBody, "another message from the same sender with the same subject and body, in its conversation or another"},
+	{Downtime, "a crash whose restart comes 3 to 40 ticks later, while the schedule keeps firing unread"},
+	{StaleStamp, "approvals and signals that fire late stamped with the tick they were due"},
+	{ModelFaults, "model calls failing: 429 with Retry-After, 500, 503, a reset connection, a timeout, a body cut short"},
+	{TornWrite, "a crash in the middle of a write: half a line in a log, or half of state.json"},
+	{ThresholdEdges, "rules over thread length and sender history whose thresholds messages hit exactly, one below and one above, with duplicates mixed in"},
 }
 
 // Vocabulary lists the fault kinds in a stable order.
@@ -140,7 +145,7 @@ var presets = []Preset{
 	{Name: "quiet", Swarm: false,
 		Summary: "no faults: plain conversations and on-time approvals"},
 	{Name: "crash", Swarm: true, Always: []string{CrashWrite},
-		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Redecide, Boundaries},
+		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Redecide, Boundaries, Downtime, TornWrite},
 		Summary: "crashes at boundaries and between writes, with follow-ups, duplicates and late approvals"},
 	{Name: "authority", Swarm: true,
 		Kinds:   []string{LateApproval, Redeliver, Reject, ForgeDangling, ForgeHash, EscalateBefore, EscalateAfter, CrashWrite, Redecide, Boundaries},
@@ -151,8 +156,12 @@ var presets = []Preset{
 	{Name: "identity", Swarm: true,
 		Kinds:   []string{FollowUp, AnchorCollision, SameSubject, Duplicate, EscalateBefore, SameBody},
 		Summary: "anchor collisions, same-subject conversations, follow-ups and duplicates"},
+	{Name: "deployment", Swarm: true, Always: []string{Downtime},
+		Kinds: []string{FollowUp, Duplicate, LateApproval, EscalateBefore, AgentDeath, CrashBoundary, CrashWrite, Fleet,
+			Downtime, StaleStamp, ModelFaults, TornWrite, ThresholdEdges},
+		Summary: "what real deployments have: downtime while the schedule fires, stale stamps, a failing model endpoint, rule thresholds at their edges"},
 	{Name: "admission", Swarm: true,
-		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary, Boundaries, SameBody},
+		Kinds:   []string{FollowUp, RuleEdges, Posture, RulesChange, TickJump, Duplicate, CrashBoundary, Boundaries, SameBody, ThresholdEdges},
 		Summary: "rules over history and posture, posture and rules changes, tick jumps"},
 }
 

@@ -177,6 +177,7 @@ func Observe(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogReco
 	o := newObserver(b, files)
 	o.walk(log)
 	o.whole()
+	o.deployment(files, log)
 	return o.seen
 }
 

@@ -35,7 +35,7 @@ func ExampleCampaign() {
 	// Output:
 	// outcome: counterexample
 	// first failing run: 0 of 1 played
-	// violated: L2.approval-latency, L0.reply and 3 more
+	// violated: L0.reply, L2.approval-latency and 3 more
 }
 
 // A shrink: the smallest bundle on which the implementation still violates

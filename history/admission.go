@@ -226,14 +226,19 @@ func (s schedule) contexts(c clock, p, q int) []context {
 // stands at for a message visible at position p: the last visited tick by
 // t, no earlier than p and no later than the end of the admission budget
 // (a decision recorded later is read as made when the budget ended).
-func decidedAt(c clock, p, t int) int {
-	return min(max(c.pos(t+1)-1, p), budgetEnd(c, p))
+func decidedAt(c clock, os []outage, p, t int) int {
+	return min(max(c.pos(t+1)-1, p), budgetEnd(c, os, p))
 }
 
 // budgetEnd is the clock position at which the admission budget of a
 // message visible at position p ends, or the last one when the horizon
-// comes first.
-func budgetEnd(c clock, p int) int { return min(p+admissionBudget, len(c)-1) }
+// (or an outage that never ends) comes first.
+func budgetEnd(c clock, os []outage, p int) int {
+	if q, ok := budget(c, os, p, admissionBudget); ok {
+		return q
+	}
+	return len(c) - 1
+}
 
 // --- rules ---
 
@@ -391,6 +396,7 @@ func checkAdmission(h *History) []Violation {
 	}
 	c := clock(a.ticks())
 	s := newSchedule(a, c)
+	os := outagesOf(h.Ops)
 	admits := map[string][]int{}
 	for i, op := range h.Ops {
 		if op.Type == OpAdmit {
@@ -401,16 +407,17 @@ func checkAdmission(h *History) []Violation {
 	for _, m := range delivered(h, a, c) {
 		p := c.pos(m.tick)
 		must := true
-		for _, ctx := range s.contexts(c, p, budgetEnd(c, p)) {
+		for _, ctx := range s.contexts(c, p, budgetEnd(c, os, p)) {
 			must = must && ctx.admits(m.f)
 		}
-		if ad := admits[m.ID]; len(ad) > 0 && !admitsAny(s.contexts(c, p, decidedAt(c, p, h.Ops[ad[0]].Tick)), m.f) {
+		if ad := admits[m.ID]; len(ad) > 0 && !admitsAny(s.contexts(c, p, decidedAt(c, os, p, h.Ops[ad[0]].Tick)), m.f) {
 			out = append(out, unwarranted(h, m, ad[0]))
 		}
-		if !must || p+admissionBudget >= len(c) {
+		q, judged := budget(c, os, p, admissionBudget)
+		if !must || !judged {
 			continue
 		}
-		deadline := c[p+admissionBudget]
+		deadline := c[q]
 		if !admittedBy(h, admits[m.ID], deadline) {
 			out = append(out, missing(h, m, deadline))
 		}

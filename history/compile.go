@@ -168,9 +168,9 @@ func newCompiler(in Input) *compiler {
 	c.parseImpl()
 	calls, _ := sandbox.ParseModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
-		// A request the stub refused got an error, not a completion: it is
-		// no model call a draft can come from.
-		if l.Rec.Rejected != nil {
+		// A request the stub refused, or a call it failed, got an error,
+		// not a completion: it is no model call a draft can come from.
+		if l.Rec.Rejected != nil || l.Rec.Failed != nil {
 			continue
 		}
 		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
@@ -385,7 +385,7 @@ func (c *compiler) fromLog() {
 		case sandbox.LogRules:
 			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: r.RulesHash, Src: src})
 		case sandbox.LogCrash:
-			op := Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Src: src}
+			op := Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Down: r.Down, Src: src}
 			lastMid = r.AfterWrites > 0
 			if lastMid {
 				op.Approximate = c.private
@@ -607,6 +607,53 @@ const (
 	classImpl
 )
 
+// restart is when the fresh instance after a crash fault started, read
+// from the bundle as the engine plays it: at once, or when the crash's
+// downtime ends (down is then the downtime); a crash that lands while the
+// implementation is down restarts nothing.
+type restart struct {
+	tick, down int
+	up         bool
+}
+
+func restartsOf(b *scenarios.Bundle, tl timeline) map[int]restart {
+	var idx []int
+	for i, f := range b.Faults {
+		if f.Kind != scenarios.FaultCrash {
+			continue
+		}
+		if _, ok := tl.visible(f.At); ok {
+			idx = append(idx, i)
+		}
+	}
+	at := func(i int) int { t, _ := tl.visible(b.Faults[i].At); return t }
+	sort.SliceStable(idx, func(x, y int) bool {
+		a, c := b.Faults[idx[x]], b.Faults[idx[y]]
+		return at(idx[x]) < at(idx[y]) || at(idx[x]) == at(idx[y]) && a.AfterWrites < c.AfterWrites
+	})
+	out := map[int]restart{}
+	downUntil, forever := -1, false
+	for _, i := range idx {
+		t := at(i)
+		if forever || t < downUntil {
+			out[i] = restart{}
+			continue
+		}
+		f := b.Faults[i]
+		if f.Down <= 0 {
+			out[i] = restart{tick: t, up: true}
+			continue
+		}
+		r := restart{down: f.Down}
+		if r.tick, r.up = tl.visible(t + f.Down); !r.up {
+			r.tick = 0
+		}
+		out[i] = r
+		downUntil, forever = r.tick, !r.up
+	}
+	return out
+}
+
 // keyed is an operation with its sort key.
 type keyed struct {
 	op    Op
@@ -622,6 +669,7 @@ func (c *compiler) fromFiles() {
 	}
 	tl := newTimeline(c.in.Bundle)
 	if b := c.in.Bundle; b != nil {
+		restarts := restartsOf(b, tl)
 		for i, f := range b.Faults {
 			t, ok := tl.visible(f.At)
 			if !ok {
@@ -636,10 +684,14 @@ func (c *compiler) fromFiles() {
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: hash, Src: src}, classHarness, 2)
 			case scenarios.FaultCrash:
 				// Where a crash inside a tick landed is unknown without the
-				// log: it is placed at the tick's start.
+				// log: it is placed at the tick's start, its restart at once
+				// or when its downtime ends.
 				approx := f.AfterWrites > 0
-				add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Approximate: approx, Src: src}, classHarness, 0)
-				add(Op{Tick: t, Actor: ActorHarness, Type: OpRestart, Approximate: approx, Src: src}, classHarness, 0)
+				r := restarts[i]
+				add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Down: r.down, Approximate: approx, Src: src}, classHarness, 0)
+				if r.up {
+					add(Op{Tick: r.tick, Actor: ActorHarness, Type: OpRestart, Approximate: approx, Src: src}, classHarness, 0)
+				}
 			}
 		}
 	}

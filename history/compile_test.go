@@ -84,9 +84,21 @@ func TestCompileWithRunLogPlacesEveryLine(t *testing.T) {
 			assert.Equal(t, 1, seen[fmt.Sprintf("outbox.jsonl:%d", l.N)], name)
 		}
 		for _, l := range calls {
-			assert.Equal(t, 1, seen[fmt.Sprintf("model-calls.jsonl:%d", l.N)], name)
+			want := 1
+			if l.Rec.Failed != nil || l.Rec.Rejected != nil {
+				want = 0 // no model call a draft can come from (D74)
+			}
+			assert.Equal(t, want, seen[fmt.Sprintf("model-calls.jsonl:%d", l.N)], name)
 		}
-		assert.Empty(t, h.Skipped)
+		torn := map[string]bool{}
+		for _, r := range res.Log {
+			if r.Kind == sandbox.LogCrash && r.Torn != "" && r.Line > 0 {
+				torn[fmt.Sprintf("%s:%d", r.Torn, r.Line)] = true
+			}
+		}
+		for _, s := range h.Skipped {
+			assert.True(t, torn[s], "%s: %s skipped, and no crash tore it (D75)", name, s)
+		}
 	}
 }
 
@@ -223,6 +235,9 @@ func TestReferenceHistoriesAreClean(t *testing.T) {
 		for seed := uint64(1); seed <= 3; seed++ {
 			res := play(t, b, "reference", seed)
 			for _, withLog := range []bool{true, false} {
+				if !withLog && b.NeedsRunLog() {
+					continue // judged as meant only with its run log (D72, D75)
+				}
 				v := history.Check(compile(res, b, withLog))
 				assert.Empty(t, v.Violations, "%s seed %d log %v", name, seed, withLog)
 				s := history.Surprises(compile(res, b, withLog))
@@ -259,9 +274,16 @@ func TestZooFindings(t *testing.T) {
 		"weak-undeclared-send": {history.H2OrphanEffect: 1, history.H5UnauthorizedEffect: 1, history.H7ClaimContradiction: 2},
 		// Each early send, taken back, is unauthorized and then sent again.
 		"weak-unsend": {history.H1DuplicateEffect: 7, history.H5UnauthorizedEffect: 7},
+		// The faults real deployments have (issue 20).
+		"weak-count-duplicates": {history.H9Admission: 2},
+		"weak-escalate-all":     {history.H6FalseSuppression: 1},
+		"weak-skip-old-signals": {history.H4EffectAfterCancellation: 1},
+		"weak-stale-approval":   {history.H3LostWork: 2},
+		"weak-torn-glue":        {history.H7ClaimContradiction: 2},
 	}
-	// Only the run log holds what was taken back.
-	wantNoLog := map[string]map[string]int{"weak-unsend": {}}
+	// Only the run log holds what was taken back, and when a stamped
+	// approval was written (D72).
+	wantNoLog := map[string]map[string]int{"weak-unsend": {}, "weak-stale-approval": {}}
 	pubs := published(t)
 	for _, im := range examples.All() {
 		if im.Kind != examples.KindWeak || im.Scenario == "" {

@@ -97,6 +97,7 @@ type Op struct {
 	RulesHash   string   `json:"rules_hash,omitempty"`
 	Outcome     string   `json:"outcome,omitempty"`
 	Reason      string   `json:"reason,omitempty"`
+	Down        int      `json:"down,omitempty"`       // crash: the ticks the implementation stays down (D70)
 	Calls       []string `json:"calls,omitempty"`      // draft: the model calls it cites
 	ModelFree   bool     `json:"model_free,omitempty"` // draft: origin "model-free"
 	Items       []Item   `json:"items,omitempty"`      // state: its work items

@@ -20,4 +20,6 @@ const (
 	// ScoredRuns is how many consecutive runs a level must hold in to pass
 	// (spec §5: five).
 	ScoredRuns = 5
+	// MaxDown is the longest a crash may keep the implementation down.
+	MaxDown = MaxHorizon
 )

@@ -263,6 +263,34 @@ func (v *validator) model() {
 	for i, r := range m.Replies {
 		v.replyRule(fmt.Sprintf("model.replies[%d]", i), r, ids)
 	}
+	v.modelFailures()
+}
+
+func (v *validator) modelFailures() {
+	calls := map[int]string{}
+	for i, f := range v.b.Model.Failures {
+		field := fmt.Sprintf("model.failures[%d]", i)
+		if f.Call < 1 {
+			v.errorf(field+".call", "call %d is not a call number (they count from 1)", f.Call)
+		} else if prev, dup := calls[f.Call]; dup {
+			v.errorf(field+".call", "call %d already fails at %s", f.Call, prev)
+		} else {
+			calls[f.Call] = field
+		}
+		known := false
+		for _, k := range ModelFailureKinds {
+			known = known || k == f.Kind
+		}
+		if !known {
+			v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(ModelFailureKinds, ", "))
+		}
+		switch {
+		case f.RetryAfter != 0 && f.Kind != ModelRateLimit:
+			v.errorf(field+".retry_after", "only a rate_limit failure has retry_after")
+		case f.RetryAfter < 0 || f.RetryAfter > MaxRetryAfter:
+			v.errorf(field+".retry_after", "retry_after %d is outside 0..%d seconds", f.RetryAfter, MaxRetryAfter)
+		}
+	}
 }
 
 func (v *validator) inbox() {
@@ -434,6 +462,12 @@ func (v *validator) faults() {
 			if f.AfterWrites < 0 {
 				v.errorf(field+".after_writes", "must not be negative")
 			}
+			if f.Torn && f.AfterWrites < 1 {
+				v.errorf(field+".torn", "only a crash after a write can tear it: set after_writes")
+			}
+			if f.Down < 0 || f.Down > MaxDown {
+				v.errorf(field+".down", "down %d is outside 0..%d", f.Down, MaxDown)
+			}
 		case FaultDuplicate:
 			if m, ok := v.messages[f.MessageID]; !ok {
 				v.errorf(field+".message_id", "message %q is not in the inbox", f.MessageID)
@@ -495,6 +529,8 @@ func jumpEnd(j jump) int {
 func (v *validator) faultFields(field string, f Fault) bool {
 	set := map[string]bool{
 		"after_writes": f.AfterWrites != 0,
+		"down":         f.Down != 0,
+		"torn":         f.Torn,
 		"message_id":   f.MessageID != "",
 		"approval_id":  f.ApprovalID != "",
 		"by":           f.By != 0,
@@ -515,8 +551,8 @@ func (v *validator) faultFields(field string, f Fault) bool {
 		v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(FaultKinds, ", "))
 		return false
 	}
-	for _, k := range []string{"after_writes", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
-		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") {
+	for _, k := range []string{"after_writes", "down", "torn", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
+		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") && !((k == "down" || k == "torn") && mine == "after_writes") {
 			v.errorf(field+"."+k, "a %s fault has no %s", f.Kind, k)
 		}
 	}

@@ -180,6 +180,17 @@ type engine struct {
 	// clock is the tick last written to the clock file, for the stub
 	// model's HTTP handler, which answers on goroutines of its own.
 	clock atomic.Int64
+	// landing is the tick's crash faults not yet landed, in the order the
+	// drivers land them; down is the downtime under way, if any.
+	landing []scenarios.Fault
+	down    *downtime
+}
+
+// downtime is a crash's time out: the implementation stays down, and the
+// schedule goes on firing, until the first visited tick at or after until.
+type downtime struct {
+	until   int
+	restart func()
 }
 
 func newEngine(b *scenarios.Bundle, opts Options) *engine {
@@ -285,7 +296,11 @@ func (e *engine) playTick() error {
 	if err := e.writeClock(); err != nil {
 		return err
 	}
+	if e.down != nil && e.tick >= e.down.until {
+		e.wake()
+	}
 	crashes := e.sched.crashesAt(e.tick)
+	e.landing = append(e.landing[:0], crashes...)
 	for len(crashes) > 0 && crashes[0].AfterWrites == 0 {
 		e.drv.boundaryCrash()
 		crashes = crashes[1:]
@@ -294,6 +309,15 @@ func (e *engine) playTick() error {
 		return err
 	}
 	e.drv.resume()
+	if e.down != nil {
+		// Nobody reads what piled up: the crashes due now find nothing
+		// running, and the tick ends with no work.
+		for _, c := range crashes {
+			e.crashed(sandbox.LogRecord{AfterWrites: c.AfterWrites}, nil)
+		}
+		e.endTick(tickWork{})
+		return nil
+	}
 	w, err := e.drv.work(crashes)
 	if err != nil {
 		return err
@@ -307,14 +331,52 @@ func (e *engine) playTick() error {
 
 // crashed records a crash and the restart that follows it; restart starts
 // the fresh instance between the two records. A nil restart means nothing
-// is started again, and no restart is recorded.
+// is started again, and no restart is recorded. A crash fault with a
+// downtime defers the restart to the tick the downtime ends (D70); a crash
+// while the implementation is already down finds nothing to kill.
 func (e *engine) crashed(rec sandbox.LogRecord, restart func()) {
 	e.crashes++
 	rec.Kind = sandbox.LogCrash
+	var f scenarios.Fault
+	if len(e.landing) > 0 {
+		f, e.landing = e.landing[0], e.landing[1:]
+	}
+	if e.down != nil {
+		rec.Detail = "nothing to kill: the implementation is down"
+		e.log(rec)
+		return
+	}
+	if f.Torn && rec.Torn == "" {
+		// A process's writes are its own: the harness cannot cut one, and
+		// an in-process implementation may write fewer than k times.
+		if rec.Detail != "" {
+			rec.Detail += "; "
+		}
+		rec.Detail += "nothing torn: the crash did not land inside a write the harness makes"
+	}
+	if restart != nil && f.Down > 0 {
+		rec.Down = f.Down
+		e.log(rec)
+		e.down = &downtime{until: e.tick + f.Down, restart: restart}
+		return
+	}
 	e.log(rec)
 	if restart == nil {
 		return
 	}
+	restart()
+	e.log(sandbox.LogRecord{Kind: sandbox.LogRestart})
+}
+
+// isDown reports whether a crash's downtime is under way: a driver stops
+// working the tick when a crash it landed started one.
+func (e *engine) isDown() bool { return e.down != nil }
+
+// wake ends a downtime: the fresh instance starts at this tick, before the
+// tick's schedule fires.
+func (e *engine) wake() {
+	restart := e.down.restart
+	e.down = nil
 	restart()
 	e.log(sandbox.LogRecord{Kind: sandbox.LogRestart})
 }

@@ -170,6 +170,11 @@ func (h *stubHandler) complete(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	a, err := h.stub.Answer(req.Req)
 	h.mu.Unlock()
+	var me *sandbox.ModelError
+	if errors.As(err, &me) {
+		failCall(w, r, me)
+		return
+	}
 	if err != nil {
 		unavailable(w, err)
 		return

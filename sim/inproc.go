@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/amr-bench/amr/scenarios"
@@ -65,7 +66,10 @@ type idle struct{}
 func (idle) Step(*sandbox.Env) error { return nil }
 
 func (d *inproc) crash(afterWrites, written int) {
-	d.e.crashed(sandbox.LogRecord{AfterWrites: afterWrites, Written: written}, func() {
+	rec := sandbox.LogRecord{AfterWrites: afterWrites, Written: written}
+	rec.Torn, rec.TornText, rec.Line = d.guard.tornFile, d.guard.tornText, d.guard.tornLine
+	d.guard.tornFile, d.guard.tornText, d.guard.tornLine = "", "", 0
+	d.e.crashed(rec, func() {
 		d.guard.crashed = false
 		d.impl = d.start()
 	})
@@ -88,6 +92,7 @@ func (d *inproc) work(crashes []scenarios.Fault) (tickWork, error) {
 	arm := func() {
 		if len(crashes) > 0 {
 			d.guard.arm(crashes[0].AfterWrites)
+			d.guard.tear = crashes[0].Torn
 		} else {
 			d.guard.arm(0)
 		}
@@ -108,6 +113,9 @@ func (d *inproc) work(crashes []scenarios.Fault) (tickWork, error) {
 			d.crash(crashes[0].AfterWrites, d.guard.sinceArm)
 			crashes = crashes[1:]
 			arm()
+			if d.e.isDown() {
+				break
+			}
 			continue
 		}
 		if err != nil {
@@ -156,6 +164,12 @@ type guardedStore struct {
 	sinceArm  int
 	logWrites int
 	writes    []string
+	// tear tears the write the armed crash lands at (D75); tornFile,
+	// tornText and tornLine say what it left, for the crash record.
+	tear     bool
+	tornFile string
+	tornText string
+	tornLine int
 }
 
 func (g *guardedStore) beginTick() {
@@ -163,7 +177,41 @@ func (g *guardedStore) beginTick() {
 }
 
 func (g *guardedStore) arm(k int) {
-	g.armedAt, g.sinceArm = k, 0
+	g.armedAt, g.sinceArm, g.tear = k, 0, false
+}
+
+// tearing reports whether the next write is the one an armed torn crash
+// lands at.
+func (g *guardedStore) tearing() bool {
+	return g.tear && g.armedAt > 0 && g.sinceArm+1 >= g.armedAt
+}
+
+// tornWrite lands the armed crash in the middle of a write: the first half
+// of what was to be written reaches the file, a line without its newline
+// or a state.json cut short, and the instance is dead.
+func (g *guardedStore) tornWrite(name string, data []byte, appending bool) error {
+	// An empty write (a line that is only its newline) tears to nothing.
+	var cut []byte
+	if len(data) > 0 {
+		cut = data[:max(1, len(data)/2)]
+	}
+	old := g.mem.View(name)
+	content := cut
+	if appending {
+		content = append(append([]byte(nil), old...), cut...)
+		g.tornLine = bytes.Count(old, []byte("\n")) + 1
+	}
+	if err := g.mem.Write(name, content); err != nil {
+		return err
+	}
+	if len(cut) > 0 {
+		g.tornFile, g.tornText = name, string(cut)
+	} else {
+		g.tornLine = 0 // nothing reached the file: nothing is torn
+	}
+	g.sinceArm++
+	g.crashed = true
+	return sandbox.ErrCrashed
 }
 
 func (g *guardedStore) Read(name string) ([]byte, error) { return g.mem.Read(name) }
@@ -178,6 +226,9 @@ func (g *guardedStore) Append(name string, line []byte) error {
 	if err := g.allow(name); err != nil {
 		return err
 	}
+	if g.tearing() {
+		return g.tornWrite(name, line, true)
+	}
 	if err := g.mem.Append(name, line); err != nil {
 		return err
 	}
@@ -191,6 +242,13 @@ func (g *guardedStore) Append(name string, line []byte) error {
 func (g *guardedStore) Write(name string, data []byte) error {
 	if err := g.allow(name); err != nil {
 		return err
+	}
+	if g.tearing() {
+		if old := g.mem.View(name); sandbox.IsImplLog(name) && bytes.HasPrefix(data, old) {
+			// A log written whole tears in what it adds.
+			return g.tornWrite(name, data[len(old):], true)
+		}
+		return g.tornWrite(name, data, false)
 	}
 	if err := g.mem.Write(name, data); err != nil {
 		return err

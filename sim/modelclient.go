@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -37,14 +40,17 @@ func (m *HTTPModel) Complete(prompt string) (sandbox.Completion, error) {
 	url := strings.TrimSuffix(m.BaseURL, "/") + "/chat/completions"
 	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 	if err != nil {
-		return sandbox.Completion{}, fmt.Errorf("model: %w", err)
+		return sandbox.Completion{}, transportError(err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxRequestBytes))
 	if err != nil {
-		return sandbox.Completion{}, fmt.Errorf("model: reading the reply: %w", err)
+		return sandbox.Completion{}, transportError(err)
 	}
 	if resp.StatusCode/100 != 2 {
+		if e := statusError(resp, data); e != nil {
+			return sandbox.Completion{}, e
+		}
 		return sandbox.Completion{}, fmt.Errorf("model: %s: %s", resp.Status, bytes.TrimSpace(data))
 	}
 	var out struct {
@@ -56,8 +62,9 @@ func (m *HTTPModel) Complete(prompt string) (sandbox.Completion, error) {
 		} `json:"choices"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return sandbox.Completion{}, fmt.Errorf("model: the reply is not a chat completion {id, choices: [{message: {content}}]}: %s",
-			excerpt(data))
+		return sandbox.Completion{}, &sandbox.ModelError{CallID: resp.Header.Get(CallIDHeader), Kind: scenarios.ModelMalformed,
+			Status: resp.StatusCode, Wall: true,
+			Msg: "the reply is not a chat completion {id, choices: [{message: {content}}]}: " + excerpt(data)}
 	}
 	if len(out.Choices) == 0 {
 		return sandbox.Completion{}, errors.New("model: the reply has no choices")
@@ -67,6 +74,37 @@ func (m *HTTPModel) Complete(prompt string) (sandbox.Completion, error) {
 		id = out.ID
 	}
 	return sandbox.Completion{CallID: id, Text: out.Choices[0].Message.Content}, nil
+}
+
+// transportError reads a call that got no answer: the client's timeout,
+// or a connection reset or closed.
+func transportError(err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &sandbox.ModelError{Kind: scenarios.ModelTimeout, Wall: true, Msg: err.Error()}
+	}
+	return &sandbox.ModelError{Kind: scenarios.ModelReset, Wall: true, Msg: err.Error()}
+}
+
+// statusError reads the statuses a failing endpoint answers with, or nil
+// for another status.
+func statusError(resp *http.Response, data []byte) error {
+	kinds := map[int]string{
+		http.StatusTooManyRequests:     scenarios.ModelRateLimit,
+		http.StatusInternalServerError: scenarios.ModelServerError,
+		http.StatusServiceUnavailable:  scenarios.ModelUnavailable,
+		http.StatusGatewayTimeout:      scenarios.ModelTimeout,
+	}
+	kind, ok := kinds[resp.StatusCode]
+	if !ok {
+		return nil
+	}
+	e := &sandbox.ModelError{CallID: resp.Header.Get(CallIDHeader), Kind: kind, Status: resp.StatusCode, Wall: true,
+		Msg: fmt.Sprintf("%s: %s", resp.Status, bytes.TrimSpace(data))}
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		e.RetryAfter, _ = strconv.Atoi(s)
+	}
+	return e
 }
 
 // excerpt is the start of a body, for an error that shows what came back.

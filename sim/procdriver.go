@@ -657,7 +657,7 @@ loop:
 func (d *procDriver) workOnce(a *armed) (tickWork, error) {
 	forced, timedOut := false, false
 	fails, firstFail := 0, ""
-	for runs := 0; !d.down(); runs++ {
+	for runs := 0; !d.down() && !d.e.isDown(); runs++ {
 		if runs >= d.e.opts.MaxSteps {
 			forced = true
 			break

@@ -260,7 +260,7 @@ func (e *engine) matchWork(m scenarios.Match) string {
 }
 
 func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error) {
-	rec := sandbox.ApprovalRecord{ApprovalID: a.ID, Decision: a.Decision, DecidedAt: e.tick}
+	rec := sandbox.ApprovalRecord{ApprovalID: a.ID, Decision: a.Decision, DecidedAt: e.stampFor(scheduled)}
 	draft, found := sandbox.Draft{}, false
 	if w := e.matchWork(a.Match); w != "" {
 		if a.Stale() {
@@ -299,8 +299,31 @@ func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error)
 	}
 	e.sched.fired[a.ID] = line
 	e.log(sandbox.LogRecord{Kind: sandbox.LogApprove, ID: a.ID, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
-		Decision: a.Decision, Forge: a.Forge, Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(scheduled)})
+		Decision: a.Decision, Forge: a.Forge, Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(scheduled),
+		Stamped: e.stamped(rec.DecidedAt)})
 	return true, nil
+}
+
+// stampFor is the tick an approval or signal line carries: the tick it
+// fires, or, when the bundle says so, the tick it was due (D72).
+func (e *engine) stampFor(scheduled int) int {
+	if !e.b.Meta.StampScheduled {
+		return e.tick
+	}
+	i := sort.SearchInts(e.timeline, scheduled)
+	if i < len(e.timeline) && e.timeline[i] < e.tick {
+		return e.timeline[i]
+	}
+	return e.tick
+}
+
+// stamped is the run log's note of a line's tick when it is not the
+// current one.
+func (e *engine) stamped(t int) *int {
+	if t == e.tick {
+		return nil
+	}
+	return intp(t)
 }
 
 func sum(s string) string {
@@ -321,12 +344,12 @@ func (e *engine) fireSignal(sg scenarios.Signal, scheduled int) (bool, error) {
 	if target == "" {
 		return false, nil
 	}
-	rec := sandbox.SignalRecord{SignalID: sg.ID, SignalType: sg.Type, Target: target, At: e.tick}
+	rec := sandbox.SignalRecord{SignalID: sg.ID, SignalType: sg.Type, Target: target, At: e.stampFor(scheduled)}
 	if err := sandbox.AppendJSON(e.files, sandbox.Signals, rec); err != nil {
 		return false, err
 	}
 	e.log(sandbox.LogRecord{Kind: sandbox.LogSignal, ID: sg.ID, SignalType: sg.Type, Target: target,
-		Line: countLines(e.files.View(sandbox.Signals)), Scheduled: intp(scheduled)})
+		Line: countLines(e.files.View(sandbox.Signals)), Scheduled: intp(scheduled), Stamped: e.stamped(rec.At)})
 	return true, nil
 }
 

@@ -163,6 +163,9 @@ func (s *Stub) Answer(req Request) (Answer, error) {
 	s.calls++
 	id := fmt.Sprintf("call-%04d", s.calls)
 	f := s.fillFor(req.Prompt, id)
+	if fail, ok := s.model.FailureAt(s.calls); ok {
+		return Answer{CallID: id}, s.fail(id, req.Prompt, f.anchor, fail)
+	}
 	c := call{stub: s, req: req, fill: f, rule: s.rule(req)}
 	a, rec := c.answer()
 	c.limits(a)
@@ -179,6 +182,25 @@ func (s *Stub) Answer(req Request) (Answer, error) {
 	}
 	a.CallID = id
 	return a, nil
+}
+
+// failureStatus is the HTTP status each kind of failure is answered with;
+// a reset and a timeout get none.
+var failureStatus = map[string]int{
+	scenarios.ModelRateLimit:   429,
+	scenarios.ModelServerError: 500,
+	scenarios.ModelUnavailable: 503,
+	scenarios.ModelMalformed:   200,
+}
+
+// fail logs a call the bundle makes fail and returns its error (D74).
+func (s *Stub) fail(id, prompt, anchor string, f scenarios.ModelFailure) error {
+	failed := sandbox.Failed{Kind: f.Kind, Status: failureStatus[f.Kind], RetryAfter: f.RetryAfter}
+	rec := sandbox.ModelCall{CallID: id, At: s.tick(), Prompt: prompt, Anchor: anchor, Failed: &failed}
+	if err := sandbox.AppendJSON(s.store, sandbox.ModelCalls, rec); err != nil {
+		return fmt.Errorf("stub: logging call %s: %w", id, err)
+	}
+	return &sandbox.ModelError{CallID: id, Kind: f.Kind, Status: failed.Status, RetryAfter: f.RetryAfter}
 }
 
 // Reject logs a request the stub refused and returns the id it is logged

@@ -253,10 +253,19 @@ func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[stri
 		crashes []sandbox.LogRecord
 		errs    []sandbox.LogRecord
 	)
+	var down *pileUp
 	for _, r := range log {
 		switch r.Kind {
-		case sandbox.LogStart, sandbox.LogEnd, sandbox.LogRestart:
+		case sandbox.LogStart, sandbox.LogEnd:
+		case sandbox.LogRestart:
+			if down != nil {
+				out = append(out, down.restartEntry(r.Tick))
+				down = nil
+			}
 		case sandbox.LogCrash:
+			if r.Down > 0 && down == nil {
+				down = &pileUp{since: r.Tick}
+			}
 			if r.AfterWrites == 0 {
 				out = append(out, crashEntry(r))
 			} else {
@@ -275,7 +284,12 @@ func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[stri
 			}
 			crashes, errs = nil, nil
 		default:
-			out = append(out, harnessEntry(b, r))
+			e := harnessEntry(b, r)
+			if down != nil {
+				down.add(r.Kind)
+				e.Text += " (unread: the implementation is down)"
+			}
+			out = append(out, e)
 		}
 	}
 	// Lines no tick_end counted (the files were changed after the run)
@@ -334,11 +348,56 @@ func tickWrites(r sandbox.LogRecord, impl map[string][]implLine, next map[string
 }
 
 func crashEntry(r sandbox.LogRecord) Entry {
-	text := "crash at the tick's start; restarted on the same files"
-	if r.AfterWrites > 0 {
-		text = fmt.Sprintf("crash after %d write(s) this tick; restarted on the same files", r.AfterWrites)
+	when := "at the tick's start"
+	switch {
+	case r.Torn != "":
+		where := r.Torn
+		if r.Line > 0 {
+			where = fmt.Sprintf("%s:%d", r.Torn, r.Line)
+		}
+		when = fmt.Sprintf("in the middle of write %d this tick (%s torn after %d byte(s))", r.AfterWrites, where, len(r.TornText))
+	case r.AfterWrites > 0:
+		when = fmt.Sprintf("after %d write(s) this tick", r.AfterWrites)
 	}
-	return Entry{Tick: r.Tick, Who: Harness, What: "crash", Text: text}
+	then := "restarted on the same files"
+	switch {
+	case r.Down > 0:
+		then = fmt.Sprintf("down for %d tick(s): the schedule fires unread until the restart", r.Down)
+	case r.Detail != "" && strings.HasPrefix(r.Detail, "nothing to kill"):
+		then = r.Detail
+	}
+	return Entry{Tick: r.Tick, Who: Harness, What: "crash", Text: "crash " + when + "; " + then}
+}
+
+// pileUp counts what the harness wrote while the implementation was down:
+// what the restarted instance finds unread.
+type pileUp struct {
+	since  int
+	counts map[string]int
+	order  []string
+}
+
+func (p *pileUp) add(kind string) {
+	if p.counts == nil {
+		p.counts = map[string]int{}
+	}
+	if p.counts[kind] == 0 {
+		p.order = append(p.order, kind)
+	}
+	p.counts[kind]++
+}
+
+func (p *pileUp) restartEntry(tick int) Entry {
+	var parts []string
+	for _, k := range p.order {
+		parts = append(parts, fmt.Sprintf("%d %s", p.counts[k], k))
+	}
+	unread := "nothing"
+	if len(parts) > 0 {
+		unread = strings.Join(parts, ", ")
+	}
+	return Entry{Tick: tick, Who: Harness, What: "restart",
+		Text: fmt.Sprintf("a fresh instance after %d tick(s) down reads what piled up since tick %d: %s", tick-p.since, p.since, unread)}
 }
 
 // harnessEntry renders one harness record of the run log.
@@ -386,6 +445,9 @@ func harnessEntry(b *scenarios.Bundle, r sandbox.LogRecord) Entry {
 	}
 	if r.Scheduled != nil && *r.Scheduled < r.Tick && r.Kind != sandbox.LogUnfired {
 		e.Text += fmt.Sprintf(" [due at %d]", *r.Scheduled)
+	}
+	if r.Stamped != nil {
+		e.Text += fmt.Sprintf(" [stamped %d]", *r.Stamped)
 	}
 	return e
 }

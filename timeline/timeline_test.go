@@ -91,6 +91,9 @@ func TestEveryLineOnceInTickOrder(t *testing.T) {
 // how the timeline attributes lines to ticks.
 func TestObservedTicksMatchTheReferenceStamps(t *testing.T) {
 	for _, p := range published(t) {
+		if p.Bundle.NeedsRunLog() {
+			continue // a torn half line has no stamp of its own (D75)
+		}
 		in := play(t, p.Bundle, examples.ReferenceName, 3)
 		observed := timeline.Build(in)
 		in.Log = nil

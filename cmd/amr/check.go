@@ -52,6 +52,11 @@ type checkJSON struct {
 // unsend").
 const noLogNote = "no run log: rewrites of append-only files cannot be seen"
 
+// noLogStampNote is what a verdict without a run log cannot place: under
+// stamp_scheduled an approval or signal that fired late carries the tick
+// it was due, and only the run log says when it was written (D72).
+const noLogStampNote = "no run log: the bundle stamps late approvals and signals with the tick they were due, which is read as the tick they were written"
+
 const checkLong = `Check judges the artifacts of one run: the spec's files in --sandbox, written by
 'amr run --out' or by any other harness, against the bundle that produced them.
 
@@ -121,6 +126,9 @@ func runCheck(cmd *cobra.Command, o checkOptions) error {
 	if doc.RunLog == "" {
 		// Only the engine saw the logs as they were written.
 		doc.Notes = append(doc.Notes, noLogNote)
+		if b.Meta.StampScheduled {
+			doc.Notes = append(doc.Notes, noLogStampNote)
+		}
 	}
 	if doc.BundleHash, err = b.Hash(); err != nil {
 		return &exitError{code: exitBad, err: err}
@@ -188,7 +196,9 @@ func printCheck(w io.Writer, doc checkJSON, rep *suite.Report) {
 	printFixtureDefects(w, doc.FixtureDefects)
 	if doc.RunLog == "" {
 		fmt.Fprintln(w, "\njudged without a run log: ticks are the implementation's own")
-		fmt.Fprintln(w, noLogNote)
+		for _, n := range doc.Notes {
+			fmt.Fprintln(w, n)
+		}
 	} else {
 		fmt.Fprintf(w, "\nrun log: %s\n", doc.RunLog)
 	}

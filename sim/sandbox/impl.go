@@ -87,3 +87,32 @@ func MarshalLine(v any) ([]byte, error) {
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
+
+// ModelError is a call to the stub model that failed: the bundle made it
+// fail, in one of the ways a real endpoint does. CallID is the call's id
+// when the failure is logged under one (always in process; over HTTP only
+// when the response said it). RetryAfter is a rate limit's, in seconds;
+// Wall says it is wall-clock time, as over HTTP, where a client waits it.
+type ModelError struct {
+	CallID     string
+	Kind       string
+	Status     int
+	RetryAfter int
+	Wall       bool
+	Msg        string
+}
+
+// Error says what came back; Msg, when set, is the client's own account.
+func (e *ModelError) Error() string {
+	if e.Msg != "" {
+		return "model: " + e.Msg
+	}
+	s := "model call failed: " + e.Kind
+	if e.Status != 0 {
+		s += fmt.Sprintf(" (%d)", e.Status)
+	}
+	if e.CallID != "" {
+		s += " on " + e.CallID
+	}
+	return s
+}

@@ -21,6 +21,12 @@ func (c *ModelCall) readExtras(o *object) {
 			c.Ignored = v
 		}
 	}
+	if raw, ok := o.get("failed"); ok {
+		var v Failed
+		if json.Unmarshal(raw, &v) == nil && string(raw) != "null" {
+			c.Failed = &v
+		}
+	}
 	if raw, ok := o.get("rejected"); ok {
 		var v Rejected
 		if json.Unmarshal(raw, &v) == nil && string(raw) != "null" {
@@ -34,6 +40,8 @@ func (c *ModelCall) readExtras(o *object) {
 type ModelCallStats struct {
 	Calls    int `json:"calls"`
 	Rejected int `json:"rejected"`
+	// Failed counts the calls the bundle made fail.
+	Failed int `json:"failed,omitempty"`
 	// Ignored counts the calls that asked for a feature in each field.
 	Ignored map[string]int `json:"ignored,omitempty"`
 }
@@ -55,6 +63,7 @@ func (s ModelCallStats) IgnoredFields() []string {
 func (s *ModelCallStats) Add(o ModelCallStats) {
 	s.Calls += o.Calls
 	s.Rejected += o.Rejected
+	s.Failed += o.Failed
 	for f, n := range o.Ignored {
 		if s.Ignored == nil {
 			s.Ignored = map[string]int{}
@@ -71,6 +80,10 @@ func SummarizeModelCalls(data []byte) ModelCallStats {
 	for _, l := range calls {
 		if l.Rec.Rejected != nil {
 			s.Rejected++
+			continue
+		}
+		if l.Rec.Failed != nil {
+			s.Failed++
 			continue
 		}
 		s.Calls++

@@ -216,6 +216,18 @@ type ModelCall struct {
 	// Rejected is set on the line of a request the stub refused with a 4xx:
 	// it was answered with an error, not a completion.
 	Rejected *Rejected `json:"rejected,omitempty"`
+	// Failed is set on the line of a call the bundle made fail: it was
+	// answered with an error (or not at all), not a completion.
+	Failed *Failed `json:"failed,omitempty"`
+}
+
+// Failed is how a call failed: the failure's kind (scenarios.Model*),
+// the HTTP status it is answered with over HTTP (0 for none: a reset or a
+// timeout), and a rate limit's Retry-After in seconds.
+type Failed struct {
+	Kind       string `json:"kind"`
+	Status     int    `json:"status,omitempty"`
+	RetryAfter int    `json:"retry_after,omitempty"`
 }
 
 // ToolCall is a tool call the stub answered with: the function's name and

@@ -70,11 +70,23 @@ type LogRecord struct {
 	To          int    `json:"to,omitempty"`
 	Line        int    `json:"line,omitempty"` // the line written, in its file
 	Scheduled   *int   `json:"scheduled,omitempty"`
+	// Stamped is, for an approval or signal line, the tick the line
+	// carries when it is not the record's tick: the tick it was due, under
+	// a bundle's stamp_scheduled.
+	Stamped *int `json:"stamped,omitempty"`
 
 	// crash; for a rewrite, Written is how many of the tick's listed writes
 	// came before it
 	AfterWrites int `json:"after_writes,omitempty"`
 	Written     int `json:"written,omitempty"`
+	// Down, on a crash, is the downtime drawn for it: the restart record
+	// comes at the first visited tick at or after the crash's tick plus
+	// Down, and the schedule fires unread until then.
+	Down int `json:"down,omitempty"`
+	// Torn, on a crash, is the file whose write it tore, TornText the bytes
+	// that reached it, and Line (for a log) the line they begin.
+	Torn     string `json:"torn,omitempty"`
+	TornText string `json:"torn_text,omitempty"`
 
 	// rewrite: the log (File) and, in it as it was, the first line that is
 	// no longer where it was (Line); the lines from there on that are gone,
