@@ -123,6 +123,7 @@ func runShrink(cmd *cobra.Command, path string, o shrinkOptions) error {
 		return err
 	}
 	b := bundles[0].bundle
+	folderRunSeed(cmd, path, b, &req)
 	res, err := fuzz.Shrink(b, req)
 	if err != nil {
 		return &exitError{code: exitBad, err: err}
@@ -156,6 +157,22 @@ func runShrink(cmd *cobra.Command, path string, o shrinkOptions) error {
 		w.Write(data)
 	}
 	return nil
+}
+
+// folderRunSeed takes the run seed of a run folder's failing run (a fuzz
+// counterexample's raw/ or shrunk/) when --seed does not give one: the seed
+// its name derives would play another run, which may well pass.
+func folderRunSeed(cmd *cobra.Command, path string, b *scenarios.Bundle, req *fuzz.ShrinkRequest) {
+	if req.RunSeed != nil {
+		return
+	}
+	run, ok, _ := fuzz.ReadFolderRun(path, b)
+	if !ok || run.Seeds.Run == nil {
+		return
+	}
+	seed := uint64(*run.Seeds.Run)
+	req.RunSeed = &seed
+	fmt.Fprintf(cmd.ErrOrStderr(), "run seed %d, from the run folder %s\n", seed, path)
 }
 
 // printShrink writes the human report of a shrink.

@@ -34,7 +34,7 @@ does (model-calls.jsonl), it is a fixture defect. Decisions D65-D69 in
 
 In the command column, ` + "`{amr}`" + ` is the amr binary itself. The world each case
 starts from: ` + "`b/`" + ` (the l0-respond bundle, directory form), ` + "`b.json`" + ` (the same,
-single JSON), ` + "`cx.json`" + ` (a fuzz counterexample), a kept run under ` + "`out/`" + ` with
+single JSON), ` + "`cx.json`" + ` (a fuzz counterexample) and ` + "`cxrun/`" + ` (its raw run folder), a kept run under ` + "`out/`" + ` with
 its ledger ` + "`ledger.jsonl`" + `, a fuzz corpus ` + "`corpus/`" + `, a sealed and revealed
 reserve set (` + "`seal/`" + `, ` + "`m.json`" + `, ` + "`s.json`" + `, ` + "`revealed/`" + `), a baseline and a
 declaration.

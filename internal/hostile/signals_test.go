@@ -94,9 +94,11 @@ var phases = []phase{
 		want: "no failure found so far"},
 	{name: "fuzz shrink", args: []string{"fuzz", "--impl", "weak-send-before-record", "--seed", "7", "--runs", "5000",
 		"--shrink-time", "60s", "--no-corpus", "--out", "cx"}, ready: "shrinking the counterexample", after: rawWhole},
-	// cx.json is a fuzz counterexample whose shrink takes over a second.
-	{name: "shrink", args: []string{"shrink", "cx.json", "--impl", "weak-send-before-record", "--time", "60s", "--out", "shrunk"},
-		delay: 250 * time.Millisecond, after: absent("shrunk")},
+	// cxrun is a fuzz counterexample's raw folder: the shrink takes its
+	// failing run's seed from it, says so, and then plays candidates for a
+	// few hundred milliseconds, which the signal interrupts.
+	{name: "shrink", args: []string{"shrink", "cxrun", "--impl", "weak-send-before-record", "--time", "60s", "--out", "shrunk"},
+		ready: "run seed ", after: absent("shrunk")},
 	{name: "regress", args: []string{"regress", "--runs", "20", "--baseline", "baseline.json"}},
 	{name: "regress --update", args: []string{"regress", "--runs", "20", "--baseline", "baseline.json", "--update"}, after: baselineKept},
 	{name: "conform", args: []string{"conform", "--runs", "50", "--declaration", "decl.json"}},

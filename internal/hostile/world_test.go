@@ -92,6 +92,7 @@ func makeBase(dir string) error {
 	for _, s := range [][]string{
 		{amrBin, "fuzz", "--impl", "weak-send-before-record", "--seed", "7", "--runs", "5000", "--no-shrink", "--no-corpus", "--out", "cx0"},
 		{"cp", "cx0/raw/bundle.json", "cx.json"},
+		{"cp", "-r", "cx0/raw", "cxrun"},
 		{"rm", "-r", "cx0"},
 		{amrBin, "reserve", "seal", "seal", "--manifest", "m.json", "--secrets", "s.json", "--created-at", "2026-01-01T00:00:00Z"},
 		{amrBin, "reserve", "reveal", "--secrets", "s.json", "--bundles", "seal", "--out", "revealed"},
