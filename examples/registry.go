@@ -163,7 +163,7 @@ var zoo = []weakSpec{
 		"l4-downtime-escalation", []string{"L4.send-after-escalation", "L4.escalation-resolution"}},
 	{"weak-stale-approval", fresh[staleApproval],
 		"ignores an approval decided before its draft was declared, as a stamped late decision is",
-		"l2-stale-stamp", []string{"L2.approval-latency", "L0.reply"}},
+		"l2-stale-stamp", []string{"L2.approval-latency", "L0.reply", "L3.resolution-missing"}},
 	{"weak-cite-failed-call", fresh[citeFailedCall],
 		"on a failed model call that names its id, drafts a stock reply citing that call",
 		"l0-model-failures", []string{"L0.draft-origin"}},

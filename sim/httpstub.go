@@ -241,6 +241,11 @@ func unavailable(w http.ResponseWriter, err error) {
 var errBodyTooLarge = fmt.Errorf("the request body is over %d bytes", maxRequestBytes)
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	// A body that says it is too large is refused before any of it is
+	// read: its answer must not depend on how fast it arrives.
+	if r.ContentLength > maxRequestBytes {
+		return nil, errBodyTooLarge
+	}
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxRequestBytes)); err != nil {
 		var tooBig *http.MaxBytesError
