@@ -332,19 +332,31 @@ func laneOf(e timeline.Entry) string {
 }
 
 // stateEvents are the ticks at which the implementation rewrote state.json,
-// with the snapshot the run log kept.
+// with the version in force at the tick's end. A tick_end record carries
+// either the whole version (older run logs) or an edit of the one before
+// (D100), so every version is rebuilt in order by the sandbox's replay.
 func stateEvents(log []sandbox.LogRecord) []Event {
 	var out []Event
+	var replay sandbox.StateReplay
 	for _, r := range log {
-		if r.Kind != sandbox.LogTickEnd || len(r.State) == 0 {
+		version, changed, err := replay.Next(r)
+		if err != nil {
+			// ParseRunLog refuses such a log; a log built in memory may
+			// still carry one, and the page says so rather than go quiet.
+			out = append(out, Event{Entry: timeline.Entry{Tick: r.Tick, Who: timeline.Impl, What: "state",
+				Text: fmt.Sprintf("state.json rewritten, but the version does not rebuild from %s at tick %d: %v", sandbox.RunLogFile, r.Tick, err)},
+				Lane: "state"})
+			continue
+		}
+		if !changed {
 			continue
 		}
 		e := Event{Entry: timeline.Entry{Tick: r.Tick, Who: timeline.Impl, What: "state", Text: "state.json rewritten"},
-			Lane: "state", Record: string(r.State)}
-		if len(r.State) > maxShownState {
+			Lane: "state", Record: string(version)}
+		if len(version) > maxShownState {
 			// A large fleet's snapshot at every tick would make the page
 			// quadratic in the run; the run log keeps every one.
-			e.Text = fmt.Sprintf("state.json rewritten: a snapshot of %d bytes, kept in %s at tick %d", len(r.State), sandbox.RunLogFile, r.Tick)
+			e.Text = fmt.Sprintf("state.json rewritten: a snapshot of %d bytes, kept in %s at tick %d", len(version), sandbox.RunLogFile, r.Tick)
 			e.Record = ""
 		}
 		out = append(out, e)
