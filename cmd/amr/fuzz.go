@@ -797,19 +797,25 @@ func printFuzzSummary(w io.Writer, doc fuzzJSON, cov fuzz.Coverage) {
 	if doc.Runs == 0 {
 		return
 	}
-	fmt.Fprintf(w, "failed runs: %d, invalid runs: %d\n", doc.FailedRuns, doc.InvalidRuns)
-	for _, id := range slices.Sorted(maps.Keys(doc.Found)) {
-		fmt.Fprintf(w, "  %-36s %8d run(s)\n", id, doc.Found[id])
+	printCounts(w, doc.FailedRuns, doc.InvalidRuns, doc.Found, doc.Coverage)
+	if missing := cov.Missing(); len(missing) > 0 {
+		fmt.Fprintf(w, "never reached: %s\n", strings.Join(missing, ", "))
+	}
+}
+
+// printCounts writes a campaign's failure counts by invariant and its
+// coverage, as amr fuzz and amr fuzz merge both show them.
+func printCounts(w io.Writer, failed, invalid int, found map[string]int, coverage []fuzz.CounterCount) {
+	fmt.Fprintf(w, "failed runs: %d, invalid runs: %d\n", failed, invalid)
+	for _, id := range slices.Sorted(maps.Keys(found)) {
+		fmt.Fprintf(w, "  %-36s %8d run(s)\n", id, found[id])
 	}
 	fmt.Fprintln(w, "coverage (runs that reached each situation):")
 	width := 0
-	for _, c := range doc.Coverage {
+	for _, c := range coverage {
 		width = max(width, len(c.Name))
 	}
-	for _, c := range doc.Coverage {
+	for _, c := range coverage {
 		fmt.Fprintf(w, "  %-*s %8d\n", width, c.Name, c.Runs)
-	}
-	if missing := cov.Missing(); len(missing) > 0 {
-		fmt.Fprintf(w, "never reached: %s\n", strings.Join(missing, ", "))
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -268,16 +266,5 @@ func printMerged(w io.Writer, m *fuzz.Merged, shards int, dir, out string) {
 			fmt.Fprintf(w, "  replay, from %s: %s\n", at, named.Replay)
 		}
 	}
-	fmt.Fprintf(w, "failed runs: %d, invalid runs: %d\n", m.FailedRuns, m.InvalidRuns)
-	for _, id := range slices.Sorted(maps.Keys(m.Found)) {
-		fmt.Fprintf(w, "  %-36s %8d run(s)\n", id, m.Found[id])
-	}
-	fmt.Fprintln(w, "coverage (runs that reached each situation):")
-	width := 0
-	for _, cc := range m.Coverage {
-		width = max(width, len(cc.Name))
-	}
-	for _, cc := range m.Coverage {
-		fmt.Fprintf(w, "  %-*s %8d\n", width, cc.Name, cc.Runs)
-	}
+	printCounts(w, m.FailedRuns, m.InvalidRuns, m.Found, m.Coverage)
 }
