@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -403,56 +402,10 @@ func TestRevealRefuses(t *testing.T) {
 func TestReformattedSourceStillOpens(t *testing.T) {
 	dir, _ := reserveSet(t)
 	m, s := seal(t, dir, 6)
-	reformatDir(t, filepath.Join(dir, "l1-alpha"))
-	reformatJSONFile(t, filepath.Join(dir, "l0-delta.json"))
+	scenariotest.ReformatDir(t, filepath.Join(dir, "l1-alpha"))
+	scenariotest.ReformatJSONFile(t, filepath.Join(dir, "l0-delta.json"))
 	_, _, err := reserve.Apply(m, s, dir, reserve.LoadBundle, fakeRunner(), reserve.ApplyOptions{})
 	require.NoError(t, err)
 	_, err = reserve.Reveal(s, dir, reserve.LoadBundle, filepath.Join(t.TempDir(), "out"))
 	require.NoError(t, err)
-}
-
-// reformatJSONFile rewrites a JSON file with sorted keys and tab indentation.
-func reformatJSONFile(t *testing.T, path string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var v any
-	require.NoError(t, json.Unmarshal(data, &v))
-	out, err := json.MarshalIndent(v, "", "\t")
-	require.NoError(t, err)
-	require.NotEqual(t, string(data), string(out))
-	require.NoError(t, os.WriteFile(path, out, 0o644))
-}
-
-// reformatDir rewrites every file of a directory-form bundle with different
-// whitespace and key order, except rules.json: its bytes are what the
-// implementation is given, and part of the bundle.
-func reformatDir(t *testing.T, dir string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		if e.Name() == scenarios.FileRules {
-			continue
-		}
-		if strings.HasSuffix(e.Name(), ".json") {
-			reformatJSONFile(t, path)
-			continue
-		}
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		var lines []string
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			if line == "" {
-				continue
-			}
-			var v any
-			require.NoError(t, json.Unmarshal([]byte(line), &v))
-			out, err := json.Marshal(v) // sorted keys, unlike the struct order
-			require.NoError(t, err)
-			lines = append(lines, " \t"+string(out)+"  ")
-		}
-		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n\n")+"\n"), 0o644))
-	}
 }

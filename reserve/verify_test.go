@@ -123,7 +123,7 @@ func TestVerifyTamperTable(t *testing.T) {
 			m.Root = "sha256:" + strings.Repeat("f", 64)
 		}, []found{{"", reserve.FindManifest}}},
 		{"reformatted bundle is accepted", func(t *testing.T, m *reserve.Manifest, dir string) {
-			reformatJSONFile(t, filepath.Join(dir, "r01.json"))
+			scenariotest.ReformatJSONFile(t, filepath.Join(dir, "r01.json"))
 			compact(t, filepath.Join(dir, "r02.json"))
 		}, nil},
 		{"salt without its newline is accepted", func(t *testing.T, m *reserve.Manifest, dir string) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,8 +41,8 @@ func TestBundleHashIgnoresFormAndFormatting(t *testing.T) {
 	assert.Equal(t, want, hashOf(t, asDir), "directory form")
 	assert.Equal(t, want, hashOf(t, asFile), "single-JSON form")
 
-	reformatDir(t, asDir)
-	reformatJSONFile(t, asFile)
+	scenariotest.ReformatDir(t, asDir)
+	scenariotest.ReformatJSONFile(t, asFile)
 	assert.Equal(t, want, hashOf(t, asDir), "reformatted directory form")
 	assert.Equal(t, want, hashOf(t, asFile), "reformatted single-JSON form")
 }
@@ -70,7 +69,7 @@ func TestBundleHashCoversTheRulesBytes(t *testing.T) {
 	asFile := filepath.Join(t.TempDir(), "kilo.json")
 	require.NoError(t, scenarios.SaveJSON(loaded, asFile))
 	assert.Equal(t, compacted, hashOf(t, asFile), "single-JSON form")
-	reformatJSONFile(t, asFile)
+	scenariotest.ReformatJSONFile(t, asFile)
 	assert.Equal(t, compacted, hashOf(t, asFile), "the single-JSON form's own formatting does not count")
 	fromFile, _, err := scenarios.Load(asFile)
 	require.NoError(t, err)
@@ -173,52 +172,3 @@ func sha256Hex(data []byte) string {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// reformatJSONFile rewrites a JSON file with sorted keys and tab indentation.
-func reformatJSONFile(t *testing.T, path string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var v any
-	require.NoError(t, json.Unmarshal(data, &v))
-	out, err := json.MarshalIndent(v, "", "\t")
-	require.NoError(t, err)
-	require.NotEqual(t, string(data), string(out))
-	require.NoError(t, os.WriteFile(path, out, 0o644))
-}
-
-// reformatDir rewrites every file of a directory-form bundle with other
-// whitespace and key order, except rules.json: its bytes are what the
-// implementation is given, and part of the bundle.
-func reformatDir(t *testing.T, dir string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		switch {
-		case e.Name() == scenarios.FileRules:
-		case strings.HasSuffix(e.Name(), ".json"):
-			reformatJSONFile(t, path)
-		default:
-			reformatLines(t, path)
-		}
-	}
-}
-
-func reformatLines(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var lines []string
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line == "" {
-			continue
-		}
-		var v any
-		require.NoError(t, json.Unmarshal([]byte(line), &v))
-		out, err := json.Marshal(v) // sorted keys, unlike the struct order
-		require.NoError(t, err)
-		lines = append(lines, " \t"+string(out)+"  ")
-	}
-	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n\n")+"\n"), 0o644))
-}
