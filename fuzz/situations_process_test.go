@@ -178,3 +178,31 @@ func BenchmarkProcessCampaignReachesEveryCounter(b *testing.B) {
 		}
 	}
 }
+
+// Each deployment fault kind finds its weak implementation run as an OS
+// process, from generation alone, as it does in process: a deployment
+// campaign of seed 2 stops within 30 runs on a run that trips one of the
+// implementation's declared targets. (Seed 2 is where weak-cite-failed-call
+// as a process failed its step instead, before a timeout's 504 named its
+// call, D130. weak-torn-glue's kind, torn_write, tears a write only in
+// process, D75, and is left out.)
+func TestDeploymentKindsFindTheirWeakImplementationsAsAProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process implementations run on Linux only")
+	}
+	for _, name := range []string{"weak-skip-old-signals", "weak-stale-approval", "weak-cite-failed-call", "weak-count-duplicates"} {
+		t.Run(name, func(t *testing.T) {
+			im, ok := examples.Lookup(name)
+			require.True(t, ok)
+			cfg := Config{Impl: builtinProcess(name), Seed: 2, Runs: 30, Workers: 2, Preset: "deployment"}
+			sum := runCampaign(t, cfg)
+			require.NotNil(t, sum.Failure, "not found as a process in %d runs", cfg.Runs)
+			require.True(t, hitsTarget(sum.Failure.Run, im.Targets), "run %d: found %v, but the declared targets are %v",
+				sum.Failure.Index, sum.Failure.Invariants(), im.Targets)
+			cfg.Impl = builtin(t, name)
+			in := runCampaign(t, cfg)
+			require.NotNil(t, in.Failure, "in process")
+			t.Logf("first failure: run %d as a process, run %d in process", sum.Failure.Index, in.Failure.Index)
+		})
+	}
+}
