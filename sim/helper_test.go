@@ -61,8 +61,9 @@ func helperMain(role string) int {
 		}
 	}
 	switch role {
-	case "reference":
-		err := Serve(ctx, examples.Reference()(), ServeConfig{Poll: 2 * time.Millisecond})
+	case "reference", "weak-cite-failed-call":
+		im, _ := examples.Lookup(role)
+		err := Serve(ctx, im.New(), ServeConfig{Poll: 2 * time.Millisecond})
 		if errors.Is(err, ErrStepFailed) {
 			return 1
 		}

@@ -17,15 +17,18 @@ import (
 const TimeoutHold = 2 * time.Second
 
 // failCall answers a call the bundle makes fail, as a real endpoint fails
-// (D74). Every failure but a reset and a timeout names its call id in the
-// X-Amr-Call-Id header, as an answered call does; the log line was written
-// when the call arrived, so every kind is logged alike.
+// (D74). Every response names its call id in the X-Amr-Call-Id header, as
+// an answered call does, the gateway's 504 that ends a held call too; only a
+// reset answers nothing (D130). The log line was written when the call
+// arrived, so every kind is logged alike.
 func failCall(w http.ResponseWriter, r *http.Request, e *sandbox.ModelError) {
-	switch e.Kind {
-	case scenarios.ModelReset:
+	if e.Kind == scenarios.ModelReset {
 		resetConn(w)
 		return
-	case scenarios.ModelTimeout:
+	}
+	w.Header().Set(CallIDHeader, e.CallID)
+	w.Header().Set("x-request-id", "req_"+e.CallID)
+	if e.Kind == scenarios.ModelTimeout {
 		select {
 		case <-r.Context().Done():
 			return
@@ -34,8 +37,6 @@ func failCall(w http.ResponseWriter, r *http.Request, e *sandbox.ModelError) {
 		apiError(w, http.StatusGatewayTimeout, "server_error", "timeout", "", "the model did not answer in time")
 		return
 	}
-	w.Header().Set(CallIDHeader, e.CallID)
-	w.Header().Set("x-request-id", "req_"+e.CallID)
 	switch e.Kind {
 	case scenarios.ModelRateLimit:
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))

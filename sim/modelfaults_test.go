@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -112,4 +113,59 @@ func TestReferenceRetriesAFailingEndpoint(t *testing.T) {
 	res := runProcess(t, b, helperSpec("reference", RegimeStep), 2)
 	requirePass(t, b, res)
 	assert.Equal(t, in.Files.Files(), res.Files.Files(), "the same sandbox in-process and as a process")
+}
+
+// What a failed call tells its client is the same in process and over
+// HTTP (D130): its id with every response, the gateway's 504 that ends a
+// held call included, and no id with a reset, which answers nothing. The
+// HTTP client here waits longer than the stub holds a timeout, as
+// `amr serve-impl` does.
+func TestAFailedCallTellsBothClientsTheSame(t *testing.T) {
+	m := scenarios.Model{Anchors: []string{"ORD-1"}, Reply: "re {{anchor}}", ReplyNoAnchor: "re", Failures: everyFailure()}
+	m.Failures[0].RetryAfter = 3
+	srv := httptest.NewServer(StubHandler(NewStub(m, sandbox.NewMemory(), func() int { return 3 })))
+	defer srv.Close()
+	client := &HTTPModel{BaseURL: srv.URL + "/v1", Client: &http.Client{Timeout: TimeoutHold + 5*time.Second}}
+	in := NewStub(m, sandbox.NewMemory(), func() int { return 3 })
+	seen := func(err error) sandbox.ModelError {
+		var me *sandbox.ModelError
+		require.True(t, errors.As(err, &me), "%v", err)
+		return sandbox.ModelError{CallID: me.CallID, Kind: me.Kind, Status: me.Status, RetryAfter: me.RetryAfter}
+	}
+	for i, k := range scenarios.ModelFailureKinds {
+		_, herr := client.Complete("about ORD-1")
+		_, ierr := in.Complete("about ORD-1")
+		over, inproc := seen(herr), seen(ierr)
+		assert.Equal(t, over, inproc, "call %d (%s): what the client learns", i+1, k)
+		if k == scenarios.ModelReset {
+			assert.Empty(t, inproc.CallID, "a reset answers nothing, not even its id")
+			continue
+		}
+		assert.Equal(t, fmt.Sprintf("call-%04d", i+1), inproc.CallID, "call %d (%s) names itself", i+1, k)
+	}
+}
+
+// weak-cite-failed-call cites the id a failed call names. As a process it
+// learns the id of a timed-out call from the gateway's 504 as it does in
+// process, so a bundle whose only failure is a timeout catches it both ways
+// (L0.draft-origin), and the reference, which asks again, passes both ways.
+func TestATimedOutCallCatchesItsCiterAsAProcess(t *testing.T) {
+	requireLinux(t)
+	b := published(t, "l0-respond").Clone()
+	b.Model.Failures = []scenarios.ModelFailure{{Call: 1, Kind: scenarios.ModelTimeout}}
+	b.Normalize()
+	require.Empty(t, scenarios.Validate(b, nil).Errors())
+	weak, ok := examples.Lookup("weak-cite-failed-call")
+	require.True(t, ok)
+	origin := func(res *Result) []string {
+		var ids []string
+		for _, v := range judge(b, res).Violations {
+			ids = append(ids, v.Invariant)
+		}
+		return ids
+	}
+	assert.Contains(t, origin(run(t, b, weak.New, 1)), "L0.draft-origin", "in process")
+	assert.Contains(t, origin(runProcess(t, b, helperSpec("weak-cite-failed-call", RegimeStep), 1)), "L0.draft-origin", "as a process")
+	requirePass(t, b, run(t, b, examples.Reference(), 1))
+	requirePass(t, b, runProcess(t, b, helperSpec("reference", RegimeStep), 1))
 }

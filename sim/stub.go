@@ -200,7 +200,21 @@ func (s *Stub) fail(id, prompt, anchor string, f scenarios.ModelFailure) error {
 	if err := sandbox.AppendJSON(s.store, sandbox.ModelCalls, rec); err != nil {
 		return fmt.Errorf("stub: logging call %s: %w", id, err)
 	}
-	return &sandbox.ModelError{CallID: id, Kind: f.Kind, Status: failed.Status, RetryAfter: f.RetryAfter}
+	return clientSees(id, f)
+}
+
+// clientSees is the failure as a client of the HTTP stub gets it, so that
+// an implementation learns the same in process as over HTTP (D130): a call
+// id comes only with a response, and a timeout ends in the gateway's 504
+// for a client that waits; a reset answers nothing, not even its id.
+func clientSees(id string, f scenarios.ModelFailure) *sandbox.ModelError {
+	switch f.Kind {
+	case scenarios.ModelReset:
+		return &sandbox.ModelError{Kind: f.Kind}
+	case scenarios.ModelTimeout:
+		return &sandbox.ModelError{CallID: id, Kind: f.Kind, Status: 504}
+	}
+	return &sandbox.ModelError{CallID: id, Kind: f.Kind, Status: failureStatus[f.Kind], RetryAfter: f.RetryAfter}
 }
 
 // Reject logs a request the stub refused and returns the id it is logged

@@ -53,6 +53,7 @@ func (t *Timeline) WriteText(w io.Writer, opts TextOptions) error {
 	if q := t.quietBetween(prev, t.Horizon+1); q >= opts.Quiet {
 		fmt.Fprintf(&b, "%5s  … %d quiet ticks to the horizon …\n", "", q)
 	}
+	t.writeDowntimes(&b, opts.Refs)
 	t.footer(&b)
 	_, err := io.WriteString(w, b.String())
 	return err

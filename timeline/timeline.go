@@ -66,6 +66,10 @@ type Timeline struct {
 	Observed   bool                `json:"observed"`
 	Entries    []Entry             `json:"entries"`
 	Violations []checker.Violation `json:"violations"`
+	// Downtimes are the run's crashes with a downtime, each with what piled
+	// up while the implementation was down and when it was first acted on
+	// (known only from a run log).
+	Downtimes []Downtime `json:"downtimes"`
 
 	visited []int
 }
@@ -116,8 +120,13 @@ func Build(in Input) *Timeline {
 	file := func(name string) []byte { return in.Files[name] }
 	impl := implLines(file)
 	var entries []Entry
+	t.Downtimes = []Downtime{}
 	if t.Observed {
-		entries = observedEntries(b, in.Log, impl)
+		o := newOutages(draftWork(file))
+		entries = observedEntries(b, in.Log, impl, o)
+		for _, d := range o.all {
+			t.Downtimes = append(t.Downtimes, *d)
+		}
 	} else {
 		entries = stampedEntries(b, file, impl)
 	}
@@ -142,43 +151,56 @@ type implLine struct {
 	n     int
 	own   int
 	entry Entry
+	rec   record
 }
 
 // implLines parses the implementation's logs into entries, per file in line
 // order. Unparsable lines become bad-line entries.
 func implLines(file func(string) []byte) map[string][]implLine {
 	out := map[string][]implLine{}
-	add := func(name string, n, own int, e Entry) {
+	add := func(name string, n, own int, e Entry, rec record) {
 		e.Who, e.Ref = Impl, fmt.Sprintf("%s:%d", name, n)
-		out[name] = append(out[name], implLine{file: name, n: n, own: own, entry: e})
+		out[name] = append(out[name], implLine{file: name, n: n, own: own, entry: e, rec: rec})
 	}
 	bad := func(errs []sandbox.LineError) {
 		for _, le := range errs {
-			add(le.File, le.Line, -1, Entry{What: "bad-line", Text: le.Error()})
+			add(le.File, le.Line, -1, Entry{What: "bad-line", Text: le.Error()}, record{file: le.File})
 		}
 	}
 	drafts, errs := sandbox.ParseDrafts(file(sandbox.Drafts))
 	for _, l := range drafts {
 		d := l.Rec
 		add(sandbox.Drafts, l.N, d.DeclaredAt, Entry{What: "draft", ID: d.DraftID,
-			Text: fmt.Sprintf("%s for %s in %s: %s", d.DraftID, d.WorkID, d.ConversationID, quote(d.Body, 48))})
+			Text: fmt.Sprintf("%s for %s in %s: %s", d.DraftID, d.WorkID, d.ConversationID, quote(d.Body, 48))},
+			record{file: sandbox.Drafts, fields: map[string]string{"draft_id": d.DraftID, "work_id": d.WorkID}})
 	}
 	bad(errs)
 	outbox, errs := sandbox.ParseOutbox(file(sandbox.Outbox))
 	for _, l := range outbox {
 		e := l.Rec
 		add(sandbox.Outbox, l.N, e.SentAt, Entry{What: "send", ID: e.EffectID,
-			Text: fmt.Sprintf("%s of draft %s", e.EffectID, e.DraftID)})
+			Text: fmt.Sprintf("%s of draft %s", e.EffectID, e.DraftID)},
+			record{file: sandbox.Outbox, fields: map[string]string{"draft_id": e.DraftID}})
 	}
 	bad(errs)
 	audit, errs := sandbox.ParseAudit(file(sandbox.Audit))
 	for _, l := range audit {
-		add(sandbox.Audit, l.N, l.Rec.At, auditEntry(l.Rec))
+		add(sandbox.Audit, l.N, l.Rec.At, auditEntry(l.Rec), auditRecord(l.Rec))
 	}
 	bad(errs)
 	for name, lines := range out {
 		sort.SliceStable(lines, func(i, j int) bool { return lines[i].n < lines[j].n })
 		out[name] = lines
+	}
+	return out
+}
+
+// draftWork maps each declared draft to its work item.
+func draftWork(file func(string) []byte) map[string]string {
+	drafts, _ := sandbox.ParseDrafts(file(sandbox.Drafts))
+	out := map[string]string{}
+	for _, l := range drafts {
+		out[l.Rec.DraftID] = l.Rec.WorkID
 	}
 	return out
 }
@@ -246,7 +268,7 @@ func short(h string) string {
 // observedEntries places everything by the run log: the harness's records
 // in log order, and each tick's implementation lines in the order of the
 // tick's writes, with crashes inside the tick after the write they followed.
-func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[string][]implLine) []Entry {
+func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[string][]implLine, o *outages) []Entry {
 	var (
 		out     []Entry
 		next    = map[string]int{}
@@ -258,11 +280,13 @@ func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[stri
 		switch r.Kind {
 		case sandbox.LogStart, sandbox.LogEnd:
 		case sandbox.LogRestart:
+			o.restart(r.Tick)
 			if down != nil {
 				out = append(out, down.restartEntry(r.Tick))
 				down = nil
 			}
 		case sandbox.LogCrash:
+			o.crash(r)
 			if r.Down > 0 && down == nil {
 				down = &pileUp{since: r.Tick}
 			}
@@ -274,7 +298,7 @@ func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[stri
 		case sandbox.LogStepError:
 			errs = append(errs, r)
 		case sandbox.LogTickEnd:
-			out = append(out, tickWrites(r, impl, next, crashes)...)
+			out = append(out, tickWrites(r, impl, next, crashes, o)...)
 			for _, e := range errs {
 				out = append(out, Entry{Tick: e.Tick, Who: Harness, What: "error", Text: e.Detail})
 			}
@@ -285,6 +309,7 @@ func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[stri
 			crashes, errs = nil, nil
 		default:
 			e := harnessEntry(b, r)
+			o.fired(r, e)
 			if down != nil {
 				down.add(r.Kind)
 				e.Text += " (unread: the implementation is down)"
@@ -313,13 +338,14 @@ func observedEntries(b *scenarios.Bundle, log []sandbox.LogRecord, impl map[stri
 // order of the tick's writes, with the tick's crashes after the write they
 // followed. Writes to private files are not in the log, so a crash's place
 // is exact only for implementations that write none.
-func tickWrites(r sandbox.LogRecord, impl map[string][]implLine, next map[string]int, crashes []sandbox.LogRecord) []Entry {
+func tickWrites(r sandbox.LogRecord, impl map[string][]implLine, next map[string]int, crashes []sandbox.LogRecord, o *outages) []Entry {
 	var out []Entry
 	take := func(name string) {
 		lines := impl[name]
 		if k := next[name]; k < len(lines) && lines[k].n <= r.Lines[name] {
 			e := lines[k].entry
 			e.Tick = r.Tick
+			o.wrote(r.Tick, lines[k].rec, e)
 			out = append(out, e)
 			next[name] = k + 1
 		}

@@ -64,7 +64,10 @@ const replayLong = `Replay plays a bundle once and prints what happened, tick by
 harness delivered, approved (and which draft the approval bound), signalled and
 crashed; what the implementation admitted, claimed, drafted, sent and resolved;
 and where each violation fired, with its evidence. Quiet ticks are skipped and
-long quiet stretches collapsed. --json prints the same as records.
+long quiet stretches collapsed. A run with a downtime ends with a table of what
+piled up while the implementation was down: when each delivery, approval,
+signal, posture or rules change fired, and when the implementation first acted
+on it (or never). --json prints the same as records.
 
 --seed is the run seed, as 'amr fuzz' prints it and 'amr run --seed' takes
 it; without it the bundle's name gives it. Replay plays scored run 1 of it,

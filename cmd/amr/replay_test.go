@@ -87,3 +87,33 @@ func TestReplayRefusesBadInput(t *testing.T) {
 	_, _, code = execAMR(t, "replay", filepath.Join(t.TempDir(), "missing"))
 	assert.Equal(t, exitBad, code)
 }
+
+// A downtime run's replay ends with what piled up while the implementation
+// was down and when it was first acted on; two replays give the same bytes,
+// as text and as JSON.
+func TestReplayShowsWhatPiledUpInADowntime(t *testing.T) {
+	args := []string{"replay", "../../scenarios/l4-downtime-escalation", "--impl", "weak-skip-old-signals", "--refs"}
+	stdout, stderr, code := execAMR(t, args...)
+	require.Equal(t, exitFail, code, stderr)
+	assert.Contains(t, stdout, "downtime: crash at tick 2, down 8 tick(s), restart at tick 10; 3 item(s) piled up\n")
+	assert.Regexp(t, `\n +4  signal +s1 +never: no record of the implementation acts on it\n`, stdout)
+	assert.Regexp(t, `\n +5  deliver +m2 +tick 10, 5 tick\(s\) after it fired: admit m2 as w-m2 \(rule support\)  \[audit\.jsonl:\d+\]\n`, stdout)
+	again, _, _ := execAMR(t, args...)
+	assert.Equal(t, stdout, again)
+
+	jargs := []string{"replay", "../../scenarios/l4-downtime-escalation", "--json"}
+	j1, stderr, code := execAMR(t, jargs...)
+	require.Equal(t, exitOK, code, stderr)
+	j2, _, _ := execAMR(t, jargs...)
+	assert.Equal(t, j1, j2)
+	var tl timeline.Timeline
+	require.NoError(t, json.Unmarshal([]byte(j1), &tl))
+	require.Len(t, tl.Downtimes, 1)
+	require.NotNil(t, tl.Downtimes[0].Restart)
+	assert.Equal(t, 10, *tl.Downtimes[0].Restart)
+	require.Len(t, tl.Downtimes[0].PiledUp, 3)
+	s1 := tl.Downtimes[0].PiledUp[0]
+	assert.Equal(t, "s1", s1.ID)
+	require.NotNil(t, s1.ActedAt, "the reference reads the escalation at its restart")
+	assert.Equal(t, 10, *s1.ActedAt)
+}
