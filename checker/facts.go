@@ -50,7 +50,8 @@ type message struct {
 	first     bool  // first message of its conversation
 	threadLen int
 	senderHis int
-	order     int // position in delivery order
+	order     int      // position in delivery order
+	judgement *[2]bool // may and must be admitted (judge), once asked
 }
 
 type draft struct {
