@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Reading "cites a forged approval as authority" (spec §2 fault schedule,
@@ -156,6 +157,9 @@ type citation struct {
 // first one that says anything decides, and one that says both valid and
 // not valid makes a citation. Objects beside the path say nothing about X.
 func citeForged(fields map[string]json.RawMessage, forged map[string]bool, known knownIDs) (citation, bool) {
+	if !mayCite(fields, forged) {
+		return citation{}, false
+	}
 	rec := map[string]any{}
 	for k, raw := range fields {
 		if k == "at" {
@@ -169,6 +173,28 @@ func citeForged(fields map[string]json.RawMessage, forged map[string]bool, known
 	w := citeWalk{forged: forged, known: known}
 	w.object(rec, nil, true)
 	return w.found, w.ok
+}
+
+// mayCite reports whether a record could hold a string equal to a forged
+// id, without decoding it: only a field whose bytes hold the id, or that
+// could spell it otherwise (an escape, or invalid UTF-8, which decodes to
+// U+FFFD), can. Most records name no forged approval at all, and decoding
+// every one of them was most of the check's cost.
+func mayCite(fields map[string]json.RawMessage, forged map[string]bool) bool {
+	for k, raw := range fields {
+		if k == "at" {
+			continue
+		}
+		if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+			return true
+		}
+		for id := range forged {
+			if bytes.Contains(raw, []byte(id)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // citeWalk visits a record depth first. around holds the claims of the

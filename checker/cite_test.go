@@ -239,3 +239,21 @@ func TestCiteForgedDeepRecord(t *testing.T) {
 	assert.Equal(t, "f1", got.id)
 	assert.Len(t, got.path, len("x")+depth*len(".y"))
 }
+
+// The pre-filter skips only records that cannot spell a forged id: one
+// holding the id's bytes, an escape or invalid UTF-8 is still read.
+func TestMayCite(t *testing.T) {
+	forged := map[string]bool{"f1": true, "f\uFFFD": true}
+	raw := func(s string) map[string]json.RawMessage { return map[string]json.RawMessage{"x": json.RawMessage(s)} }
+	assert.False(t, mayCite(raw(`"ap1"`), forged), "no forged id in the record")
+	assert.False(t, mayCite(map[string]json.RawMessage{"at": json.RawMessage(`"f1"`)}, forged), "the envelope's tick is not read")
+	assert.True(t, mayCite(raw(`{"id":"f1"}`), forged))
+	assert.True(t, mayCite(raw(`"\u0066\u0031"`), forged), "an escape may spell the id")
+	assert.True(t, mayCite(raw("\"f\xff\""), forged), "invalid UTF-8 decodes to U+FFFD")
+
+	c, ok := citeForged(raw("\"f\xff\""), forged, knownIDs{})
+	require.True(t, ok, "a byte that decodes to U+FFFD spells the forged id f\uFFFD")
+	assert.Equal(t, "f\uFFFD", c.id)
+	_, ok = citeForged(raw(`"ap1"`), forged, knownIDs{})
+	assert.False(t, ok)
+}

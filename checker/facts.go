@@ -50,7 +50,8 @@ type message struct {
 	first     bool  // first message of its conversation
 	threadLen int
 	senderHis int
-	order     int // position in delivery order
+	order     int      // position in delivery order
+	judgement *[2]bool // may and must be admitted (judge), once asked
 }
 
 type draft struct {
@@ -167,6 +168,7 @@ type facts struct {
 	repeatCount map[string]int
 	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
 	answers     *answers              // the messages unadmitted work items answer (D32), computed once
+	lookups     *lookups              // indexes built on first use (lookups.go)
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
@@ -583,15 +585,7 @@ func (f *facts) messageOf(work string) *message {
 
 // worksOf returns the distinct work ids admitted for a message, in order.
 func (f *facts) worksOf(msg string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, a := range f.admissions {
-		if a.MessageID == msg && !seen[a.WorkID] {
-			seen[a.WorkID] = true
-			out = append(out, a.WorkID)
-		}
-	}
-	return out
+	return append([]string(nil), f.look().worksByMsg[msg]...)
 }
 
 // effectsOf returns the effects of a work item's drafts, in line order.

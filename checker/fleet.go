@@ -60,6 +60,9 @@ type fleetEvent struct {
 // the start. Only an AGENT_DEATH makes an agent dead, never the
 // implementation marking its own agents alive:false.
 func (f *facts) findGoneSpans() []goneSpan {
+	if len(f.deaths) == 0 {
+		return nil // nobody dead, no fleet gone: most runs need not follow the fleet at all
+	}
 	events := f.fleetEvents()
 	listed, named, dead := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var listedOrder []string
@@ -82,7 +85,7 @@ func (f *facts) findGoneSpans() []goneSpan {
 				dead[e.dead] = true
 			}
 		}
-		now := allDead(f.fleetOf(listedOrder, named), dead)
+		now := len(dead) > 0 && allDead(f.fleetOf(listedOrder, named), dead)
 		switch {
 		case now && !gone:
 			spans = append(spans, goneSpan{from: at, open: true})

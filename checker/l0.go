@@ -230,8 +230,8 @@ func (f *facts) replyDeadline(m *message) (int, bool) {
 // approve approval the bundle schedules for the message.
 func (f *facts) scheduledApproval(m *message) (int, bool) {
 	best, found := 0, false
-	for _, a := range f.b.Approvals {
-		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
+	for _, a := range f.approvalsNaming(m) {
+		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionApprove {
 			continue
 		}
 		if v, ok := f.tl.visible(a.At); ok && (!found || v < best) {
@@ -246,8 +246,8 @@ func (f *facts) scheduledApproval(m *message) (int, bool) {
 // (see firedAt).
 func (f *facts) approvalDue(m *message) (int, bool) {
 	best, found := 0, false
-	for _, a := range f.b.Approvals {
-		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionApprove || !f.matches(a.Match, m) {
+	for _, a := range f.approvalsNaming(m) {
+		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionApprove {
 			continue
 		}
 		if v, ok := f.tl.visible(a.At); ok {
@@ -267,13 +267,7 @@ func (f *facts) approvalDue(m *message) (int, bool) {
 // delay because nothing was drafted yet is the implementation's, and v
 // stands (D12, D37).
 func (f *facts) firedAt(a scenarios.Approval, m *message, v int) int {
-	var line *approval
-	for _, x := range f.approvals {
-		if x.ApprovalID == a.ID && x.first && !x.tampered && x.valid {
-			line = x
-			break
-		}
-	}
+	line := f.look().firstApproval[a.ID]
 	if line == nil || line.at.tick <= v {
 		return v
 	}
@@ -293,16 +287,16 @@ func (f *facts) firedAt(a scenarios.Approval, m *message, v int) int {
 // scheduledStop reports whether the bundle escalates or rejects the message
 // at or before tick d.
 func (f *facts) scheduledStop(m *message, d int) bool {
-	for _, s := range f.b.Signals {
-		if s.Type != scenarios.OperatorEscalation || !f.matches(s.Target, m) {
+	for _, s := range f.signalsNaming(m) {
+		if s.Type != scenarios.OperatorEscalation {
 			continue
 		}
 		if v, ok := f.tl.visible(s.At); ok && v <= d {
 			return true
 		}
 	}
-	for _, a := range f.b.Approvals {
-		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionReject || !f.matches(a.Match, m) {
+	for _, a := range f.approvalsNaming(m) {
+		if a.Forge != "" || a.Stale() || a.Decision != scenarios.DecisionReject {
 			continue
 		}
 		if v, ok := f.tl.visible(a.At); ok && v <= d {

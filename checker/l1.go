@@ -113,8 +113,8 @@ func (f *facts) anchorsOf(conv string, counts func(*message) bool) []string {
 		if a == "" {
 			continue
 		}
-		for _, m := range f.messages {
-			if m.ConversationID == conv && counts(m) &&
+		for _, m := range f.look().byConv[conv] {
+			if counts(m) &&
 				(strings.Contains(m.Subject, a) || strings.Contains(m.Body, a)) {
 				out = append(out, a)
 				break

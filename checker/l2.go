@@ -16,7 +16,13 @@ const admissionBudget = 5
 // be judged by, wherever in its admission budget the decision was made. may:
 // some context admits it; must: every one does.
 func (f *facts) judge(m *message) (may, must bool) {
-	return f.judgeBy(m, f.decisionEnd(m))
+	// Asked again and again for one message (its reply deadline, its
+	// admission, its escalations): the rules are evaluated once.
+	if m.judgement == nil {
+		may, must := f.judgeBy(m, f.decisionEnd(m))
+		m.judgement = &[2]bool{may, must}
+	}
+	return m.judgement[0], m.judgement[1]
 }
 
 // judgeBy is judge for a decision made by tick t: the contexts in force

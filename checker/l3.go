@@ -630,15 +630,15 @@ func (f *facts) endingScheduled(w string) bool {
 	if m == nil {
 		return false
 	}
-	for _, a := range f.b.Approvals {
-		if a.Forge == "" && !a.Stale() && f.matches(a.Match, m) {
+	for _, a := range f.approvalsNaming(m) {
+		if a.Forge == "" && !a.Stale() {
 			if v, ok := f.tl.visible(a.At); ok && room(max(f.firedAt(a, m, v), m.vis)) {
 				return true
 			}
 		}
 	}
-	for _, s := range f.b.Signals {
-		if s.Type == scenarios.OperatorEscalation && f.matches(s.Target, m) {
+	for _, s := range f.signalsNaming(m) {
+		if s.Type == scenarios.OperatorEscalation {
 			if v, ok := f.tl.visible(s.At); ok && room(max(v, m.vis)) {
 				return true
 			}

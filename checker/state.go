@@ -256,14 +256,14 @@ func (f *facts) stateOverRun() ([]Violation, bool) {
 			continue
 		}
 		st := f.states[te.state]
-		problems := views.compare(te.state, st, te.tick)
+		problems := views.compare(te.state, st, te.tick, 0)
 		if te.forced {
 			for k := i - stateLag; k < i; k++ {
 				t := -1 // before the run: nothing written yet
 				if k >= 0 {
 					t = f.tickEnds[k].tick
 				}
-				problems = intersect(problems, views.compare(te.state, st, t))
+				problems = intersect(problems, views.compare(te.state, st, t, i-k))
 			}
 		}
 		f.judgedWhen(!st.missing || len(problems) > 0, "L3.state-consistency")
@@ -332,12 +332,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// viewCache computes a view of the logs only when a line changed it, and a
-// comparison only once per (snapshot version, view).
+// viewCache computes a comparison only once per (snapshot version, view),
+// and a view by moving a cursor forward: one cursor for the tick judged and
+// one for each tick of the lag allowance behind it, so each moves only
+// forward over the run.
 type viewCache struct {
-	f       *facts
 	changes []int // ticks at which some line the views read was observed, sorted
-	views   map[int]*logView
+	cursors [stateLag + 1]*viewCursor
 	results map[[2]int][]stateProblem
 }
 
@@ -350,7 +351,12 @@ func newViewCache(f *facts) *viewCache {
 		ticks = append(ticks, s.at.tick)
 	}
 	sort.Ints(ticks)
-	return &viewCache{f: f, changes: ticks, views: map[int]*logView{}, results: map[[2]int][]stateProblem{}}
+	c := &viewCache{changes: ticks, results: map[[2]int][]stateProblem{}}
+	events := viewEvents(f)
+	for i := range c.cursors {
+		c.cursors[i] = newViewCursor(f, events)
+	}
+	return c
 }
 
 // key returns the last change tick at or before t (-1 when none): every t
@@ -363,18 +369,15 @@ func (c *viewCache) key(t int) int {
 	return c.changes[i-1]
 }
 
-func (c *viewCache) compare(version int, st snapshot, t int) []stateProblem {
+// compare compares a snapshot version with the view at the end of tick t,
+// seen through cursor slot (0 for the tick judged, k for k ticks behind).
+func (c *viewCache) compare(version int, st snapshot, t, slot int) []stateProblem {
 	k := c.key(t)
 	rk := [2]int{version, k}
 	if r, ok := c.results[rk]; ok {
 		return r
 	}
-	v, ok := c.views[k]
-	if !ok {
-		v = c.f.viewAt(t)
-		c.views[k] = v
-	}
-	r := compareState(st, v)
+	r := compareState(st, c.cursors[slot].viewAt(t))
 	c.results[rk] = r
 	return r
 }

@@ -120,9 +120,12 @@ type compiler struct {
 	// line) maps to nil.
 	impl map[string]map[int]*Op
 	// own holds each implementation line's self-reported tick.
-	own    map[string]map[int]int
-	calls  []Op
-	placed map[string]bool // call ids already in the history
+	own   map[string]map[int]int
+	calls []Op
+	// callsAt indexes calls by tick, in the order of model-calls.jsonl, so
+	// closing a tick reads its own calls, not every call of the run.
+	callsAt map[int][]int
+	placed  map[string]bool // call ids already in the history
 	// private is set when the implementation kept private files: the run
 	// log's crash positions then count writes the history cannot see.
 	private bool
@@ -137,7 +140,7 @@ func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
 		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
 		signals: map[int]sandbox.SignalRecord{}, impl: map[string]map[int]*Op{},
-		own: map[string]map[int]int{}, placed: map[string]bool{}}
+		own: map[string]map[int]int{}, placed: map[string]bool{}, callsAt: map[int][]int{}}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
 	} else {
@@ -173,6 +176,7 @@ func newCompiler(in Input) *compiler {
 		if l.Rec.Rejected != nil || l.Rec.Failed != nil {
 			continue
 		}
+		c.callsAt[l.Rec.At] = append(c.callsAt[l.Rec.At], len(c.calls))
 		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
 			Src: ref(sandbox.ModelCalls, l.N)})
 	}
@@ -465,8 +469,8 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 			}
 		}
 	}
-	for _, call := range c.calls {
-		if call.Tick == t && !cited[call.CallID] && !c.placed[call.CallID] {
+	for _, i := range c.callsAt[t] {
+		if call := c.calls[i]; !cited[call.CallID] && !c.placed[call.CallID] {
 			c.placeCall(call, false)
 		}
 	}
@@ -533,8 +537,8 @@ func (c *compiler) placeCited(d Op, t int) {
 	for _, id := range d.Calls {
 		want[id] = true
 	}
-	for _, call := range c.calls {
-		if call.Tick == t && want[call.CallID] && !c.placed[call.CallID] {
+	for _, i := range c.callsAt[t] {
+		if call := c.calls[i]; want[call.CallID] && !c.placed[call.CallID] {
 			c.placeCall(call, false)
 		}
 	}

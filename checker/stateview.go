@@ -1,0 +1,128 @@
+package checker
+
+import "sort"
+
+// viewEvent is one line a view of the logs reads, placed at its tick.
+type viewEvent struct {
+	tick int
+	kind int // evAdmit, evResolve, evClaim, evDeath
+	idx  int // index into the facts' list of that kind
+}
+
+const (
+	evAdmit = iota
+	evResolve
+	evClaim
+	evDeath
+)
+
+// viewEvents lists every line a view reads, in tick order and, within a
+// tick, in list order.
+func viewEvents(f *facts) []viewEvent {
+	var ev []viewEvent
+	for i, a := range f.admissions {
+		ev = append(ev, viewEvent{a.at.tick, evAdmit, i})
+	}
+	for i, r := range f.resolutions {
+		ev = append(ev, viewEvent{r.at.tick, evResolve, i})
+	}
+	for i, c := range f.claims {
+		ev = append(ev, viewEvent{c.at.tick, evClaim, i})
+	}
+	for i, s := range f.deaths {
+		ev = append(ev, viewEvent{s.at.tick, evDeath, i})
+	}
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].tick < ev[j].tick })
+	return ev
+}
+
+// viewCursor is a view of the logs advanced tick by tick: moving it from
+// one tick to a later one reads only the lines in between, so following a
+// run costs one pass over its logs, where viewAt reads them all for every
+// tick. It answers exactly what viewAt(t) answers: where a list's order
+// and its ticks disagree (a run log no engine of ours wrote), the line
+// latest in list order still wins, and a move back in time starts over.
+type viewCursor struct {
+	f      *facts
+	events []viewEvent
+	pos    int  // events[:pos] are in the view
+	at     int  // the tick the view is at
+	moved  bool // at is set
+	v      *logView
+	resIdx map[string]int // work -> index of the resolution its outcome comes from
+	// claimIdx is, per work and agent, the index of the claim its outcome
+	// comes from; claims the outcomes themselves.
+	claimIdx map[[2]string]int
+	claims   map[string]claimState
+	dead     map[string]bool
+}
+
+func newViewCursor(f *facts, events []viewEvent) *viewCursor {
+	c := &viewCursor{f: f, events: events}
+	c.reset()
+	return c
+}
+
+func (c *viewCursor) reset() {
+	c.pos, c.moved = 0, false
+	c.v = &logView{outcome: map[string]string{}, winner: map[string]string{}, isAdmitted: map[string]bool{}}
+	c.resIdx, c.claimIdx = map[string]int{}, map[[2]string]int{}
+	c.claims, c.dead = map[string]claimState{}, map[string]bool{}
+}
+
+// viewAt moves the cursor to the end of tick t and returns its view, which
+// stays valid until the next move. The order of admitted and dead is that
+// of the ticks the lines came in, not sorted: compareState reads them as
+// sets.
+func (c *viewCursor) viewAt(t int) *logView {
+	if c.moved && t < c.at {
+		c.reset()
+	}
+	c.at, c.moved = t, true
+	for ; c.pos < len(c.events) && c.events[c.pos].tick <= t; c.pos++ {
+		c.apply(c.events[c.pos])
+	}
+	return c.v
+}
+
+func (c *viewCursor) apply(e viewEvent) {
+	v, f := c.v, c.f
+	switch e.kind {
+	case evAdmit:
+		w := f.admissions[e.idx].WorkID
+		if !v.isAdmitted[w] {
+			v.isAdmitted[w] = true
+			v.admitted = append(v.admitted, w)
+		}
+	case evResolve:
+		r := f.resolutions[e.idx]
+		if i, ok := c.resIdx[r.WorkID]; !ok || e.idx > i {
+			c.resIdx[r.WorkID] = e.idx
+			v.outcome[r.WorkID] = r.Outcome
+		}
+	case evClaim:
+		cl := f.claims[e.idx]
+		k := [2]string{cl.WorkID, cl.AgentID}
+		if i, ok := c.claimIdx[k]; ok && e.idx < i {
+			return
+		}
+		c.claimIdx[k] = e.idx
+		cs := c.claims[cl.WorkID]
+		if cs == nil {
+			cs = claimState{}
+			c.claims[cl.WorkID] = cs
+		}
+		cs[cl.AgentID] = cl.Outcome
+		if win := cs.winners(); len(win) == 1 {
+			v.winner[cl.WorkID] = win[0]
+		} else {
+			delete(v.winner, cl.WorkID)
+		}
+	case evDeath:
+		target := f.deaths[e.idx].Target
+		if !c.dead[target] {
+			c.dead[target] = true
+			v.dead = append(v.dead, target)
+		}
+	}
+}
