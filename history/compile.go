@@ -620,7 +620,11 @@ type restart struct {
 	up         bool
 }
 
-func restartsOf(b *scenarios.Bundle, tl timeline) map[int]restart {
+// restartsOf also returns the crash faults in the order they land, which
+// is the order their operations must take: a downtime's restart is the
+// first restart after its crash (outagesOf), so an immediate crash that
+// lands first at the same tick must come, with its restart, before it.
+func restartsOf(b *scenarios.Bundle, tl timeline) (map[int]restart, []int) {
 	var idx []int
 	for i, f := range b.Faults {
 		if f.Kind != scenarios.FaultCrash {
@@ -655,7 +659,7 @@ func restartsOf(b *scenarios.Bundle, tl timeline) map[int]restart {
 		out[i] = r
 		downUntil, forever = r.tick, !r.up
 	}
-	return out
+	return out, idx
 }
 
 // keyed is an operation with its sort key.
@@ -673,7 +677,6 @@ func (c *compiler) fromFiles() {
 	}
 	tl := newTimeline(c.in.Bundle)
 	if b := c.in.Bundle; b != nil {
-		restarts := restartsOf(b, tl)
 		for i, f := range b.Faults {
 			t, ok := tl.visible(f.At)
 			if !ok {
@@ -686,16 +689,21 @@ func (c *compiler) fromFiles() {
 			case scenarios.FaultRules:
 				hash := scenarios.RulesHash(f.RulesFile()) // the bytes the bundle gives, unchanged
 				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: hash, Src: src}, classHarness, 2)
-			case scenarios.FaultCrash:
-				// Where a crash inside a tick landed is unknown without the
-				// log: it is placed at the tick's start, its restart at once
-				// or when its downtime ends.
-				approx := f.AfterWrites > 0
-				r := restarts[i]
-				add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Down: r.down, Approximate: approx, Src: src}, classHarness, 0)
-				if r.up {
-					add(Op{Tick: r.tick, Actor: ActorHarness, Type: OpRestart, Approximate: approx, Src: src}, classHarness, 0)
-				}
+			}
+		}
+		restarts, landing := restartsOf(b, tl)
+		for _, i := range landing {
+			// Where a crash inside a tick landed is unknown without the
+			// log: it is placed at the tick's start, its restart at once
+			// or when its downtime ends.
+			f := b.Faults[i]
+			t, _ := tl.visible(f.At)
+			src := "bundle:faults[" + strconv.Itoa(i) + "]"
+			approx := f.AfterWrites > 0
+			r := restarts[i]
+			add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Down: r.down, Approximate: approx, Src: src}, classHarness, 0)
+			if r.up {
+				add(Op{Tick: r.tick, Actor: ActorHarness, Type: OpRestart, Approximate: approx, Src: src}, classHarness, 0)
 			}
 		}
 	}

@@ -44,10 +44,29 @@ func TestRestartsFromTheBundle(t *testing.T) {
 		{At: 20, Kind: scenarios.FaultCrash, AfterWrites: 1, Down: 40},
 		{At: 25, Kind: scenarios.FaultCrash},
 	}}
-	r := restartsOf(b, newTimeline(b))
+	r, _ := restartsOf(b, newTimeline(b))
 	assert.Equal(t, restart{tick: 7, down: 5, up: true}, r[0])
 	assert.Equal(t, restart{}, r[1])
 	assert.Equal(t, restart{tick: 9, up: true}, r[2])
 	assert.Equal(t, restart{down: 40}, r[3])
 	assert.Equal(t, restart{}, r[4])
+}
+
+// A downtime's crash and an immediate crash at one tick: the immediate one
+// lands first (it needs no write), restarts at once, and the downtime's
+// restart is still its own. The history used to take the crashes in the
+// bundle's order and pair the downtime with the other crash's restart, so
+// without a run log it judged a message due in the downtime as if nothing
+// had been down.
+func TestADowntimeKeepsItsRestartBesideAnImmediateCrash(t *testing.T) {
+	for _, order := range [][2]int{{0, 1}, {1, 0}} {
+		crashes := []scenarios.Fault{
+			{At: 3, Kind: scenarios.FaultCrash, AfterWrites: 2, Down: 10},
+			{At: 3, Kind: scenarios.FaultCrash},
+		}
+		b := &scenarios.Bundle{Meta: scenarios.Meta{Horizon: 40},
+			Faults: []scenarios.Fault{crashes[order[0]], crashes[order[1]]}}
+		h := Compile(Input{Bundle: b, Files: map[string][]byte{}})
+		assert.Equal(t, []outage{{from: 3, until: 13, up: true}}, outagesOf(h.Ops), "bundle order %v", order)
+	}
 }
