@@ -107,13 +107,20 @@ func (f *freezer) loop() {
 	}
 }
 
-// stop sends SIGSTOP to the held group and wakes the driver.
+// stop sends SIGSTOP to the held group and wakes the driver. With no group
+// held nothing is armed, and a wake would only make the driver look at a
+// sandbox it has no cut to land in: the harness's own writes of every tick
+// would cost a walk of the sandbox each.
 func (f *freezer) stop() {
 	f.mu.Lock()
-	if pg := f.pgid.Load(); pg != 0 {
+	pg := f.pgid.Load()
+	if pg != 0 {
 		_ = syscall.Kill(-int(pg), syscall.SIGSTOP)
 	}
 	f.mu.Unlock()
+	if pg == 0 {
+		return
+	}
 	select {
 	case f.C <- struct{}{}:
 	default: // a wake is pending already; its look resumes the group
