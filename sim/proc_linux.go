@@ -132,8 +132,14 @@ func readRegular(path string, off, limit int64) ([]byte, int64, error) {
 // writeNew creates path, which must not exist (a link planted there makes
 // it fail rather than write through), and writes data to it.
 func writeNew(path string, data []byte) error {
-	_ = syscall.Unlink(path)
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	const flags = syscall.O_WRONLY | syscall.O_CREAT | syscall.O_EXCL | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	fd, err := syscall.Open(path, flags, 0o644)
+	if err == syscall.EEXIST {
+		// Left over, or planted: removed only when there, so the common
+		// case costs no failed unlink at every tick.
+		_ = syscall.Unlink(path)
+		fd, err = syscall.Open(path, flags, 0o644)
+	}
 	if err != nil {
 		return &os.PathError{Op: "create", Path: path, Err: err}
 	}

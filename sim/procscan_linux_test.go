@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 func TestPidAfterIsTheCyclicRange(t *testing.T) {
@@ -94,4 +97,41 @@ func TestAMarkPastAWholeCycleOfPidsLooksAtAll(t *testing.T) {
 	assert.False(t, ok)
 	_, _, ok = procMark{}.window()
 	assert.False(t, ok, "the zero mark has no window")
+}
+
+// A harness file is written through a temporary file that must be new: one
+// left over, or a link planted in its place, is removed first and never
+// written through.
+func TestWriteNewReplacesWhatIsInItsPlace(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	require.NoError(t, os.WriteFile(target, []byte("keep"), 0o644))
+	tmp := filepath.Join(dir, ".amr-clock.tmp")
+	require.NoError(t, os.Symlink(target, tmp))
+	require.NoError(t, writeNew(tmp, []byte("one")))
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep", string(got), "never written through the link")
+	info, err := os.Lstat(tmp)
+	require.NoError(t, err)
+	assert.True(t, info.Mode().IsRegular())
+	require.NoError(t, writeNew(tmp, []byte("two")), "a file left over is replaced")
+	got, err = os.ReadFile(tmp)
+	require.NoError(t, err)
+	assert.Equal(t, "two", string(got))
+	require.NoError(t, writeNew(filepath.Join(dir, "fresh"), []byte("three")))
+}
+
+// BenchmarkWriteClock is the clock's rewrite at every tick: a new
+// temporary file, then a rename over the clock.
+func BenchmarkWriteClock(b *testing.B) {
+	root, err := os.MkdirTemp(DefaultTempDir(), "amr-bench-*")
+	require.NoError(b, err)
+	defer os.RemoveAll(root)
+	files := newDirFiles(root, 1<<20)
+	for i := 0; b.Loop(); i++ {
+		if err := files.Write(sandbox.Clock, []byte(`{"tick":`+strconv.Itoa(i)+"}\n")); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
