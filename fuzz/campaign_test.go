@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -266,4 +267,15 @@ func TestCampaignHonoursATimeBudgetAndCancellation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, sum.Runs)
 	assert.NotEmpty(t, seen)
+}
+
+// A process run mostly waits, so a campaign of one plays several runs per
+// core by default; in process, one per core.
+func TestDefaultWorkersArePerCoreAndMoreForAProcess(t *testing.T) {
+	cores := runtime.GOMAXPROCS(0)
+	ref := play.Impl{Name: examples.ReferenceName, New: examples.Reference()}
+	assert.Equal(t, cores, DefaultWorkers(ref))
+	proc := play.Impl{Name: "p", Process: &sim.ProcessSpec{Command: []string{"p"}, Regime: sim.RegimeStep}}
+	assert.Equal(t, ProcessWorkersPerCore*cores, DefaultWorkers(proc))
+	assert.Greater(t, ProcessWorkersPerCore, 1)
 }

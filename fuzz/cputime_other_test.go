@@ -2,4 +2,5 @@
 
 package fuzz
 
-func cpuSeconds() float64 { return 0 }
+func cpuSeconds() float64      { return 0 }
+func childCPUSeconds() float64 { return 0 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/amr-bench/amr/checker"
 )
@@ -24,11 +25,16 @@ var (
 	pageJS string
 )
 
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"status": statusText,
-	"level":  func(i int) string { return "L" + strconv.Itoa(i) },
-	"join":   strings.Join,
-}).Parse(pageTemplate))
+// page is parsed at its first use, not when the program starts: every amr
+// process links this package, and one started as an implementation (amr
+// serve-impl, once per instance of every run) never renders a page.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"status": statusText,
+		"level":  func(i int) string { return "L" + strconv.Itoa(i) },
+		"join":   strings.Join,
+	}).Parse(pageTemplate))
+})
 
 // WriteHTML renders the page as one self-contained HTML document: its CSS
 // and script inline, its data embedded as JSON, nothing fetched. The same
@@ -46,7 +52,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		}
 		view.Runs = append(view.Runs, rv)
 	}
-	return page.Execute(w, view)
+	return page().Execute(w, view)
 }
 
 // summary is the page's data without the runs' bulk (entries, files,

@@ -16,7 +16,11 @@ import (
 // still a race, only a much shorter one.
 type freezer struct {
 	ino, ep int
-	quit    [2]int // a pipe: writing to quit[1] ends the loop
+	dir     string
+	// wd is the watch on dir, -1 while nothing is held: the kernel then
+	// reports nothing, and the loop's thread never wakes.
+	wd   int
+	quit [2]int // a pipe: writing to quit[1] ends the loop
 	// C gets a value after every batch of changes, once the group, if one
 	// is held, has been sent SIGSTOP.
 	C    chan struct{}
@@ -33,7 +37,7 @@ const freezeEvents = syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE | syscall.IN_CRE
 // newFreezer watches dir; it returns nil when the kernel will not, and the
 // driver then relies on its looks alone.
 func newFreezer(dir string) *freezer {
-	f := &freezer{ino: -1, ep: -1, quit: [2]int{-1, -1}, C: make(chan struct{}, 1), done: make(chan struct{})}
+	f := &freezer{ino: -1, ep: -1, wd: -1, dir: dir, quit: [2]int{-1, -1}, C: make(chan struct{}, 1), done: make(chan struct{})}
 	if !f.open(dir) {
 		f.closeFDs()
 		return nil
@@ -47,9 +51,13 @@ func (f *freezer) open(dir string) bool {
 	if f.ino, err = syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK); err != nil {
 		return false
 	}
-	if _, err = syscall.InotifyAddWatch(f.ino, dir, freezeEvents); err != nil {
+	// The watch is added when a group is first held; a directory the
+	// kernel will not watch is found now.
+	wd, err := syscall.InotifyAddWatch(f.ino, dir, freezeEvents)
+	if err != nil {
 		return false
 	}
+	_, _ = syscall.InotifyRmWatch(f.ino, uint32(wd))
 	if err = syscall.Pipe2(f.quit[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
 		return false
 	}
@@ -107,13 +115,20 @@ func (f *freezer) loop() {
 	}
 }
 
-// stop sends SIGSTOP to the held group and wakes the driver.
+// stop sends SIGSTOP to the held group and wakes the driver. With no group
+// held nothing is armed, and a wake would only make the driver look at a
+// sandbox it has no cut to land in: the harness's own writes of every tick
+// would cost a walk of the sandbox each.
 func (f *freezer) stop() {
 	f.mu.Lock()
-	if pg := f.pgid.Load(); pg != 0 {
+	pg := f.pgid.Load()
+	if pg != 0 {
 		_ = syscall.Kill(-int(pg), syscall.SIGSTOP)
 	}
 	f.mu.Unlock()
+	if pg == 0 {
+		return
+	}
 	select {
 	case f.C <- struct{}{}:
 	default: // a wake is pending already; its look resumes the group
@@ -122,8 +137,29 @@ func (f *freezer) stop() {
 
 // hold makes the next change stop the group pgid; 0 holds nothing.
 func (f *freezer) hold(pgid int) {
-	if f != nil {
-		f.pgid.Store(int64(pgid))
+	if f == nil {
+		return
+	}
+	if pgid != 0 {
+		f.watch(true)
+	}
+	f.pgid.Store(int64(pgid))
+}
+
+// watch adds or removes the watch on the sandbox directory. Changes made
+// while nothing is held are not reported at all: each report woke the
+// loop's thread, at every write of every tick.
+func (f *freezer) watch(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case on && f.wd < 0:
+		if wd, err := syscall.InotifyAddWatch(f.ino, f.dir, freezeEvents); err == nil {
+			f.wd = wd
+		}
+	case !on && f.wd >= 0:
+		_, _ = syscall.InotifyRmWatch(f.ino, uint32(f.wd))
+		f.wd = -1
 	}
 }
 
@@ -147,6 +183,7 @@ func (f *freezer) release() {
 	}
 	f.resume()
 	f.pgid.Store(0)
+	f.watch(false)
 }
 
 // wake is the channel a driver selects on; nil (never ready) without a

@@ -346,7 +346,7 @@ func KillAll() {
 		killGroup(g)
 	}
 	for _, d := range dirs {
-		for _, s := range findStrays(d, 0) {
+		for _, s := range findStrays(d, procMark{}) {
 			killPid(s.pid)
 		}
 	}

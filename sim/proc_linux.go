@@ -132,8 +132,14 @@ func readRegular(path string, off, limit int64) ([]byte, int64, error) {
 // writeNew creates path, which must not exist (a link planted there makes
 // it fail rather than write through), and writes data to it.
 func writeNew(path string, data []byte) error {
-	_ = syscall.Unlink(path)
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	const flags = syscall.O_WRONLY | syscall.O_CREAT | syscall.O_EXCL | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	fd, err := syscall.Open(path, flags, 0o644)
+	if err == syscall.EEXIST {
+		// Left over, or planted: removed only when there, so the common
+		// case costs no failed unlink at every tick.
+		_ = syscall.Unlink(path)
+		fd, err = syscall.Open(path, flags, 0o644)
+	}
 	if err != nil {
 		return &os.PathError{Op: "create", Path: path, Err: err}
 	}
@@ -170,22 +176,28 @@ type stray struct {
 // children that left the process group (setsid, a double fork) and so
 // survived it, or members not yet dead. One that cleared both cannot be
 // told apart from any other process and is not found.
-func findStrays(sandbox string, since uint64) []stray {
-	entries, err := os.ReadDir("/proc")
+//
+// With a mark taken (markProcs) only the processes whose pid was allocated
+// after it are read: reading every process's stat costs milliseconds on a
+// busy machine, and a run's process can only have been forked after the
+// run began. The zero mark looks at all.
+func findStrays(sandbox string, since procMark) []stray {
+	names, err := procPids()
 	if err != nil {
 		return nil
 	}
+	from, to, windowed := since.window()
 	self := os.Getpid()
 	needle := []byte(EnvSandbox + "=" + sandbox + "\x00")
 	var out []stray
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == self || windowed && !pidAfter(pid, from, to) {
 			continue
 		}
-		dir := filepath.Join("/proc", e.Name())
+		dir := filepath.Join("/proc", name)
 		st, ok := procStat(dir)
-		if !ok || st.state == 'Z' || st.state == 'X' || st.start < since {
+		if !ok || st.state == 'Z' || st.state == 'X' || st.start < since.start {
 			continue
 		}
 		if !belongs(dir, sandbox, needle) {
@@ -195,6 +207,94 @@ func findStrays(sandbox string, since uint64) []stray {
 		out = append(out, stray{pid: pid, pgid: st.pgid, name: strings.TrimSpace(string(name))})
 	}
 	return out
+}
+
+// procPids lists /proc's entries unsorted: sorting and typing them (as
+// os.ReadDir does) costs as much as the listing itself.
+func procPids() ([]string, error) {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// procMark is a moment a scan for a run's processes starts from: no
+// process older than it can belong to the run.
+type procMark struct {
+	// start is when the harness process started, in /proc's clock ticks.
+	start uint64
+	// lastPid is the last pid the kernel had allocated, forks the forks
+	// since boot (/proc/stat's "processes", threads included), pidMax the
+	// pid space; ok says all three were read.
+	lastPid int
+	forks   uint64
+	pidMax  int
+	ok      bool
+}
+
+// markProcs takes a mark now. The kernel allocates pids in a cycle, so
+// every process forked after the mark has a pid after lastPid in that
+// cycle, until as many pids as the space holds have been allocated.
+func markProcs() procMark {
+	m := procMark{start: startTime(os.Getpid())}
+	self, err := os.Readlink("/proc/self")
+	if err != nil || self != strconv.Itoa(os.Getpid()) {
+		return m // /proc is another pid namespace's: pids cannot be compared
+	}
+	last, ok1 := readProcNumber("/proc/sys/kernel/ns_last_pid")
+	max, ok2 := readProcNumber("/proc/sys/kernel/pid_max")
+	forks, ok3 := procForks()
+	m.lastPid, m.pidMax, m.forks, m.ok = int(last), int(max), forks, ok1 && ok2 && ok3 && max > 0
+	return m
+}
+
+// window is the cyclic range of pids (from, to] allocated since the mark;
+// ok is false when the mark has none or the pids may have gone round the
+// whole space since, and every process must be looked at.
+func (m procMark) window() (from, to int, ok bool) {
+	if !m.ok {
+		return 0, 0, false
+	}
+	last, ok1 := readProcNumber("/proc/sys/kernel/ns_last_pid")
+	forks, ok2 := procForks()
+	if !ok1 || !ok2 || forks < m.forks || forks-m.forks >= uint64(m.pidMax)/2 {
+		return 0, 0, false
+	}
+	return m.lastPid, int(last), true
+}
+
+// pidAfter reports whether pid lies in the cyclic range (from, to].
+func pidAfter(pid, from, to int) bool {
+	if to >= from {
+		return pid > from && pid <= to
+	}
+	return pid > from || pid <= to
+}
+
+func readProcNumber(path string) (uint64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	return n, err == nil
+}
+
+// procForks is the number of forks since boot, from /proc/stat.
+func procForks() (uint64, bool) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "processes "); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(rest), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // startTime is when a process started, in clock ticks after boot; 0 when

@@ -74,7 +74,12 @@ type stray struct {
 	name string
 }
 
-func findStrays(string, uint64) []stray { return nil }
+func findStrays(string, procMark) []stray { return nil }
+
+// procMark is a moment a scan for a run's processes starts from.
+type procMark struct{ start uint64 }
+
+func markProcs() procMark { return procMark{} }
 
 func startTime(int) uint64 { return 0 }
 

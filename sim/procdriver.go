@@ -65,9 +65,9 @@ type procDriver struct {
 	forcedRow int
 	instances int
 	aborted   bool
-	// since is when this harness process started, in /proc's clock ticks:
-	// no process older than that can have escaped from a run.
-	since uint64
+	// since is taken before the run's first process starts: no process
+	// older than that can have escaped from the run.
+	since procMark
 }
 
 func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
@@ -78,7 +78,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 		return nil, err
 	}
 	spec = spec.WithDefaults()
-	d := &procDriver{e: e, spec: spec, ctx: e.opts.Context, since: startTime(os.Getpid())}
+	d := &procDriver{e: e, spec: spec, ctx: e.opts.Context, since: markProcs()}
 	if d.ctx == nil {
 		d.ctx = context.Background()
 	}
@@ -810,7 +810,7 @@ func (d *procDriver) abort() {
 	d.freeze.close()
 	d.killCur()
 	if d.root != "" {
-		for _, s := range findStrays(d.root, 0) {
+		for _, s := range findStrays(d.root, procMark{}) {
 			killPid(s.pid)
 		}
 		unregisterSandbox(d.root)

@@ -48,7 +48,7 @@ func runProcess(t *testing.T, b *scenarios.Bundle, spec *ProcessSpec, seed uint6
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Workdir)
 	t.Cleanup(func() { _ = res.Cleanup() })
-	assert.Empty(t, findStrays(filepath.Join(res.Workdir, SandboxDir), 0), "a process of the run is still alive")
+	assert.Empty(t, findStrays(filepath.Join(res.Workdir, SandboxDir), procMark{}), "a process of the run is still alive")
 	live.Lock()
 	groups := len(live.groups)
 	live.Unlock()
@@ -659,10 +659,21 @@ func benchRegimes(b *testing.B, bundle *scenarios.Bundle, modes []string) {
 	}
 }
 
+// BenchmarkFindStrays is one look through /proc for a run's processes:
+// every process (the mark of a harness that could not take one), and only
+// those forked since a mark taken at the start, as a run looks.
 func BenchmarkFindStrays(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		findStrays("/nonexistent", startTime(os.Getpid()))
-	}
+	b.Run("every-process", func(b *testing.B) {
+		for b.Loop() {
+			findStrays("/nonexistent", procMark{start: startTime(os.Getpid())})
+		}
+	})
+	b.Run("since-mark", func(b *testing.B) {
+		mark := markProcs()
+		for b.Loop() {
+			findStrays("/nonexistent", mark)
+		}
+	})
 }
 
 // A process killed after its k-th write could call the model before the

@@ -127,7 +127,7 @@ func newServer(impl sandbox.Implementation, cfg ServeConfig) (*server, error) {
 		}
 		seed = n
 	}
-	store := &processStore{dir: &sandbox.Dir{Root: root}}
+	store := &processStore{dir: &sandbox.Dir{Root: root}, cache: newReadCache(root)}
 	return &server{impl: impl, env: &sandbox.Env{Files: store, Model: model, Seed: seed},
 		store: store, maxSteps: cfg.MaxSteps, errs: cfg.Stderr}, nil
 }
@@ -196,19 +196,28 @@ func (s *server) steps(ctx context.Context, in io.Reader, out io.Writer) error {
 
 // processStore is a sandbox directory as an implementation process sees
 // it: the harness's files are read-only, and writes to the logs are counted
-// so a round of work knows when it is quiet.
+// so a round of work knows when it is quiet. Files are read from disk only
+// when they changed since they were last read.
 type processStore struct {
 	dir       *sandbox.Dir
+	cache     *readCache
 	logWrites int
 }
 
-func (c *processStore) Read(name string) ([]byte, error) { return c.dir.Read(name) }
-func (c *processStore) Names() []string                  { return c.dir.Names() }
+func (c *processStore) Read(name string) ([]byte, error) {
+	if !sandbox.ValidName(name) {
+		return c.dir.Read(name)
+	}
+	return c.cache.read(c.dir.Root, name, func() ([]byte, error) { return c.dir.Read(name) })
+}
+
+func (c *processStore) Names() []string { return c.dir.Names() }
 
 func (c *processStore) Append(name string, line []byte) error {
 	if err := c.allow(name); err != nil {
 		return err
 	}
+	c.cache.forget(name)
 	if err := c.dir.Append(name, line); err != nil {
 		return err
 	}
@@ -220,6 +229,7 @@ func (c *processStore) Write(name string, data []byte) error {
 	if err := c.allow(name); err != nil {
 		return err
 	}
+	c.cache.forget(name)
 	if err := c.dir.Write(name, data); err != nil {
 		return err
 	}

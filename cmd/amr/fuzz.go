@@ -188,7 +188,7 @@ func newFuzzCmd() *cobra.Command {
 	f.Uint64Var(&o.seed, "seed", 1, "campaign seed: run i's run seed derives from it and i")
 	f.IntVar(&o.runs, "runs", defaultFuzzRuns, "runs in the campaign (all shards together)")
 	f.DurationVar(&o.budget, "time", 0, "stop after this much wall-clock time (alone, or with --runs: whichever ends first)")
-	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "runs played at once; the outcome does not depend on it")
+	f.IntVar(&o.workers, "workers", 0, fmt.Sprintf("runs played at once; the outcome does not depend on it (default: the cores, %d, in process; %d times that for --impl-cmd)", runtime.GOMAXPROCS(0), fuzz.ProcessWorkersPerCore))
 	f.StringVar(&o.preset, "profile", faults.DefaultPreset, "profile preset: "+strings.Join(faults.PresetNames(), ", "))
 	f.StringVar(&o.out, "out", "", "write a counterexample's raw/ and shrunk/ here, replacing an earlier one, and the campaign's result campaign.json (default: a folder of its own under .amr/fuzz/<impl>/, and no result)")
 	f.StringVar(&o.corpus, "corpus", "", "failure corpus to replay first and to keep failures in (default .amr/corpus/<impl>/)")
@@ -434,7 +434,7 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 		return fuzz.Config{}, usageErr("--runs must be at least 1")
 	case o.budget < 0:
 		return fuzz.Config{}, usageErr("--time must not be negative")
-	case o.workers < 1:
+	case o.workers < 1 && flags.Changed("workers"):
 		return fuzz.Config{}, usageErr("--workers must be at least 1")
 	case o.maxSteps < 0:
 		return fuzz.Config{}, usageErr("--max-steps must not be negative")
@@ -443,6 +443,9 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 	}
 	if o.budget > 0 && !flags.Changed("runs") {
 		o.runs = 0
+	}
+	if !flags.Changed("workers") {
+		o.workers = fuzz.DefaultWorkers(impl)
 	}
 	if faults.CheckPreset(o.preset) != nil {
 		return fuzz.Config{}, usageErr("unknown --profile %q (known: %s)", o.preset, strings.Join(faults.PresetNames(), ", "))

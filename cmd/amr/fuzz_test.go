@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -240,7 +241,8 @@ func TestFuzzRejectsBadUsage(t *testing.T) {
 func TestFuzzHelpTeachesWithExamples(t *testing.T) {
 	stdout, _, code := execAMR(t, "fuzz", "--help")
 	require.Equal(t, exitOK, code)
-	for _, want := range []string{"amr fuzz --impl weak-send-before-record", "--shard", "Profile presets:", "crash", "Exit 0"} {
+	for _, want := range []string{"amr fuzz --impl weak-send-before-record", "--shard", "Profile presets:", "crash", "Exit 0",
+		fmt.Sprintf("%d times that for --impl-cmd", fuzz.ProcessWorkersPerCore)} {
 		assert.Contains(t, stdout, want)
 	}
 }

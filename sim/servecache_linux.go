@@ -1,0 +1,117 @@
+//go:build linux
+
+package sim
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+// readCache keeps the sandbox files an implementation process read, so a
+// step that reads every file reads from disk only those that changed since.
+// The kernel reports every change to the sandbox directory (inotify), and it
+// queues the report in the very system call that made the change: whatever
+// the harness wrote before it sent "tick N" is reported before that line can
+// be read, so a file is never served stale. Only the sandbox's own entries
+// are kept; files in its subdirectories are read every time.
+type readCache struct {
+	ino   int // the inotify descriptor; -1 once the cache is off
+	files map[string][]byte
+	buf   []byte
+	loads int // reads that went to disk, for tests
+}
+
+// cacheEvents are every change to an entry of the directory, and the
+// directory itself going away.
+const cacheEvents = syscall.IN_MODIFY | syscall.IN_ATTRIB | syscall.IN_CLOSE_WRITE | syscall.IN_CREATE |
+	syscall.IN_DELETE | syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF
+
+// newReadCache watches root; without a watch it caches nothing.
+func newReadCache(root string) *readCache {
+	c := &readCache{ino: -1, files: map[string][]byte{}}
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	if err != nil {
+		return c
+	}
+	if _, err := syscall.InotifyAddWatch(fd, root, cacheEvents); err != nil {
+		syscall.Close(fd)
+		return c
+	}
+	c.ino, c.buf = fd, make([]byte, 64*(syscall.SizeofInotifyEvent+syscall.NAME_MAX+1))
+	return c
+}
+
+// read returns name's content, from the cache when it has not changed since
+// it was last loaded, else from load. Errors are never kept.
+func (c *readCache) read(root, name string, load func() ([]byte, error)) ([]byte, error) {
+	if c.ino < 0 || strings.Contains(name, "/") {
+		c.loads++
+		return load()
+	}
+	c.drain()
+	if data, ok := c.files[name]; ok && c.ino >= 0 {
+		return cloneFile(data), nil
+	}
+	c.loads++
+	data, err := load()
+	if err != nil || c.ino < 0 {
+		return data, err
+	}
+	// A link's target changes where no watch sees it: never kept.
+	if info, lerr := os.Lstat(filepath.Join(root, name)); lerr == nil && !info.Mode().IsRegular() {
+		return data, nil
+	}
+	c.files[name] = cloneFile(data)
+	return data, nil
+}
+
+// cloneFile copies data, keeping nil (an absent file) apart from empty.
+func cloneFile(data []byte) []byte {
+	if data == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(data)), data...)
+}
+
+// forget drops name, which this process just wrote.
+func (c *readCache) forget(name string) { delete(c.files, name) }
+
+// drain reads every change reported so far and drops what it names. A lost
+// report (the queue overflowed) drops everything; the directory gone turns
+// the cache off.
+func (c *readCache) drain() {
+	for c.ino >= 0 {
+		n, err := syscall.Read(c.ino, c.buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if n <= 0 || err != nil {
+			return
+		}
+		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
+			ev := (*syscall.InotifyEvent)(unsafe.Pointer(&c.buf[off]))
+			nameBytes := c.buf[off+syscall.SizeofInotifyEvent : off+syscall.SizeofInotifyEvent+int(ev.Len)]
+			off += syscall.SizeofInotifyEvent + int(ev.Len)
+			switch {
+			case ev.Mask&(syscall.IN_DELETE_SELF|syscall.IN_MOVE_SELF|syscall.IN_IGNORED) != 0:
+				c.off()
+				return
+			case ev.Mask&syscall.IN_Q_OVERFLOW != 0:
+				clear(c.files)
+			default:
+				delete(c.files, strings.TrimRight(string(nameBytes), "\x00"))
+			}
+		}
+	}
+}
+
+func (c *readCache) off() {
+	clear(c.files)
+	if c.ino >= 0 {
+		syscall.Close(c.ino)
+		c.ino = -1
+	}
+}

@@ -1,0 +1,163 @@
+//go:build linux
+
+package sim
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+func cachedStore(t testing.TB, root string) *processStore {
+	s := &processStore{dir: &sandbox.Dir{Root: root}, cache: newReadCache(root)}
+	if s.cache.ino < 0 {
+		t.Skip("the kernel will not watch the sandbox (inotify)")
+	}
+	t.Cleanup(s.cache.off)
+	return s
+}
+
+func mustRead(t testing.TB, s *processStore, name string) []byte {
+	t.Helper()
+	data, err := s.Read(name)
+	require.NoError(t, err)
+	return data
+}
+
+// A file that did not change is read from disk once; a step that reads
+// every file every time costs the process its system calls.
+func TestAnUnchangedFileIsReadOnce(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, sandbox.Inbox), []byte("a\n"), 0o644))
+	s := cachedStore(t, root)
+	for range 5 {
+		assert.Equal(t, "a\n", string(mustRead(t, s, sandbox.Inbox)))
+	}
+	assert.Equal(t, 1, s.cache.loads)
+	assert.Nil(t, mustRead(t, s, sandbox.Outbox), "absent")
+	assert.Nil(t, mustRead(t, s, sandbox.Outbox), "absent, from the cache")
+	assert.Equal(t, 2, s.cache.loads)
+}
+
+// Every way another process changes a file is seen at the next read.
+func TestAFileChangedOnDiskIsReadAgain(t *testing.T) {
+	root := t.TempDir()
+	path := func(n string) string { return filepath.Join(root, n) }
+	s := cachedStore(t, root)
+	steps := []struct {
+		what   string
+		change func()
+		want   string
+	}{
+		{"created", func() { require.NoError(t, os.WriteFile(path(sandbox.Inbox), []byte("a\n"), 0o644)) }, "a\n"},
+		{"appended to", func() {
+			f, err := os.OpenFile(path(sandbox.Inbox), os.O_WRONLY|os.O_APPEND, 0)
+			require.NoError(t, err)
+			_, _ = f.WriteString("b\n")
+			require.NoError(t, f.Close())
+		}, "a\nb\n"},
+		{"rewritten in place, same size", func() {
+			f, err := os.OpenFile(path(sandbox.Inbox), os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, _ = f.WriteAt([]byte("c"), 0)
+			require.NoError(t, f.Close())
+		}, "c\nb\n"},
+		{"replaced by a rename", func() {
+			require.NoError(t, os.WriteFile(path(".amr-inbox.tmp"), []byte("d\n"), 0o644))
+			require.NoError(t, os.Rename(path(".amr-inbox.tmp"), path(sandbox.Inbox)))
+		}, "d\n"},
+		{"truncated", func() { require.NoError(t, os.Truncate(path(sandbox.Inbox), 0)) }, ""},
+		{"removed", func() { require.NoError(t, os.Remove(path(sandbox.Inbox))) }, ""},
+	}
+	for _, st := range steps {
+		mustRead(t, s, sandbox.Inbox) // cached before the change
+		st.change()
+		got := mustRead(t, s, sandbox.Inbox)
+		assert.Equal(t, st.want, string(got), "after it was %s", st.what)
+		if st.what == "removed" {
+			assert.Nil(t, got, "a removed file reads as absent")
+		} else {
+			assert.NotNil(t, got, "a file present, even empty, is not absent (%s)", st.what)
+		}
+	}
+}
+
+// What the cache cannot watch is read every time: files in subdirectories
+// and links, whose targets change where no watch sees.
+func TestWhatIsNotWatchedIsReadEveryTime(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "private"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "private", "db"), []byte("1"), 0o644))
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	require.NoError(t, os.WriteFile(target, []byte("x\n"), 0o644))
+	require.NoError(t, os.Symlink(target, filepath.Join(root, sandbox.Outbox)))
+	s := cachedStore(t, root)
+	mustRead(t, s, "private/db")
+	mustRead(t, s, sandbox.Outbox)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "private", "db"), []byte("2"), 0o644))
+	require.NoError(t, os.WriteFile(target, []byte("y\n"), 0o644))
+	assert.Equal(t, "2", string(mustRead(t, s, "private/db")))
+	assert.Equal(t, "y\n", string(mustRead(t, s, sandbox.Outbox)))
+	assert.Equal(t, 4, s.cache.loads)
+}
+
+// A sandbox directory moved away turns the cache off; reads go on, from
+// disk.
+func TestAMovedSandboxTurnsTheCacheOff(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "sandbox")
+	require.NoError(t, os.Mkdir(root, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, sandbox.Inbox), []byte("a\n"), 0o644))
+	s := cachedStore(t, root)
+	mustRead(t, s, sandbox.Inbox)
+	require.NoError(t, os.Rename(root, root+"-old"))
+	require.NoError(t, os.Mkdir(root, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, sandbox.Inbox), []byte("b\n"), 0o644))
+	assert.Equal(t, "b\n", string(mustRead(t, s, sandbox.Inbox)))
+	assert.Less(t, s.cache.ino, 0, "off")
+}
+
+// Whatever happens to the files, by this process or another, a read
+// returns what is on disk.
+func TestACachedReadIsWhatIsOnDisk(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		root, err := os.MkdirTemp("", "amr-cache-*")
+		require.NoError(rt, err)
+		defer os.RemoveAll(root)
+		s := &processStore{dir: &sandbox.Dir{Root: root}, cache: newReadCache(root)}
+		defer s.cache.off()
+		names := []string{sandbox.Inbox, sandbox.Drafts, sandbox.State, "private/notes"}
+		for i, n := 0, rapid.IntRange(1, 30).Draw(rt, "ops"); i < n; i++ {
+			name := rapid.SampledFrom(names).Draw(rt, "name")
+			p := filepath.Join(root, filepath.FromSlash(name))
+			text := rapid.StringMatching(`[a-c]{0,3}`).Draw(rt, "text")
+			switch rapid.IntRange(0, 4).Draw(rt, "op") {
+			case 0: // another process replaces it
+				_ = os.MkdirAll(filepath.Dir(p), 0o755)
+				_ = os.WriteFile(p, []byte(text), 0o644)
+			case 1: // another process removes it
+				_ = os.Remove(p)
+			case 2: // this process appends through the store
+				if name != sandbox.Inbox {
+					require.NoError(rt, s.Append(name, []byte(text)))
+				}
+			case 3: // this process writes through the store
+				if name != sandbox.Inbox {
+					require.NoError(rt, s.Write(name, []byte(text)))
+				}
+			}
+			got, err := s.Read(name)
+			require.NoError(rt, err)
+			want, err := os.ReadFile(p)
+			if os.IsNotExist(err) {
+				want = nil
+			}
+			require.Equal(rt, want, got, "%s", name)
+		}
+	})
+}

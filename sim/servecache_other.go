@@ -1,0 +1,15 @@
+//go:build !linux
+
+package sim
+
+// readCache caches nothing where the kernel cannot report changes.
+type readCache struct{ loads int }
+
+func newReadCache(string) *readCache { return &readCache{} }
+
+func (c *readCache) read(_, _ string, load func() ([]byte, error)) ([]byte, error) {
+	c.loads++
+	return load()
+}
+
+func (c *readCache) forget(string) {}
