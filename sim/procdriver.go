@@ -43,6 +43,12 @@ type procDriver struct {
 	env     []string
 	cur     *proc // the running instance, nil when none runs
 	gate    callGate
+	// traced is set when each instance is traced for exact cuts; cutBy
+	// names how the run lands crashes after k writes, tearing the torn
+	// write being landed (see proccut.go).
+	traced  bool
+	cutBy   string
+	tearing *tornCut
 	// gone is set once the implementation is killed for good (a file or
 	// the run directory past its bound), goneWhy says which; hung once it
 	// is killed as hung, until a crash fault restarts it. downAt is the
@@ -111,7 +117,8 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	})
 	d.watch.counts = spec.WriteCounter()
 	e.refresh = d.watch.verifyLog
-	if !spec.NoFreeze {
+	d.chooseCut()
+	if !spec.NoFreeze && !d.traced {
 		d.freeze = newFreezer(d.root)
 	}
 	e.files = d.files
@@ -133,6 +140,9 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	}
 	d.env = d.environ()
 	e.params = spec.Params()
+	if d.cutBy != "" {
+		e.params["cut"] = d.cutBy
+	}
 	return d, nil
 }
 
@@ -196,7 +206,7 @@ func (d *procDriver) startInstance() {
 	if d.spec.Ready == ReadyFile {
 		_ = os.Remove(d.readyPath())
 	}
-	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout)
+	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout, d.traced)
 	if err != nil {
 		d.cur = nil
 		if !d.lived {
@@ -303,6 +313,10 @@ func (d *procDriver) crashNow(afterWrites, at, armBase int) {
 	d.watch.poll(true)
 	d.watch.verify()
 	rec := sandbox.LogRecord{AfterWrites: afterWrites, Written: d.watch.writes - armBase, Lines: d.watch.lines()}
+	if running {
+		d.tornRecord(&rec)
+	}
+	d.tearing = nil
 	restarted := ""
 	switch {
 	case d.gone:
@@ -504,6 +518,7 @@ func (d *procDriver) holdWhileArmed(a *armed) (rehold func()) {
 		} else {
 			d.freeze.release()
 		}
+		d.armTrace(a.pending())
 	}
 	rehold()
 	return rehold
@@ -589,11 +604,12 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 	}
 	hold := d.holdWhileArmed(a)
 	defer d.freeze.release()
+	defer d.armTrace(false)
 	if d.cur != nil {
 		send()
 	}
 	var pollC <-chan time.Time
-	if a.pending() {
+	if a.pending() && !d.traced {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C
@@ -605,6 +621,7 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 loop:
 	for d.cur != nil {
 		var held chan bool
+		var stop *traceStop
 		select {
 		case <-d.ctx.Done():
 			return tickWork{}, d.ctx.Err()
@@ -631,8 +648,10 @@ loop:
 		case <-pollC:
 		case <-d.freeze.wake():
 		case held = <-d.gate.requests():
+		case st := <-d.traceStops():
+			stop = st
 		}
-		killed := d.lookForCut(a)
+		killed := d.lookOrStop(a, stop)
 		answer(held, !killed)
 		if !killed {
 			d.freeze.resume()
@@ -733,15 +752,18 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 	timer := time.NewTimer(d.spec.Timeout)
 	defer timer.Stop()
 	var pollC <-chan time.Time
-	if a.pending() {
+	if a.pending() && !d.traced {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C
 	}
 	bound := time.NewTicker(boundEvery)
 	defer bound.Stop()
+	d.armTrace(a.pending())
+	defer d.armTrace(false)
 	for {
 		var held chan bool
+		var stop *traceStop
 		select {
 		case <-d.ctx.Done():
 			return onceOutcome{}, d.ctx.Err()
@@ -763,8 +785,10 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 			return onceOutcome{timedOut: true}, nil
 		case <-pollC:
 		case held = <-d.gate.requests():
+		case st := <-d.traceStops():
+			stop = st
 		}
-		killed := d.lookForCut(a)
+		killed := d.lookOrStop(a, stop)
 		answer(held, !killed)
 		switch {
 		case d.down():
