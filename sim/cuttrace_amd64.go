@@ -13,7 +13,12 @@ var tracedCalls = []int{
 	syscall.SYS_CREAT, syscall.SYS_RENAME, syscall.SYS_RENAMEAT, 316, /* renameat2 */
 	syscall.SYS_UNLINK, syscall.SYS_UNLINKAT, syscall.SYS_RMDIR, syscall.SYS_TRUNCATE, syscall.SYS_FTRUNCATE,
 	syscall.SYS_MKDIR, syscall.SYS_MKDIRAT, 437, /* openat2 */
+	syscall.SYS_SETSID, syscall.SYS_SETPGID,
 }
+
+// leavesGroup are the calls that take a process out of its group; they
+// stop too, so the tracer can let the process go first.
+var leavesGroup = map[int]bool{syscall.SYS_SETSID: true, syscall.SYS_SETPGID: true}
 
 var openCalls = []struct{ nr, flagsArg int }{{syscall.SYS_OPEN, 1}, {syscall.SYS_OPENAT, 2}}
 

@@ -11,7 +11,12 @@ var tracedCalls = []int{
 	syscall.SYS_WRITE, syscall.SYS_PWRITE64, syscall.SYS_WRITEV, syscall.SYS_PWRITEV, 287, /* pwritev2 */
 	syscall.SYS_RENAMEAT, 276, /* renameat2 */
 	syscall.SYS_UNLINKAT, syscall.SYS_TRUNCATE, syscall.SYS_FTRUNCATE, syscall.SYS_MKDIRAT, 437, /* openat2 */
+	syscall.SYS_SETSID, syscall.SYS_SETPGID,
 }
+
+// leavesGroup are the calls that take a process out of its group; they
+// stop too, so the tracer can let the process go first.
+var leavesGroup = map[int]bool{syscall.SYS_SETSID: true, syscall.SYS_SETPGID: true}
 
 var openCalls = []struct{ nr, flagsArg int }{{syscall.SYS_OPENAT, 2}}
 

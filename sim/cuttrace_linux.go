@@ -152,7 +152,7 @@ func runProbe() string {
 		defer runtime.UnlockOSThread()
 		cmd := exec.Command(exe, probeTarget)
 		cmd.Args[0] = trampolineArg0
-		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
 			done <- "ptrace refused: " + err.Error()
 			return
@@ -163,7 +163,7 @@ func runProbe() string {
 		first := true
 		for {
 			var ws syscall.WaitStatus
-			tid, err := syscall.Wait4(-1, &ws, syscall.WALL|wNoThread, nil)
+			tid, err := syscall.Wait4(-pid, &ws, syscall.WALL|wNoThread, nil)
 			if err == syscall.EINTR {
 				continue
 			}
@@ -319,13 +319,15 @@ func (t *tracer) run(cmd *exec.Cmd) {
 	defer func() { _ = cmd.Process.Release() }()
 	first := true
 	for {
+		// Only the instance's group: the thread may be one that forked
+		// other children of the harness before it was locked.
 		var ws syscall.WaitStatus
-		tid, err := syscall.Wait4(-1, &ws, syscall.WALL|wNoThread, nil)
+		tid, err := syscall.Wait4(-t.leader, &ws, syscall.WALL|wNoThread, nil)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			break // ECHILD: no tracee is left
+			break // ECHILD: no tracee is left in the group
 		}
 		if ws.Exited() || ws.Signaled() {
 			t.gone(tid, ws)
@@ -402,6 +404,13 @@ func (t *tracer) resume(tid, sig int) { _ = syscall.PtraceCont(tid, sig) }
 
 // callStops is a file-changing call about to run.
 func (t *tracer) callStops(tid int) {
+	var regs syscall.PtraceRegs
+	if syscall.PtraceGetRegs(tid, &regs) == nil && leavesGroup[int(callNumber(&regs))] {
+		// Out of the group it is out of the kill and of the wait: it is
+		// let go, and found as escaped if it outlives a kill.
+		_ = syscall.PtraceDetach(tid)
+		return
+	}
 	if t.armedChan() == nil {
 		t.resume(tid, 0)
 		return
