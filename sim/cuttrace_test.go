@@ -23,6 +23,19 @@ import (
 // Each writes a tick's lines with no pause between them, so only a cut
 // before each call lands between two of them.
 func cutHelper(role, root string) int {
+	if role == "burst-once" {
+		// One-shot: the tick's six lines in one burst, once per tick.
+		tick := os.Getenv(EnvTick)
+		if _, err := os.Stat(filepath.Join(root, "private", "done-"+tick)); err == nil {
+			return 0
+		}
+		for i := 0; i < 6; i++ {
+			appendLine(root, sandbox.Audit, fmt.Sprintf("{\"event\":\"once\",\"at\":%s,\"n\":%d}\n", tick, i))
+		}
+		_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+		appendLine(root, "private/done-"+tick, "")
+		return 0
+	}
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		tick, ok := strings.CutPrefix(sc.Text(), "tick ")
@@ -125,6 +138,20 @@ func TestATracedCrashLandsAtTheKthWrite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A one-shot invocation is cut from its first call: it is armed before
+// the implementation runs.
+func TestATracedCrashCutsAOneShotInvocation(t *testing.T) {
+	requireTrace(t)
+	b := shortened(t, "l0-respond", 2)
+	b.Faults = crashAt(4, false)
+	res := runProcess(t, b, helperSpec("burst-once", RegimeOnce), 1)
+	c := kinds(res, sandbox.LogCrash)
+	require.Len(t, c, 1)
+	assert.Equal(t, 4, c[0].Written)
+	assert.Equal(t, 6+4, c[0].Lines[sandbox.Audit])
+	assert.Equal(t, CutTrace, res.Process.Cut)
 }
 
 // The write before the send is in a subdirectory: the cut between them is

@@ -46,9 +46,10 @@ type procDriver struct {
 	// traced is set when each instance is traced for exact cuts; cutBy
 	// names how the run lands crashes after k writes, tearing the torn
 	// write being landed (see proccut.go).
-	traced  bool
-	cutBy   string
-	tearing *tornCut
+	traced   bool
+	cutBy    string
+	tearing  *tornCut
+	armedNow *armed // the tick's armed crashes while it is worked
 	// gone is set once the implementation is killed for good (a file or
 	// the run directory past its bound), goneWhy says which; hung once it
 	// is killed as hung, until a crash fault restarts it. downAt is the
@@ -218,6 +219,7 @@ func (d *procDriver) startInstance() {
 		return
 	}
 	d.cur = p
+	d.armStarted()
 	d.awaitReady(p)
 	if d.paused {
 		// Started by a boundary crash while the tick's inputs are being
@@ -467,6 +469,8 @@ func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
 		d.watch.poll(false)
 	}
 	a := d.arm(d.e.tick, crashes)
+	d.armedNow = a
+	defer func() { d.armedNow = nil }()
 	var w tickWork
 	var err error
 	switch d.spec.Regime {
