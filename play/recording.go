@@ -3,6 +3,7 @@ package play
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/seeds"
@@ -17,6 +18,10 @@ import (
 type Recording struct {
 	Seeds seeds.Seeds
 	Cuts  []sim.Cut
+	// Watched is set when the recorded run landed its crashes by watching
+	// the sandbox (its start record's params.cut): the replay watches too,
+	// so it cuts the way the run it replays did.
+	Watched bool
 }
 
 // ReadRecording reads the run log (run.jsonl) of an earlier play of b. It
@@ -37,7 +42,8 @@ func ReadRecording(runLog []byte, b *scenarios.Bundle) (*Recording, error) {
 	if h := log[0].BundleHash; h != "" && h != hash {
 		return nil, fmt.Errorf("the run log is of another bundle (%s, this one is %s)", h, hash)
 	}
-	return &Recording{Seeds: log[0].Seeds, Cuts: sim.CutsOf(log)}, nil
+	watched := strings.HasPrefix(log[0].Params["cut"], sim.CutWatch)
+	return &Recording{Seeds: log[0].Seeds, Cuts: sim.CutsOf(log), Watched: watched}, nil
 }
 
 // Replay returns what plays the recorded run again: the seeds with the
@@ -47,6 +53,7 @@ func (r *Recording) Replay(impl Impl) (Impl, seeds.Seeds) {
 	if impl.Process != nil {
 		spec := *impl.Process
 		spec.Cuts = r.Cuts
+		spec.NoTrace = spec.NoTrace || r.Watched
 		impl.Process = &spec
 	}
 	return impl, r.Seeds

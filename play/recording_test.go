@@ -108,3 +108,37 @@ func texts(files map[string][]byte) map[string]string {
 	}
 	return out
 }
+
+// A run that cut by watching is replayed by watching; a traced one is
+// replayed traced.
+func TestARecordingReplaysWithTheCutItHad(t *testing.T) {
+	b := published(t, "l0-respond")
+	r, err := play.Play(b, builtin(t, examples.ReferenceName), seeds.Seeds{}, play.Options{})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		cut     string
+		watched bool
+	}{{"watch: tracing turned off", true}, {sim.CutTrace, false}, {"", false}} {
+		log := append([]sandbox.LogRecord(nil), r.Result.Log...)
+		start := log[0]
+		start.Params = map[string]string{}
+		for k, v := range log[0].Params {
+			start.Params[k] = v
+		}
+		if c.cut != "" {
+			start.Params["cut"] = c.cut
+		}
+		log[0] = start
+		var lines []byte
+		for _, rec := range log {
+			line, err := sandbox.MarshalLine(rec)
+			require.NoError(t, err)
+			lines = append(append(lines, line...), '\n')
+		}
+		rec, err := play.ReadRecording(lines, b)
+		require.NoError(t, err)
+		assert.Equal(t, c.watched, rec.Watched, c.cut)
+		impl, _ := rec.Replay(play.Impl{Name: "p", Process: &sim.ProcessSpec{Command: []string{"./impl"}}})
+		assert.Equal(t, c.watched, impl.Process.NoTrace, c.cut)
+	}
+}

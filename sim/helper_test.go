@@ -88,6 +88,8 @@ func helperMain(role string) int {
 		}
 		fmt.Fprintln(os.Stderr, "answered one tick, then failed")
 		return 5
+	case "burst", "subdir", "threads", "child", "burst-once":
+		return cutHelper(role, root)
 	case "journaled":
 		// Step regime: at each tick, the writes of a daemon with a database
 		// and a log of its own around two audit lines, 25ms apart.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -36,14 +37,20 @@ type proc struct {
 	once  sync.Once
 	// state is how the process ended, set by kill.
 	state *os.ProcessState
+	// tr follows a traced instance (exact cuts, D105); its thread waits
+	// for the process, which os/exec then never does.
+	tr *tracer
 }
 
 // startProc starts argv in dir with env. stdout and stderr go to the
 // capped writers, except that in the step regime stdout is the protocol:
 // "idle N" lines are answers, other lines go to the writer.
 // With readyOut, a line "ready" on stdout is the readiness handshake.
-func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step, readyOut bool) (*proc, error) {
+func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step, readyOut, traced bool) (*proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.SysProcAttr = sysProcAttr()
@@ -80,14 +87,20 @@ func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer
 		parent, child = append(parent, inW), append(child, inR)
 		cmd.Stdin = inR
 	}
-	if err := cmd.Start(); err != nil {
+	var tr *tracer
+	if traced {
+		tr, err = startTraced(cmd, dir)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		closeAll(parent)
 		closeAll(child)
 		return nil, err
 	}
 	closeAll(child)
 	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, quit: make(chan struct{}), done: make(chan struct{}),
-		errDone: make(chan struct{})}
+		errDone: make(chan struct{}), tr: tr}
 	if readyOut {
 		p.ready = make(chan struct{})
 	}
@@ -106,7 +119,11 @@ func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer
 		go drain(outR, stdout)
 	}
 	go func() {
-		waitExit(p.pgid)
+		if tr != nil {
+			<-tr.leaderDone
+		} else {
+			waitExit(p.pgid)
+		}
 		close(p.done)
 	}()
 	return p, nil
@@ -184,6 +201,9 @@ func (p *proc) exited() bool {
 
 // status describes how the process ended; call it after kill.
 func (p *proc) status() string {
+	if p.tr != nil && p.exited() {
+		return waitStatusText(p.tr.exitStatus())
+	}
 	if p.state != nil {
 		return p.state.String()
 	}
@@ -193,6 +213,12 @@ func (p *proc) status() string {
 // exitCode is the process's exit code, or -1 when a signal ended it; call
 // it after kill.
 func (p *proc) exitCode() int {
+	if p.tr != nil && p.exited() {
+		if ws := p.tr.exitStatus(); ws.Exited() {
+			return ws.ExitStatus()
+		}
+		return -1
+	}
 	if p.state != nil {
 		return p.state.ExitCode()
 	}
@@ -204,6 +230,10 @@ func (p *proc) exitCode() int {
 // being reused), then reaps the leader.
 func (p *proc) kill() {
 	p.once.Do(func() {
+		if p.tr != nil {
+			p.killTraced()
+			return
+		}
 		killGroup(p.pgid)
 		close(p.quit)
 		if p.stdin != nil {
@@ -221,6 +251,38 @@ func (p *proc) kill() {
 		}
 		unregisterGroup(p.pgid)
 	})
+}
+
+// killTraced is kill for a traced instance: its tracer, not os/exec,
+// reaps it. The group is not signalled once no tracee is left, so a group
+// id freed since cannot be reached.
+func (p *proc) killTraced() {
+	p.tr.disarm()
+	select {
+	case <-p.tr.done:
+	default:
+		killGroup(p.pgid)
+	}
+	close(p.quit)
+	if p.stdin != nil {
+		p.stdin.Close()
+	}
+	select {
+	case <-p.tr.leaderDone:
+	case <-time.After(killWait):
+	}
+	unregisterGroup(p.pgid)
+}
+
+// waitStatusText says how a process ended, as os.ProcessState does.
+func waitStatusText(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Exited():
+		return "exit status " + strconv.Itoa(ws.ExitStatus())
+	case ws.Signaled():
+		return "signal: " + ws.Signal().String()
+	}
+	return "unknown"
 }
 
 // sendTick writes the step protocol's "tick N" line, giving up after the

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -130,6 +133,15 @@ func (d *procDriver) lookForCut(a *armed) bool {
 	return true
 }
 
+// lookOrStop answers a traced stop, or looks at the sandbox (a poll, a held
+// model call); it reports whether the running instance was killed.
+func (d *procDriver) lookOrStop(a *armed, stop *traceStop) bool {
+	if stop != nil {
+		return d.atStop(stop, a)
+	}
+	return d.lookForCut(a)
+}
+
 // answer lets a model call held at the gate go on, or refuses it.
 func answer(held chan bool, ok bool) {
 	if held != nil {
@@ -215,4 +227,171 @@ func (g *callGate) pass() bool {
 	case <-r.cut:
 		return false
 	}
+}
+
+// Ways a process run lands its crashes after k writes (D105), as the run
+// log's start record (params.cut) and the process facts (cut) name them.
+const (
+	CutTrace = "trace" // stopped before each file-changing call: exact
+	CutWatch = "watch" // looks at the sandbox, held at inotify events: best effort
+)
+
+// chooseCut decides how this run lands its crashes after k writes: traced
+// where the machine allows it, by watching otherwise, and says which and
+// why. A run without such a crash needs neither and says nothing.
+func (d *procDriver) chooseCut() {
+	needed := false
+	for _, f := range d.e.b.Faults {
+		if f.Kind == scenarios.FaultCrash && f.AfterWrites > 0 {
+			needed = true
+		}
+	}
+	if !needed {
+		return
+	}
+	why := ""
+	switch {
+	case d.spec.Regime == RegimeQuiescence:
+		// Its pause between ticks is a group stop, which a tracee does not
+		// take as a signal (D106).
+		why = "the quiescence regime pauses the process with SIGSTOP, which tracing would undo"
+	case d.spec.NoTrace:
+		why = "tracing turned off"
+	default:
+		why = traceRefused()
+	}
+	if why == "" {
+		d.traced, d.cutBy = true, CutTrace
+	} else {
+		d.cutBy = CutWatch + ": " + why
+	}
+	d.facts.Cut = d.cutBy
+}
+
+// traceStops is where the traced instance's stops arrive; nil (never
+// ready) when none is traced.
+func (d *procDriver) traceStops() <-chan *traceStop {
+	if d.cur == nil || d.cur.tr == nil {
+		return nil
+	}
+	return d.cur.tr.stops
+}
+
+// armTrace makes the running instance stop at its file-changing calls, or
+// (on false) lets them run.
+func (d *procDriver) armTrace(on bool) {
+	if d.cur == nil || d.cur.tr == nil {
+		return
+	}
+	if on {
+		d.cur.tr.arm()
+	} else {
+		d.cur.tr.disarm()
+	}
+}
+
+// armStarted arms an instance started while a crash is armed (a one-shot
+// invocation, a restart) from its first call: the trampoline has not yet
+// executed the implementation when its start returns.
+func (d *procDriver) armStarted() {
+	if d.armedNow != nil && d.armedNow.pending() {
+		d.armTrace(true)
+	}
+}
+
+// tornCut is the torn write a traced crash is landing (D107): the call
+// let run with a shortened length, or the rename of a file cut short.
+type tornCut struct {
+	file string
+	log  bool // a line of a log, else a whole file's new content
+}
+
+// atStop answers a stop of the traced instance: the implementation is
+// stopped before a call that changes a file of its sandbox, or right after
+// one the harness let run. Every call before it has run, so a look now
+// sees exactly what was written: the crash lands when its writes are
+// reached, before anything else is changed. It reports whether the
+// instance was killed.
+func (d *procDriver) atStop(st *traceStop, a *armed) bool {
+	if !a.pending() {
+		st.reply <- traceVerdict{}
+		return false
+	}
+	d.watch.poll(true)
+	switch {
+	case d.watch.oversize != "" && !d.gone:
+		st.reply <- traceVerdict{kill: true}
+		d.checkOversize()
+		return true
+	case a.due(d.watch.writes) || st.exit && d.tearing != nil:
+		st.reply <- traceVerdict{kill: true}
+		d.landNext(a)
+		return true
+	case st.exit:
+		st.reply <- traceVerdict{}
+		return false
+	}
+	v := traceVerdict{}
+	if d.watch.writes-a.base == a.at[0]-1 {
+		v = d.lastWrite(st, a.faults[0].Torn)
+	}
+	st.reply <- v
+	return false
+}
+
+// lastWrite is the verdict for a call that may be the write the crash
+// lands after. A write of several lines is cut to its first, so the crash
+// lands after exactly k lines; a torn crash lets half the line through, or
+// cuts the file a rename puts in place of a counted one to half its size.
+func (d *procDriver) lastWrite(st *traceStop, torn bool) traceVerdict {
+	isWrite := st.call == "write" || st.call == "pwrite64"
+	counted := sandbox.IsImplLog(st.path) || d.watch.counts == nil || d.watch.counts(st.path)
+	switch {
+	case isWrite && sandbox.IsImplLog(st.path) && st.line > 0:
+		if torn {
+			d.tearing = &tornCut{file: st.path, log: true}
+			return traceVerdict{short: max(1, st.line/2)}
+		}
+		return traceVerdict{short: st.line}
+	case !torn || !counted:
+		return traceVerdict{}
+	case isWrite && st.n > 0 && !sandbox.IsImplLog(st.path):
+		d.tearing = &tornCut{file: st.path}
+		return traceVerdict{short: max(1, st.n/2)}
+	case strings.HasPrefix(st.call, "rename") && st.from != "" && !sandbox.IsImplLog(st.path):
+		src := filepath.Join(d.root, filepath.FromSlash(st.from))
+		if info, err := os.Lstat(src); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
+			if os.Truncate(src, max(1, info.Size()/2)) == nil {
+				d.tearing = &tornCut{file: st.path}
+			}
+		}
+	}
+	return traceVerdict{}
+}
+
+// tornRecord fills a crash record with what a torn cut left: the line
+// without its newline (its number, its bytes), or the file cut short.
+// The torn line is no complete line, so the watch did not count it: the
+// torn write is the k-th all the same, as in process.
+func (d *procDriver) tornRecord(rec *sandbox.LogRecord) {
+	t := d.tearing
+	d.tearing = nil
+	if t == nil {
+		return
+	}
+	data, _, err := readRegular(filepath.Join(d.root, filepath.FromSlash(t.file)), 0, d.spec.MaxFileBytes)
+	if err != nil || len(data) == 0 {
+		return
+	}
+	if !t.log {
+		rec.Torn, rec.TornText = t.file, string(data)
+		return
+	}
+	i := bytes.LastIndexByte(data, '\n')
+	if i == len(data)-1 {
+		return // the line was ended after all: nothing torn
+	}
+	rec.Torn, rec.TornText = t.file, string(data[i+1:])
+	rec.Line = bytes.Count(data, []byte("\n")) + 1
+	rec.Written++
 }

@@ -43,6 +43,13 @@ type procDriver struct {
 	env     []string
 	cur     *proc // the running instance, nil when none runs
 	gate    callGate
+	// traced is set when each instance is traced for exact cuts; cutBy
+	// names how the run lands crashes after k writes, tearing the torn
+	// write being landed (see proccut.go).
+	traced   bool
+	cutBy    string
+	tearing  *tornCut
+	armedNow *armed // the tick's armed crashes while it is worked
 	// gone is set once the implementation is killed for good (a file or
 	// the run directory past its bound), goneWhy says which; hung once it
 	// is killed as hung, until a crash fault restarts it. downAt is the
@@ -111,7 +118,8 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	})
 	d.watch.counts = spec.WriteCounter()
 	e.refresh = d.watch.verifyLog
-	if !spec.NoFreeze {
+	d.chooseCut()
+	if !spec.NoFreeze && !d.traced {
 		d.freeze = newFreezer(d.root)
 	}
 	e.files = d.files
@@ -133,6 +141,9 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	}
 	d.env = d.environ()
 	e.params = spec.Params()
+	if d.cutBy != "" {
+		e.params["cut"] = d.cutBy
+	}
 	return d, nil
 }
 
@@ -196,7 +207,7 @@ func (d *procDriver) startInstance() {
 	if d.spec.Ready == ReadyFile {
 		_ = os.Remove(d.readyPath())
 	}
-	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout)
+	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout, d.traced)
 	if err != nil {
 		d.cur = nil
 		if !d.lived {
@@ -208,6 +219,7 @@ func (d *procDriver) startInstance() {
 		return
 	}
 	d.cur = p
+	d.armStarted()
 	d.awaitReady(p)
 	if d.paused {
 		// Started by a boundary crash while the tick's inputs are being
@@ -303,6 +315,10 @@ func (d *procDriver) crashNow(afterWrites, at, armBase int) {
 	d.watch.poll(true)
 	d.watch.verify()
 	rec := sandbox.LogRecord{AfterWrites: afterWrites, Written: d.watch.writes - armBase, Lines: d.watch.lines()}
+	if running {
+		d.tornRecord(&rec)
+	}
+	d.tearing = nil
 	restarted := ""
 	switch {
 	case d.gone:
@@ -453,6 +469,8 @@ func (d *procDriver) work(crashes []scenarios.Fault) (tickWork, error) {
 		d.watch.poll(false)
 	}
 	a := d.arm(d.e.tick, crashes)
+	d.armedNow = a
+	defer func() { d.armedNow = nil }()
 	var w tickWork
 	var err error
 	switch d.spec.Regime {
@@ -504,6 +522,7 @@ func (d *procDriver) holdWhileArmed(a *armed) (rehold func()) {
 		} else {
 			d.freeze.release()
 		}
+		d.armTrace(a.pending())
 	}
 	rehold()
 	return rehold
@@ -589,11 +608,12 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 	}
 	hold := d.holdWhileArmed(a)
 	defer d.freeze.release()
+	defer d.armTrace(false)
 	if d.cur != nil {
 		send()
 	}
 	var pollC <-chan time.Time
-	if a.pending() {
+	if a.pending() && !d.traced {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C
@@ -605,6 +625,7 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 loop:
 	for d.cur != nil {
 		var held chan bool
+		var stop *traceStop
 		select {
 		case <-d.ctx.Done():
 			return tickWork{}, d.ctx.Err()
@@ -631,8 +652,10 @@ loop:
 		case <-pollC:
 		case <-d.freeze.wake():
 		case held = <-d.gate.requests():
+		case st := <-d.traceStops():
+			stop = st
 		}
-		killed := d.lookForCut(a)
+		killed := d.lookOrStop(a, stop)
 		answer(held, !killed)
 		if !killed {
 			d.freeze.resume()
@@ -733,15 +756,18 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 	timer := time.NewTimer(d.spec.Timeout)
 	defer timer.Stop()
 	var pollC <-chan time.Time
-	if a.pending() {
+	if a.pending() && !d.traced {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C
 	}
 	bound := time.NewTicker(boundEvery)
 	defer bound.Stop()
+	d.armTrace(a.pending())
+	defer d.armTrace(false)
 	for {
 		var held chan bool
+		var stop *traceStop
 		select {
 		case <-d.ctx.Done():
 			return onceOutcome{}, d.ctx.Err()
@@ -763,8 +789,10 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 			return onceOutcome{timedOut: true}, nil
 		case <-pollC:
 		case held = <-d.gate.requests():
+		case st := <-d.traceStops():
+			stop = st
 		}
-		killed := d.lookForCut(a)
+		killed := d.lookOrStop(a, stop)
 		answer(held, !killed)
 		switch {
 		case d.down():

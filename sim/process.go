@@ -135,6 +135,9 @@ type ProcessSpec struct {
 	// landed by the looks every Poll and at model calls alone, and land
 	// later in a burst of writes.
 	NoFreeze bool
+	// NoTrace turns off exact cuts (D105): crashes after k writes are
+	// landed by watching, as where the kernel refuses tracing.
+	NoTrace bool
 }
 
 // WithDefaults returns the spec with every zero field set to its default.

@@ -730,7 +730,7 @@ func TestReplayedCutKillsAtTheRecordedWriteCount(t *testing.T) {
 	// by then.
 	late := helperSpec("slow", RegimeStep)
 	late.Poll = 50 * time.Millisecond
-	late.NoFreeze = true
+	late.NoFreeze, late.NoTrace = true, true
 	first := runProcess(t, b, late, 1)
 	cuts := CutsOf(first.Log)
 	require.Len(t, cuts, 1)
@@ -765,10 +765,11 @@ func TestAHeldProcessIsCutAtItsWrite(t *testing.T) {
 	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 2}}
 	spec := helperSpec("slow", RegimeStep)
 	spec.Poll = time.Second // no look in time but the freezer's
+	spec.NoTrace = true
 	held := runProcess(t, b, spec, 1)
 	assert.Equal(t, 2, kinds(held, sandbox.LogCrash)[0].Written)
 
-	spec.NoFreeze = true
+	spec.NoFreeze, spec.NoTrace = true, true // the watch, without its hold
 	loose := runProcess(t, b, spec, 1)
 	assert.Greater(t, kinds(loose, sandbox.LogCrash)[0].Written, 2)
 }

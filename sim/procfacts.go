@@ -51,6 +51,10 @@ type ProcessFacts struct {
 	// Down says why the implementation was not running when the run
 	// ended (empty when it was, or when it ended by itself).
 	Down string `json:"down,omitempty"`
+	// Cut is how the run landed its crashes after k writes (D105):
+	// "trace", or "watch: " and why it could not trace; empty when it had
+	// none.
+	Cut string `json:"cut,omitempty"`
 	// StderrTail is the end of stderr.log: its last lines, at most
 	// stderrTailBytes.
 	StderrTail string `json:"stderr_tail"`

@@ -45,6 +45,7 @@ type processFlags struct {
 	stepTimeout time.Duration
 	hangLimit   int
 	noFreeze    bool
+	noTrace     bool
 	// name is what a process implementation is called in tables, --json
 	// and reports; empty means its command line.
 	name string
@@ -68,6 +69,7 @@ func addProcessFlags(cmd *cobra.Command) *processFlags {
 	f.DurationVar(&p.stepTimeout, "step-timeout", sim.DefaultStepTimeout, `step regime: how long to wait for "idle N"`)
 	f.IntVar(&p.hangLimit, "hang-limit", sim.DefaultHangLimit, "forced advances in a row before a process implementation is killed as hung")
 	f.BoolVar(&p.noFreeze, "no-freeze", false, "do not hold a process at each write while a crash after k writes is armed (docs/processes.md)")
+	f.BoolVar(&p.noTrace, "no-trace", false, "land crashes after k writes by watching the sandbox, not by stopping the process before each file-changing call (docs/processes.md)")
 	f.StringArrayVar(&p.countWrites, "count-writes", nil, "a crash after k writes also counts new versions of these sandbox paths (a pattern, or a directory ending in /; repeatable)")
 	f.StringArrayVar(&p.ignoreWrites, "ignore-writes", nil, "a crash after k writes does not count these sandbox paths (state.json included; repeatable)")
 	f.StringVar(&p.ready, "ready", "", `readiness handshake to wait for after every start and restart, holding the clock: "stdout" (a line "ready") or "file" (the process creates $AMR_READY_FILE); step and quiescence regimes`)
@@ -130,7 +132,7 @@ func (p *processFlags) spec() (*sim.ProcessSpec, error) {
 		return nil, usageErr("--impl-cmd: %v", err)
 	}
 	spec := &sim.ProcessSpec{Command: words, Regime: p.regime, Window: p.window, Timeout: p.timeout,
-		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze,
+		StepTimeout: p.stepTimeout, HangLimit: p.hangLimit, NoFreeze: p.noFreeze, NoTrace: p.noTrace,
 		CountWrites: p.countWrites, IgnoreWrites: p.ignoreWrites, Ready: p.ready, ReadyTimeout: p.readyTimeout,
 		MaxRunDirBytes: int64(p.maxRunDir)}
 	if err := spec.Validate(); err != nil {
@@ -266,6 +268,9 @@ func implFlags(implName string, p *processFlags) []string {
 	}
 	if p.noFreeze {
 		args = append(args, "--no-freeze")
+	}
+	if p.noTrace {
+		args = append(args, "--no-trace")
 	}
 	if p.ready != "" {
 		args = append(args, "--ready", p.ready)

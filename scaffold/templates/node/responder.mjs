@@ -50,8 +50,20 @@ function readLines(name) {
   }
   return out;
 }
-// One record, one write: drafts, outbox and audit are append-only.
-const append = (name, rec) => fs.appendFileSync(file(name), JSON.stringify(rec) + "\n");
+// One record, one write: drafts, outbox and audit are append-only. A crash
+// may have torn the last line (left it without its newline): the record
+// then starts with one, so it stands alone and is not lost.
+function append(name, rec) {
+  const fd = fs.openSync(file(name), "a+");
+  try {
+    const size = fs.fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    const torn = size > 0 && fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 10;
+    fs.writeSync(fd, (torn ? "\n" : "") + JSON.stringify(rec) + "\n");
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 
 // --- admission rules: rules.json is a list of rules, first admitting wins -----

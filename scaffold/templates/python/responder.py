@@ -59,10 +59,16 @@ def read_lines(name):
 
 
 def append(name, rec):
-    """One record, one write: drafts, outbox and audit are append-only."""
+    """One record, one write: drafts, outbox and audit are append-only.
+
+    A crash may have torn the last line (left it without its newline): the
+    record then starts with one, so it stands alone and is not lost."""
     line = (json.dumps(rec, separators=(",", ":")) + "\n").encode()
-    fd = os.open(os.path.join(ROOT, name), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(os.path.join(ROOT, name), os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
         os.write(fd, line)
     finally:
         os.close(fd)
