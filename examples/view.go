@@ -48,6 +48,9 @@ type logCache[T any] struct {
 	// whose records are already in recs; the next load checks that the file
 	// really holds them before trusting recs.
 	wrote []byte
+	// resets counts the loads that found the file no longer extends what
+	// was read, so the records were parsed again from the start.
+	resets int
 }
 
 // load returns the records of data, reusing the parse of a previous content
@@ -56,6 +59,7 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 	known := len(c.raw) + len(c.wrote)
 	if len(data) < known || !bytes.Equal(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
 		c.raw, c.recs, known = nil, nil, 0
+		c.resets++
 	}
 	c.raw, c.wrote = data[:known], nil
 	rest := data[known:]
@@ -314,4 +318,15 @@ func auditField(r sandbox.AuditRecord, name string) string {
 		return ""
 	}
 	return s
+}
+
+// resets counts the reparses of every log cache: a world kept across
+// steps is derived again after one.
+func (c *caches) resets() int {
+	return c.inbox.resets + c.signals.resets + c.approvals.resets + c.drafts.resets + c.outbox.resets + c.audit.resets
+}
+
+// torn reports whether a log's last load ended inside a line.
+func (c *caches) torn() bool {
+	return !c.inbox.whole || !c.signals.whole || !c.approvals.whole || !c.drafts.whole || !c.outbox.whole || !c.audit.whole
 }
