@@ -125,12 +125,8 @@ func (r *responder) derive(v *view, seed uint64) *world {
 // writeState rewrites state.json when its content changed, and says
 // whether it did.
 func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error) {
-	snap, ok := r.p.snapshot(w)
-	if !ok {
-		return false, nil
-	}
-	data, err := r.encodeState(snap)
-	if err != nil {
+	data, ok, err := r.stateData(w)
+	if !ok || err != nil {
 		return false, err
 	}
 	if v.stateSeen && bytes.Equal(data, v.state) {
@@ -140,6 +136,22 @@ func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error)
 		return false, fmt.Errorf("writing %s: %w", sandbox.State, err)
 	}
 	return true, nil
+}
+
+// stateData is the state.json the world calls for, and whether to write
+// one: the tracker's entries for the reference, else the policy's
+// snapshot encoded whole.
+func (r *responder) stateData(w *world) ([]byte, bool, error) {
+	if r.track != nil {
+		data, err := r.track.state.state(w, r.track)
+		return data, err == nil, err
+	}
+	snap, ok := r.p.snapshot(w)
+	if !ok {
+		return nil, false, nil
+	}
+	data, err := r.encodeState(snap)
+	return data, err == nil, err
 }
 
 // encodeState encodes a snapshot, reusing the last encoding when the

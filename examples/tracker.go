@@ -50,6 +50,7 @@ type tracker struct {
 
 	touched []*work // works with new claims, settled again after the update
 	changed []*work // works whose state.json entry may have changed
+	state   stateCache
 }
 
 // update brings the world up to the view: the records added since the
