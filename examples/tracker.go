@@ -27,6 +27,8 @@ type tracker struct {
 	read struct{ inbox, signals, audit, drafts, outbox, approvals int }
 	// stale is set when a record changes how an earlier one reads.
 	stale bool
+	// rebuilds counts the derives from every record, across rebuilds.
+	rebuilds int
 
 	// Records that name one not written yet: the key is what they name.
 	undelivered map[string]bool // message ids admitted before delivery
@@ -79,7 +81,7 @@ func (t *tracker) update(w *world, v *view, c *caches, p policy, seed uint64) *w
 func (t *tracker) rebuild(w *world, v *view, c *caches, p policy, seed uint64) {
 	w.reset(v, p, seed)
 	w.inc = t
-	*t = tracker{built: true, resets: c.resets(), seed: seed, fleet: slices.Clone(v.fleet),
+	*t = tracker{built: true, rebuilds: t.rebuilds + 1, resets: c.resets(), seed: seed, fleet: slices.Clone(v.fleet),
 		undelivered: map[string]bool{}, unadmitted: map[string]bool{}, unattached: map[string]bool{},
 		undeclared: map[string]bool{}, chosen: map[string]int{},
 		convPos: map[string]int{}, fromPos: map[string]int{}, convMsgs: map[string][]string{}, fromN: map[string]int{},
