@@ -386,10 +386,13 @@ func (e *engine) endTick(w tickWork) {
 	if rec.Lines == nil {
 		rec.Lines = e.linesSeen()
 	}
-	if st := e.files.View(sandbox.State); st != nil && !bytes.Equal(st, e.lastState) {
-		e.lastState = append(e.lastState[:0], st...)
-		if json.Valid(st) {
-			e.recordState(&rec, st)
+	if st := e.files.View(sandbox.State); st != nil && !sameView(st, e.lastState) {
+		// The store never changes bytes in place, so the view itself is
+		// kept: a copy per changed tick costs the state's size again.
+		e.lastState = st
+		var compact bytes.Buffer
+		if json.Compact(&compact, st) == nil {
+			e.recordState(&rec, compact.Bytes())
 		} else {
 			rec.Detail = "state.json is not valid JSON"
 		}
@@ -400,13 +403,22 @@ func (e *engine) endTick(w tickWork) {
 	e.log(rec)
 }
 
-// recordState puts a changed state.json on a tick_end record as an edit of
+// sameView reports whether two views of a file hold the same bytes: at
+// once when they are the same bytes of the store, else byte for byte.
+func sameView(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return bytes.Equal(a, b)
+}
+
+// recordState puts a changed, compacted state.json on a tick_end record as an edit of
 // the last version recorded, so the run log grows with what changed rather
 // than with the state's size on every tick.
-func (e *engine) recordState(rec *sandbox.LogRecord, st []byte) {
-	var compact bytes.Buffer
-	_ = json.Compact(&compact, st)
-	next := compact.Bytes()
+func (e *engine) recordState(rec *sandbox.LogRecord, next []byte) {
 	if edit, ok := sandbox.NewStateEdit(e.lastCompact, next); ok {
 		rec.StateEdit = &edit
 		e.lastCompact = next
