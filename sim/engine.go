@@ -172,6 +172,8 @@ type engine struct {
 	// reads to bind approvals and signals at fire time.
 	audit  *sandbox.LogIndex[sandbox.AuditRecord]
 	drafts *sandbox.LogIndex[sandbox.Draft]
+	// lookup indexes those logs by work item and message.
+	lookup lookup
 	// seen follows each of the implementation's logs as the harness saw it
 	// written; refresh, set by a driver that sees them only when it looks,
 	// looks at one now.

@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+	"github.com/stretchr/testify/require"
+)
+
+// The lookup answers what a scan of every line answers, as the logs grow,
+// with a last line not yet ended, and after a rewrite that starts the log
+// indexes over.
+func TestLookupAnswersAsAScanOfEveryLine(t *testing.T) {
+	audit := sandbox.NewLogIndex(sandbox.ParseAudit)
+	drafts := sandbox.NewLogIndex(sandbox.ParseDrafts)
+	var k lookup
+	var auditData, draftData []byte
+	check := func(step string) {
+		al, _ := audit.Update(auditData)
+		dl, _ := drafts.Update(draftData)
+		k.syncAudit(audit, al)
+		k.syncDrafts(drafts, dl)
+		for w := 0; w < 4; w++ {
+			work, msg := fmt.Sprintf("w-%d", w), fmt.Sprintf("m%d", w)
+			want := ""
+			var claims, mine []int
+			for i, l := range al {
+				if l.Rec.Event == sandbox.EventAdmission && l.Rec.MessageID == msg && want == "" {
+					want = l.Rec.WorkID
+				}
+				if l.Rec.Event == sandbox.EventClaim && l.Rec.WorkID == work {
+					claims = append(claims, i)
+				}
+			}
+			for i, l := range dl {
+				if l.Rec.WorkID == work {
+					mine = append(mine, i)
+				}
+			}
+			require.Equal(t, want, k.workFor(msg, al), "%s: work for %s", step, msg)
+			require.Equal(t, claims, k.claimLines(work, al), "%s: claims of %s", step, work)
+			require.Equal(t, mine, k.draftLines(work, dl), "%s: drafts of %s", step, work)
+		}
+	}
+	check("empty")
+	for i := 0; i < 12; i++ {
+		w := i % 4
+		auditData = fmt.Appendf(auditData, `{"event":"admission","at":%d,"work_id":"w-%d","message_id":"m%d"}`+"\n", i, (w+i)%4, w)
+		auditData = fmt.Appendf(auditData, `{"event":"claim","at":%d,"work_id":"w-%d","agent_id":"a","outcome":"won"}`+"\n", i, w)
+		draftData = fmt.Appendf(draftData, `{"draft_id":"d%d","work_id":"w-%d","body":"x"}`+"\n", i, w)
+		check(fmt.Sprintf("line %d", i))
+	}
+	whole := auditData
+	auditData = append(auditData[:len(auditData):len(auditData)], `{"event":"claim","at":99,"work_id":"w-1","agent_id":"b","outcome":"won"}`...)
+	check("a last line without its newline")
+	auditData = append([]byte(nil), whole[len(whole)/2:]...)
+	draftData = draftData[:len(draftData)/3]
+	check("rewritten")
+}
