@@ -46,13 +46,17 @@ func TestLookupAnswersAsAScanOfEveryLine(t *testing.T) {
 	check("empty")
 	for i := 0; i < 12; i++ {
 		w := i % 4
-		auditData = fmt.Appendf(auditData, `{"event":"admission","at":%d,"work_id":"w-%d","message_id":"m%d"}`+"\n", i, (w+i)%4, w)
-		auditData = fmt.Appendf(auditData, `{"event":"claim","at":%d,"work_id":"w-%d","agent_id":"a","outcome":"won"}`+"\n", i, w)
-		draftData = fmt.Appendf(draftData, `{"draft_id":"d%d","work_id":"w-%d","body":"x"}`+"\n", i, w)
+		auditData = fmt.Appendf(auditData, `{"event":"admission","at":%d,"work_id":"w-%d","message_id":"m%d","rules_hash":"h","rule_id":"r","posture":"normal"}`+"\n", i, (w+i)%4, w)
+		auditData = fmt.Appendf(auditData, `{"event":"claim","at":%d,"work_id":"w-%d","agent_id":"a","outcome":"won","reason":"r"}`+"\n", i, w)
+		draftData = fmt.Appendf(draftData, `{"draft_id":"d%d","work_id":"w-%d","conversation_id":"c","body":"x","content_hash":"sha256:x","declared_at":1,"origin":"model-free"}`+"\n", i, w)
 		check(fmt.Sprintf("line %d", i))
 	}
+	al, _ := audit.Update(auditData)
+	dl, _ := drafts.Update(draftData)
+	require.Len(t, al, 24, "every audit line parses")
+	require.Len(t, dl, 12, "every draft line parses")
 	whole := auditData
-	auditData = append(auditData[:len(auditData):len(auditData)], `{"event":"claim","at":99,"work_id":"w-1","agent_id":"b","outcome":"won"}`...)
+	auditData = append(auditData[:len(auditData):len(auditData)], `{"event":"claim","at":99,"work_id":"w-1","agent_id":"b","outcome":"won","reason":"r"}`...)
 	check("a last line without its newline")
 	auditData = append([]byte(nil), whole[len(whole)/2:]...)
 	draftData = draftData[:len(draftData)/3]
