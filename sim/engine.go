@@ -174,6 +174,8 @@ type engine struct {
 	drafts *sandbox.LogIndex[sandbox.Draft]
 	// lookup indexes those logs by work item and message.
 	lookup lookup
+	// counts count the harness files' lines for the records that name one.
+	counts map[string]*lineCount
 	// seen follows each of the implementation's logs as the harness saw it
 	// written; refresh, set by a driver that sees them only when it looks,
 	// looks at one now.
@@ -482,6 +484,40 @@ func (e *engine) lastLook(files *sandbox.Memory) {
 	for _, name := range sandbox.ImplLogs {
 		e.sawLog(name, files.View(name), false, 0, "")
 	}
+}
+
+// lineCount counts a harness file's lines as it grows, looking only at the
+// bytes appended since the last count: the store never changes bytes in
+// place, so content at the same address extends what was counted.
+type lineCount struct {
+	seen     []byte
+	newlines int
+}
+
+func (c *lineCount) lines(data []byte) int {
+	if len(data) < len(c.seen) || len(c.seen) > 0 && &data[0] != &c.seen[0] && !bytes.Equal(data[:len(c.seen)], c.seen) {
+		c.seen, c.newlines = nil, 0
+	}
+	c.newlines += bytes.Count(data[len(c.seen):], []byte("\n"))
+	c.seen = data
+	n := c.newlines
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// linesOf counts a harness file's lines.
+func (e *engine) linesOf(name string) int {
+	if e.counts == nil {
+		e.counts = map[string]*lineCount{}
+	}
+	c, ok := e.counts[name]
+	if !ok {
+		c = &lineCount{}
+		e.counts[name] = c
+	}
+	return c.lines(e.files.View(name))
 }
 
 // countLines counts newline-terminated lines plus a final unterminated one.

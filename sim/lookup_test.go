@@ -62,3 +62,20 @@ func TestLookupAnswersAsAScanOfEveryLine(t *testing.T) {
 	draftData = draftData[:len(draftData)/3]
 	check("rewritten")
 }
+
+// A line count kept as a file grows is the count of the whole file, with
+// a last line not yet ended and after a rewrite.
+func TestLineCountFollowsTheFile(t *testing.T) {
+	var c lineCount
+	var data []byte
+	for i := 0; i < 20; i++ {
+		data = fmt.Appendf(data, `{"n":%d}`, i)
+		require.Equal(t, countLines(data), c.lines(data), "line %d unended", i)
+		data = append(data, '\n')
+		require.Equal(t, countLines(data), c.lines(data), "line %d", i)
+	}
+	rewritten := append([]byte("x\n"), data[:len(data)-2]...)
+	require.Equal(t, countLines(rewritten), c.lines(rewritten), "rewritten as long")
+	short := []byte("a\nb\n")
+	require.Equal(t, 2, c.lines(short), "shorter")
+}

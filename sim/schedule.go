@@ -175,7 +175,7 @@ func (e *engine) deliver(d scenarios.Delivery) error {
 	if err := e.files.Append(sandbox.Inbox, line); err != nil {
 		return err
 	}
-	e.log(sandbox.LogRecord{Kind: sandbox.LogDeliver, ID: d.ID, Line: countLines(e.files.View(sandbox.Inbox)), Scheduled: intp(d.At)})
+	e.log(sandbox.LogRecord{Kind: sandbox.LogDeliver, ID: d.ID, Line: e.linesOf(sandbox.Inbox), Scheduled: intp(d.At)})
 	return nil
 }
 
@@ -191,7 +191,7 @@ func (e *engine) try(p pending) (bool, error) {
 			return false, err
 		}
 		e.log(sandbox.LogRecord{Kind: sandbox.LogDuplicate, ID: p.duplicate.MessageID,
-			Line: countLines(e.files.View(sandbox.Inbox)), Scheduled: intp(p.scheduled)})
+			Line: e.linesOf(sandbox.Inbox), Scheduled: intp(p.scheduled)})
 		return true, nil
 	case p.approval != nil:
 		return e.fireApproval(*p.approval, p.scheduled)
@@ -204,7 +204,7 @@ func (e *engine) try(p pending) (bool, error) {
 			return false, err
 		}
 		e.log(sandbox.LogRecord{Kind: sandbox.LogRedeliver, ID: p.redeliver.ApprovalID,
-			Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(p.scheduled)})
+			Line: e.linesOf(sandbox.Approvals), Scheduled: intp(p.scheduled)})
 		return true, nil
 	case p.signal != nil:
 		return e.fireSignal(*p.signal, p.scheduled)
@@ -300,7 +300,7 @@ func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error)
 	}
 	e.sched.fired[a.ID] = line
 	e.log(sandbox.LogRecord{Kind: sandbox.LogApprove, ID: a.ID, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
-		Decision: a.Decision, Forge: a.Forge, Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(scheduled),
+		Decision: a.Decision, Forge: a.Forge, Line: e.linesOf(sandbox.Approvals), Scheduled: intp(scheduled),
 		Stamped: e.stamped(rec.DecidedAt)})
 	return true, nil
 }
@@ -350,7 +350,7 @@ func (e *engine) fireSignal(sg scenarios.Signal, scheduled int) (bool, error) {
 		return false, err
 	}
 	e.log(sandbox.LogRecord{Kind: sandbox.LogSignal, ID: sg.ID, SignalType: sg.Type, Target: target,
-		Line: countLines(e.files.View(sandbox.Signals)), Scheduled: intp(scheduled), Stamped: e.stamped(rec.At)})
+		Line: e.linesOf(sandbox.Signals), Scheduled: intp(scheduled), Stamped: e.stamped(rec.At)})
 	return true, nil
 }
 
