@@ -39,7 +39,7 @@ func (r *responder) plan(w *world, env *sandbox.Env) (*write, error) {
 // outbox: after a crash between the send and its record, this is all that
 // is left to do.
 func (r *responder) recordSends(w *world) *write {
-	for _, wk := range w.works {
+	for _, wk := range w.live() {
 		if wk.resolved || r.p.stopped(w, wk) || !r.p.sent(w, wk) {
 			continue
 		}
@@ -54,7 +54,7 @@ func (r *responder) recordSends(w *world) *write {
 
 // escalations abandons every work item an operator escalation takes over.
 func (r *responder) escalations(w *world) *write {
-	for _, s := range w.v.signals {
+	for _, s := range w.escalationSignals() {
 		if s.SignalType != sandbox.SignalOperatorEscalation {
 			continue
 		}
@@ -70,7 +70,7 @@ func (r *responder) escalations(w *world) *write {
 // agentDeaths stands down every dead agent's claim on unfinished work, then
 // has the work taken over.
 func (r *responder) agentDeaths(w *world) *write {
-	for _, wk := range w.works {
+	for _, wk := range w.live() {
 		if wk.resolved || r.p.stopped(w, wk) {
 			continue
 		}
@@ -99,7 +99,7 @@ func (w *world) reassignee(wk *work) string {
 // forgeries records each approval line that binds no declared draft, once.
 // The record is the decision: the line is never looked at again.
 func (r *responder) forgeries(w *world) *write {
-	for _, a := range w.v.approvals {
+	for _, a := range w.openApprovals() {
 		if w.ignored[a.ApprovalID] {
 			continue
 		}
@@ -116,7 +116,7 @@ func (r *responder) forgeries(w *world) *write {
 // latest draft: a reject abandons it; an approve is recorded as accepted,
 // then sent, once.
 func (r *responder) decisions(w *world) *write {
-	for _, wk := range w.works {
+	for _, wk := range w.live() {
 		if r.p.stopped(w, wk) || !w.ownerAlive(wk) {
 			continue
 		}
@@ -163,6 +163,17 @@ func (r *responder) admissions(w *world) *write {
 	if !v.rulesOK || !v.modeOK {
 		return nil
 	}
+	if w.inc != nil {
+		for _, m := range w.inc.undecided {
+			if w.declined[m.ID] {
+				continue
+			}
+			if workID, isNew := r.p.key(w, m, 0); isNew {
+				return r.admit(w, m, workID)
+			}
+		}
+		return nil
+	}
 	seen := map[string]int{}
 	for _, m := range v.inbox {
 		occurrence := seen[m.ID]
@@ -196,6 +207,10 @@ func ownWorkID(m sandbox.Message) string { return "w-" + m.ID }
 // sender history count distinct messages in inbox order up to it.
 func (w *world) facts(m sandbox.Message) facts {
 	f := facts{subject: m.Subject, body: m.Body, from: m.From, posture: w.v.posture}
+	if first, ok := w.messages[m.ID]; ok && w.inc != nil && first.ConversationID == m.ConversationID && first.From == m.From {
+		f.threadLength, f.senderHistory = w.inc.convPos[m.ID]+1, w.inc.fromPos[m.ID]
+		return f
+	}
 	for _, id := range w.order {
 		other := w.messages[id]
 		if other.ConversationID == m.ConversationID {
@@ -216,7 +231,7 @@ func (w *world) facts(m sandbox.Message) facts {
 // the loser. A single alive agent simply wins. Once an item has an owner or
 // has ended, every claim still open is stood down.
 func (r *responder) claims(w *world) *write {
-	for _, wk := range w.works {
+	for _, wk := range w.live() {
 		if r.p.stopped(w, wk) {
 			continue
 		}
@@ -269,7 +284,7 @@ func (w *world) contest(wk *work) *write {
 // its own yet, unless the latest draft is already approved (an approved
 // draft is sent as is, whoever owns the item now).
 func (r *responder) draft(w *world, env *sandbox.Env) (*write, error) {
-	for _, wk := range w.works {
+	for _, wk := range w.live() {
 		if wk.resolved || r.p.stopped(w, wk) || !w.ownerAlive(wk) || w.latestApproved(wk) {
 			continue
 		}

@@ -185,7 +185,7 @@ func All() []Impl {
 	out := []Impl{{
 		Name:        ReferenceName,
 		Kind:        KindReference,
-		Description: "re-derives everything from the sandbox files at every step; correct at every level under every fault",
+		Description: "derives its world from the sandbox files and keeps it across steps; correct at every level under every fault",
 		New:         Reference(),
 	}}
 	weak := make([]Impl, 0, len(zoo))

@@ -37,6 +37,8 @@ type responder struct {
 	spare [][]byte
 	// world is the scratch space each derive reuses.
 	world world
+	// track keeps the world across steps; only the reference has one.
+	track *tracker
 	// lastSnap is the last state encoded, and lastState its encoding.
 	lastSnap  sandbox.Snapshot
 	lastState []byte
@@ -76,7 +78,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 	}
 	r.p.see(v, &r.cache)
 	for n := 0; n < maxWrites; n++ {
-		w := r.world.derive(v, r.p, env.Seed)
+		w := r.derive(v, env.Seed)
 		next, err := r.plan(w, env)
 		if err != nil {
 			return err
@@ -108,15 +110,23 @@ func (r *responder) Step(env *sandbox.Env) error {
 	return fmt.Errorf("step stopped after %d writes", maxWrites)
 }
 
+// derive is the world the view describes: brought up to date for the
+// reference, derived afresh for a weak implementation.
+func (r *responder) derive(v *view, seed uint64) *world {
+	if _, ref := r.p.(*reference); ref && r.track == nil {
+		r.track = &tracker{}
+	}
+	if r.track != nil {
+		return r.track.update(&r.world, v, &r.cache, r.p, seed)
+	}
+	return r.world.derive(v, r.p, seed)
+}
+
 // writeState rewrites state.json when its content changed, and says
 // whether it did.
 func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error) {
-	snap, ok := r.p.snapshot(w)
-	if !ok {
-		return false, nil
-	}
-	data, err := r.encodeState(snap)
-	if err != nil {
+	data, ok, err := r.stateData(w)
+	if !ok || err != nil {
 		return false, err
 	}
 	if v.stateSeen && bytes.Equal(data, v.state) {
@@ -126,6 +136,22 @@ func (r *responder) writeState(s sandbox.Store, v *view, w *world) (bool, error)
 		return false, fmt.Errorf("writing %s: %w", sandbox.State, err)
 	}
 	return true, nil
+}
+
+// stateData is the state.json the world calls for, and whether to write
+// one: the tracker's entries for the reference, else the policy's
+// snapshot encoded whole.
+func (r *responder) stateData(w *world) ([]byte, bool, error) {
+	if r.track != nil {
+		data, err := r.track.state.state(w, r.track)
+		return data, err == nil, err
+	}
+	snap, ok := r.p.snapshot(w)
+	if !ok {
+		return nil, false, nil
+	}
+	data, err := r.encodeState(snap)
+	return data, err == nil, err
 }
 
 // encodeState encodes a snapshot, reusing the last encoding when the

@@ -48,14 +48,18 @@ type logCache[T any] struct {
 	// whose records are already in recs; the next load checks that the file
 	// really holds them before trusting recs.
 	wrote []byte
+	// resets counts the loads that found the file no longer extends what
+	// was read, so the records were parsed again from the start.
+	resets int
 }
 
 // load returns the records of data, reusing the parse of a previous content
 // that data extends. Only complete lines are kept in the cache.
 func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) []T {
 	known := len(c.raw) + len(c.wrote)
-	if len(data) < known || !bytes.Equal(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
+	if len(data) < known || !sameBytes(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
 		c.raw, c.recs, known = nil, nil, 0
+		c.resets++
 	}
 	c.raw, c.wrote = data[:known], nil
 	rest := data[known:]
@@ -265,7 +269,7 @@ func sameFiles(a, b [][]byte) bool {
 		return false
 	}
 	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
+		if !sameBytes(a[i], b[i]) {
 			return false
 		}
 	}
@@ -314,4 +318,30 @@ func auditField(r sandbox.AuditRecord, name string) string {
 		return ""
 	}
 	return s
+}
+
+// resets counts the reparses of every log cache: a world kept across
+// steps is derived again after one.
+func (c *caches) resets() int {
+	return c.inbox.resets + c.signals.resets + c.approvals.resets + c.drafts.resets + c.outbox.resets + c.audit.resets
+}
+
+// torn reports whether a log's last load ended inside a line.
+func (c *caches) torn() bool {
+	return !c.inbox.whole || !c.signals.whole || !c.approvals.whole || !c.drafts.whole || !c.outbox.whole || !c.audit.whole
+}
+
+// sameBytes reports whether a and b hold the same bytes. Two views of one
+// file that start at the same address and have the same length are the
+// same bytes without a look at them: a store that shows files without
+// copying never changes bytes in place (sim's in-process store says so).
+// Without that, every step would compare every file it read whole.
+func sameBytes(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return bytes.Equal(a, b)
 }

@@ -46,6 +46,10 @@ type work struct {
 	lastWon  string            // the agent of the latest won record
 	resolved bool
 	outcome  string
+	// idx is the work's place in world.works; active says it is among
+	// the tracker's active works.
+	idx    int
+	active bool
 }
 
 func (w *work) latestDraft() (sandbox.Draft, bool) {
@@ -84,6 +88,9 @@ type world struct {
 	accepted  map[string]bool     // draft ids with an approval_accepted record
 	// spare holds every work item allocated so far, for the next derive.
 	spare []*work
+	// inc is the tracker that keeps this world across steps, or nil when
+	// it is derived afresh after every write.
+	inc *tracker
 }
 
 // derive makes w the world v describes. A world derived again reuses the
@@ -105,7 +112,7 @@ func (w *world) derive(v *view, p policy, seed uint64) *world {
 }
 
 func (w *world) reset(v *view, p policy, seed uint64) {
-	w.v, w.p, w.seed = v, p, seed
+	w.v, w.p, w.seed, w.inc = v, p, seed, nil
 	if w.messages == nil {
 		w.messages, w.dead = map[string]sandbox.Message{}, map[string]bool{}
 		w.byID, w.decided, w.declined = map[string]*work{}, map[string]bool{}, map[string]bool{}
@@ -297,6 +304,12 @@ func (w *world) ownerAlive(wk *work) bool {
 // to and including the message with id upTo.
 func (w *world) thread(conversation, upTo string) []sandbox.Message {
 	var out []sandbox.Message
+	if m, ok := w.messages[upTo]; ok && w.inc != nil && m.ConversationID == conversation {
+		for _, id := range w.inc.convMsgs[conversation][:w.inc.convPos[upTo]+1] {
+			out = append(out, w.messages[id])
+		}
+		return out
+	}
 	for _, id := range w.order {
 		m := w.messages[id]
 		if m.ConversationID == conversation {
@@ -307,4 +320,29 @@ func (w *world) thread(conversation, upTo string) []sandbox.Message {
 		}
 	}
 	return out
+}
+
+// live are the works the plan looks at: every one, or only those the
+// tracker keeps active.
+func (w *world) live() []*work {
+	if w.inc != nil {
+		return w.inc.active
+	}
+	return w.works
+}
+
+// escalationSignals are the signals the escalation phase looks at.
+func (w *world) escalationSignals() []sandbox.SignalRecord {
+	if w.inc != nil {
+		return w.inc.escalates
+	}
+	return w.v.signals
+}
+
+// openApprovals are the approval lines the forgery phase looks at.
+func (w *world) openApprovals() []sandbox.ApprovalRecord {
+	if w.inc != nil {
+		return w.inc.unbound
+	}
+	return w.v.approvals
 }

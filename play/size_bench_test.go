@@ -35,6 +35,23 @@ func BenchmarkPlaySize(b *testing.B) {
 	}
 }
 
+// BenchmarkRunSize plays one run of the reference on the engine alone, as
+// amr run does before it judges: the implementation's and the engine's
+// share of BenchmarkPlaySize.
+func BenchmarkRunSize(b *testing.B) {
+	for _, n := range benchSizes {
+		bundle := bigbundle.Generate(n)
+		impl := builtin(b, "reference")
+		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := sim.Run(bundle, impl.New, sim.Options{Seed: 1, Impl: impl.Name}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkJudgeSize judges one recorded run, with and without its run log,
 // as amr check does. Each size plays its run only when one of its rows is
 // selected, so -bench 'JudgeSize/msgs=1000/' does not pay for 10^4.

@@ -172,6 +172,10 @@ type engine struct {
 	// reads to bind approvals and signals at fire time.
 	audit  *sandbox.LogIndex[sandbox.AuditRecord]
 	drafts *sandbox.LogIndex[sandbox.Draft]
+	// lookup indexes those logs by work item and message.
+	lookup lookup
+	// counts count the harness files' lines for the records that name one.
+	counts map[string]*lineCount
 	// seen follows each of the implementation's logs as the harness saw it
 	// written; refresh, set by a driver that sees them only when it looks,
 	// looks at one now.
@@ -386,10 +390,13 @@ func (e *engine) endTick(w tickWork) {
 	if rec.Lines == nil {
 		rec.Lines = e.linesSeen()
 	}
-	if st := e.files.View(sandbox.State); st != nil && !bytes.Equal(st, e.lastState) {
-		e.lastState = append(e.lastState[:0], st...)
-		if json.Valid(st) {
-			e.recordState(&rec, st)
+	if st := e.files.View(sandbox.State); st != nil && !sameView(st, e.lastState) {
+		// The store never changes bytes in place, so the view itself is
+		// kept: a copy per changed tick costs the state's size again.
+		e.lastState = st
+		var compact bytes.Buffer
+		if json.Compact(&compact, st) == nil {
+			e.recordState(&rec, compact.Bytes())
 		} else {
 			rec.Detail = "state.json is not valid JSON"
 		}
@@ -400,13 +407,22 @@ func (e *engine) endTick(w tickWork) {
 	e.log(rec)
 }
 
-// recordState puts a changed state.json on a tick_end record as an edit of
+// sameView reports whether two views of a file hold the same bytes: at
+// once when they are the same bytes of the store, else byte for byte.
+func sameView(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return bytes.Equal(a, b)
+}
+
+// recordState puts a changed, compacted state.json on a tick_end record as an edit of
 // the last version recorded, so the run log grows with what changed rather
 // than with the state's size on every tick.
-func (e *engine) recordState(rec *sandbox.LogRecord, st []byte) {
-	var compact bytes.Buffer
-	_ = json.Compact(&compact, st)
-	next := compact.Bytes()
+func (e *engine) recordState(rec *sandbox.LogRecord, next []byte) {
 	if edit, ok := sandbox.NewStateEdit(e.lastCompact, next); ok {
 		rec.StateEdit = &edit
 		e.lastCompact = next
@@ -468,6 +484,40 @@ func (e *engine) lastLook(files *sandbox.Memory) {
 	for _, name := range sandbox.ImplLogs {
 		e.sawLog(name, files.View(name), false, 0, "")
 	}
+}
+
+// lineCount counts a harness file's lines as it grows, looking only at the
+// bytes appended since the last count: the store never changes bytes in
+// place, so content at the same address extends what was counted.
+type lineCount struct {
+	seen     []byte
+	newlines int
+}
+
+func (c *lineCount) lines(data []byte) int {
+	if len(data) < len(c.seen) || len(c.seen) > 0 && &data[0] != &c.seen[0] && !bytes.Equal(data[:len(c.seen)], c.seen) {
+		c.seen, c.newlines = nil, 0
+	}
+	c.newlines += bytes.Count(data[len(c.seen):], []byte("\n"))
+	c.seen = data
+	n := c.newlines
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// linesOf counts a harness file's lines.
+func (e *engine) linesOf(name string) int {
+	if e.counts == nil {
+		e.counts = map[string]*lineCount{}
+	}
+	c, ok := e.counts[name]
+	if !ok {
+		c = &lineCount{}
+		e.counts[name] = c
+	}
+	return c.lines(e.files.View(name))
 }
 
 // countLines counts newline-terminated lines plus a final unterminated one.

@@ -175,7 +175,7 @@ func (e *engine) deliver(d scenarios.Delivery) error {
 	if err := e.files.Append(sandbox.Inbox, line); err != nil {
 		return err
 	}
-	e.log(sandbox.LogRecord{Kind: sandbox.LogDeliver, ID: d.ID, Line: countLines(e.files.View(sandbox.Inbox)), Scheduled: intp(d.At)})
+	e.log(sandbox.LogRecord{Kind: sandbox.LogDeliver, ID: d.ID, Line: e.linesOf(sandbox.Inbox), Scheduled: intp(d.At)})
 	return nil
 }
 
@@ -191,7 +191,7 @@ func (e *engine) try(p pending) (bool, error) {
 			return false, err
 		}
 		e.log(sandbox.LogRecord{Kind: sandbox.LogDuplicate, ID: p.duplicate.MessageID,
-			Line: countLines(e.files.View(sandbox.Inbox)), Scheduled: intp(p.scheduled)})
+			Line: e.linesOf(sandbox.Inbox), Scheduled: intp(p.scheduled)})
 		return true, nil
 	case p.approval != nil:
 		return e.fireApproval(*p.approval, p.scheduled)
@@ -204,7 +204,7 @@ func (e *engine) try(p pending) (bool, error) {
 			return false, err
 		}
 		e.log(sandbox.LogRecord{Kind: sandbox.LogRedeliver, ID: p.redeliver.ApprovalID,
-			Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(p.scheduled)})
+			Line: e.linesOf(sandbox.Approvals), Scheduled: intp(p.scheduled)})
 		return true, nil
 	case p.signal != nil:
 		return e.fireSignal(*p.signal, p.scheduled)
@@ -217,23 +217,24 @@ func (e *engine) try(p pending) (bool, error) {
 // checker's job.
 func (e *engine) workFor(messageID string) string {
 	audit, _ := e.audit.Update(e.declared(sandbox.Audit))
-	for _, l := range audit {
-		if l.Rec.Event == sandbox.EventAdmission && l.Rec.MessageID == messageID {
-			return l.Rec.WorkID
-		}
-	}
-	return ""
+	e.lookup.syncAudit(e.audit, audit)
+	return e.lookup.workFor(messageID, audit)
+}
+
+// draftsOf are a work item's draft lines, in file order.
+func (e *engine) draftsOf(workID string) ([]sandbox.Line[sandbox.Draft], []int) {
+	drafts, _ := e.drafts.Update(e.declared(sandbox.Drafts))
+	e.lookup.syncDrafts(e.drafts, drafts)
+	return drafts, e.lookup.draftLines(workID, drafts)
 }
 
 // latestDraft finds the last draft declared for a work item.
 func (e *engine) latestDraft(workID string) (sandbox.Draft, bool) {
-	drafts, _ := e.drafts.Update(e.declared(sandbox.Drafts))
-	for i := len(drafts) - 1; i >= 0; i-- {
-		if drafts[i].Rec.WorkID == workID {
-			return drafts[i].Rec, true
-		}
+	drafts, mine := e.draftsOf(workID)
+	if len(mine) == 0 {
+		return sandbox.Draft{}, false
 	}
-	return sandbox.Draft{}, false
+	return drafts[mine[len(mine)-1]].Rec, true
 }
 
 // previousDraft finds the draft a work item had before its latest one: the
@@ -243,9 +244,9 @@ func (e *engine) previousDraft(workID string) (sandbox.Draft, bool) {
 	if !ok {
 		return sandbox.Draft{}, false
 	}
-	drafts, _ := e.drafts.Update(e.declared(sandbox.Drafts))
-	for i := len(drafts) - 1; i >= 0; i-- {
-		if d := drafts[i].Rec; d.WorkID == workID && d.DraftID != latest.DraftID {
+	drafts, mine := e.draftsOf(workID)
+	for i := len(mine) - 1; i >= 0; i-- {
+		if d := drafts[mine[i]].Rec; d.DraftID != latest.DraftID {
 			return d, true
 		}
 	}
@@ -299,7 +300,7 @@ func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error)
 	}
 	e.sched.fired[a.ID] = line
 	e.log(sandbox.LogRecord{Kind: sandbox.LogApprove, ID: a.ID, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
-		Decision: a.Decision, Forge: a.Forge, Line: countLines(e.files.View(sandbox.Approvals)), Scheduled: intp(scheduled),
+		Decision: a.Decision, Forge: a.Forge, Line: e.linesOf(sandbox.Approvals), Scheduled: intp(scheduled),
 		Stamped: e.stamped(rec.DecidedAt)})
 	return true, nil
 }
@@ -349,7 +350,7 @@ func (e *engine) fireSignal(sg scenarios.Signal, scheduled int) (bool, error) {
 		return false, err
 	}
 	e.log(sandbox.LogRecord{Kind: sandbox.LogSignal, ID: sg.ID, SignalType: sg.Type, Target: target,
-		Line: countLines(e.files.View(sandbox.Signals)), Scheduled: intp(scheduled), Stamped: e.stamped(rec.At)})
+		Line: e.linesOf(sandbox.Signals), Scheduled: intp(scheduled), Stamped: e.stamped(rec.At)})
 	return true, nil
 }
 
@@ -377,12 +378,11 @@ func (e *engine) agentFor(workID string) string {
 // records, or "" when no agent's latest outcome is won.
 func (e *engine) claimHolder(workID string) string {
 	audit, _ := e.audit.Update(e.files.View(sandbox.Audit))
+	e.lookup.syncAudit(e.audit, audit)
 	last := map[string]string{}
 	wonAt := map[string]int{}
-	for i, l := range audit {
-		if l.Rec.Event != sandbox.EventClaim || l.Rec.WorkID != workID {
-			continue
-		}
+	for _, i := range e.lookup.claimLines(workID, audit) {
+		l := audit[i]
 		last[l.Rec.AgentID] = l.Rec.Outcome
 		if l.Rec.Outcome == sandbox.ClaimWon {
 			wonAt[l.Rec.AgentID] = i

@@ -19,6 +19,8 @@ type LogIndex[T any] struct {
 	n     int    // the lines in raw, blank ones included
 	lines []Line[T]
 	errs  []LineError
+	// resets counts the updates that started over from the whole content.
+	resets int
 }
 
 // NewLogIndex returns an empty index over a file parsed by parse, one of
@@ -32,8 +34,9 @@ func NewLogIndex[T any](parse func([]byte) ([]Line[T], []LineError)) *LogIndex[T
 // lines and line errors. The returned slices are shared with the index and
 // must not be modified.
 func (x *LogIndex[T]) Update(data []byte) ([]Line[T], []LineError) {
-	if len(data) < len(x.raw) || !bytes.Equal(data[:len(x.raw)], x.raw) {
+	if len(data) < len(x.raw) || !extends(data, x.raw) {
 		x.raw, x.n, x.lines, x.errs = nil, 0, nil, nil
+		x.resets++
 	}
 	rest := data[len(x.raw):]
 	cut := bytes.LastIndexByte(rest, '\n') + 1
@@ -76,3 +79,24 @@ func appendShiftedErrs(dst, src []LineError, by int) []LineError {
 	}
 	return dst
 }
+
+// extends reports whether data starts with raw. Content that starts at the
+// same address as raw does without a look, since the bytes indexed never
+// change in place: comparing them on every update would cost the file's
+// size each time.
+func extends(data, raw []byte) bool {
+	if len(raw) == 0 || &data[0] == &raw[0] {
+		return true
+	}
+	return bytes.Equal(data[:len(raw)], raw)
+}
+
+// Resets counts the updates that found the content no longer extends what
+// was indexed, so a reader keeping its own index over the lines knows to
+// start over too.
+func (x *LogIndex[T]) Resets() int { return x.resets }
+
+// Kept is how many of the lines the last update returned are complete
+// lines, kept from one update to the next; any after them are a last line
+// without its newline, parsed again each time.
+func (x *LogIndex[T]) Kept() int { return len(x.lines) }
