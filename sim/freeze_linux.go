@@ -120,15 +120,16 @@ func (f *freezer) loop() {
 // sandbox it has no cut to land in: the harness's own writes of every tick
 // would cost a walk of the sandbox each.
 func (f *freezer) stop() {
+	// The stop and the wake happen under the lock release takes, so a
+	// release never comes between them: a group released is never stopped
+	// again, and no wake is left pending for a driver that holds nothing.
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	pg := f.pgid.Load()
-	if pg != 0 {
-		_ = syscall.Kill(-int(pg), syscall.SIGSTOP)
-	}
-	f.mu.Unlock()
 	if pg == 0 {
 		return
 	}
+	_ = syscall.Kill(-int(pg), syscall.SIGSTOP)
 	select {
 	case f.C <- struct{}{}:
 	default: // a wake is pending already; its look resumes the group
@@ -176,13 +177,22 @@ func (f *freezer) resume() {
 	}
 }
 
-// release stops holding, and lets the group go on.
+// release stops holding, and lets the group go on. A wake still pending
+// is dropped: it was for the group just let go.
 func (f *freezer) release() {
 	if f == nil {
 		return
 	}
-	f.resume()
+	f.mu.Lock()
+	if pg := f.pgid.Load(); pg != 0 {
+		_ = syscall.Kill(-int(pg), syscall.SIGCONT)
+	}
 	f.pgid.Store(0)
+	select {
+	case <-f.C:
+	default:
+	}
+	f.mu.Unlock()
 	f.watch(false)
 }
 
