@@ -53,7 +53,24 @@ function readLines(name) {
   }
   return out;
 }
-const append = (name, rec) => fs.appendFileSync(file(name), JSON.stringify(rec) + "\n");
+// A crash can leave a log's last line without its newline (a torn write,
+// D75): the record then begins with one, in the same write, so it is not
+// glued onto the torn half.
+const append = (name, rec) => {
+  const fd = fs.openSync(file(name), "a+");
+  try {
+    let line = JSON.stringify(rec) + "\n";
+    const { size } = fs.fstatSync(fd);
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      fs.readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) line = "\n" + line;
+    }
+    fs.writeSync(fd, line);
+  } finally {
+    fs.closeSync(fd);
+  }
+};
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 
 // --- admission rules (docs/rules.md) -----------------------------------------

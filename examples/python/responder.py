@@ -67,10 +67,16 @@ def read_json(name, default):
 
 
 def append(name, rec):
-    line = json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n"
-    fd = os.open(path(name), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    # A crash can leave the log's last line without its newline (a torn
+    # write, D75): the record then begins with one, in the same write, so
+    # it is not glued onto the torn half.
+    line = (json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    fd = os.open(path(name), os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, line.encode())
+        end = os.lseek(fd, 0, os.SEEK_END)
+        if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+            line = b"\n" + line
+        os.write(fd, line)
     finally:
         os.close(fd)
 
