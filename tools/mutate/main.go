@@ -73,6 +73,7 @@ type row struct {
 	N       int     `json:"n"`
 	File    string  `json:"file"`
 	Line    int     `json:"line"`
+	Col     int     `json:"col"`
 	Op      string  `json:"op"`
 	Verdict verdict `json:"verdict"`
 	Cached  bool    `json:"cached"`
@@ -192,7 +193,7 @@ func (j *judging) all(ms []mutant, base verdict) ([]row, error) {
 				if v.Outcome == "survived" && v.Digest == base.Digest {
 					v.Outcome = "same"
 				}
-				rows[i] = row{N: i + 1, File: m.file, Line: m.line, Op: m.op, Verdict: v, Cached: cached}
+				rows[i] = row{N: i + 1, File: m.file, Line: m.line, Col: m.col, Op: m.op, Verdict: v, Cached: cached}
 				if !j.c.asJSON {
 					fmt.Fprintf(os.Stderr, "%3d/%d %-36s %s\n", i+1, len(ms), m, v.Outcome)
 				}
@@ -320,7 +321,7 @@ func summarize(rows []row) summary {
 			s.Same++
 		case "survived", "error":
 			s.Survived++
-			s.Survivors = append(s.Survivors, fmt.Sprintf("%s:%d %s", r.File, r.Line, r.Op))
+			s.Survivors = append(s.Survivors, fmt.Sprintf("%s:%d:%d %s", r.File, r.Line, r.Col, r.Op))
 		}
 	}
 	s.Judged = s.Killed + s.Same + s.Survived
@@ -337,7 +338,7 @@ func printTable(out io.Writer, b budget, base verdict, rows []row, s summary) {
 	fmt.Fprintf(out, "%3s  %-24s %-28s %-10s %6s  %s\n", "#", "file:line", "operator", "outcome", "runs", "detail")
 	for _, r := range rows {
 		v := r.Verdict
-		fmt.Fprintf(out, "%3d  %-24s %-28s %-10s %6s  %s\n", r.N, fmt.Sprintf("%s:%d", strings.TrimPrefix(r.File, "examples/"), r.Line),
+		fmt.Fprintf(out, "%3d  %-24s %-28s %-10s %6s  %s\n", r.N, fmt.Sprintf("%s:%d:%d", strings.TrimPrefix(r.File, "examples/"), r.Line, r.Col),
 			r.Op, v.Outcome, runsToKill(v), detail(v))
 	}
 	keys := make([]string, 0, len(s.Outcomes))
@@ -411,6 +412,9 @@ func readTree() (*tree, error) {
 		}
 		t.files[name] = data
 		t.names = append(t.names, name)
+		if !judged(name) {
+			continue
+		}
 		fmt.Fprintf(h, "%s %d\n", name, len(data))
 		h.Write(data)
 	}
@@ -448,4 +452,12 @@ func (t *tree) remove() {
 	for _, d := range t.dirs {
 		_ = os.RemoveAll(d)
 	}
+}
+
+// judged reports whether a file can change a verdict, so that it is part
+// of the cache key: the tool's own listing and printing, and the prose,
+// cannot.
+func judged(name string) bool {
+	dir, file := filepath.Split(name)
+	return dir != "tools/mutate/" && !strings.HasSuffix(file, ".md")
 }

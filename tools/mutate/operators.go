@@ -20,15 +20,15 @@ var defaultFiles = []string{"examples/plan.go", "examples/world.go", "examples/p
 
 // mutant is one change at one decision point, and the file it makes.
 type mutant struct {
-	file string
-	line int
-	op   string
+	file      string
+	line, col int
+	op        string
 	src  []byte
 	// apply mutates the parsed file in place; undo restores it.
 	apply, undo func()
 }
 
-func (m mutant) String() string { return fmt.Sprintf("%s:%d %s", m.file, m.line, m.op) }
+func (m mutant) String() string { return fmt.Sprintf("%s:%d:%d %s", m.file, m.line, m.col, m.op) }
 
 // The operators:
 //
@@ -103,7 +103,8 @@ func fileMutants(fset *token.FileSet, name string, f *ast.File) []mutant {
 }
 
 func (l *lister) add(pos token.Pos, op string, apply, undo func()) {
-	l.out = append(l.out, mutant{file: l.name, line: l.fset.Position(pos).Line, op: op, apply: apply, undo: undo})
+	p := l.fset.Position(pos)
+	l.out = append(l.out, mutant{file: l.name, line: p.Line, col: p.Column, op: op, apply: apply, undo: undo})
 }
 
 func (l *lister) constDecl(d *ast.GenDecl) {
