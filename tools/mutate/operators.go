@@ -23,7 +23,7 @@ type mutant struct {
 	file      string
 	line, col int
 	op        string
-	src  []byte
+	src       []byte
 	// apply mutates the parsed file in place; undo restores it.
 	apply, undo func()
 }
