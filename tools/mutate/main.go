@@ -257,7 +257,9 @@ func (j *judging) play(m mutant, worker int) (verdict, error) {
 		defer os.WriteFile(path, j.tree.files[m.file], 0o644)
 	}
 	bin := filepath.Join(dir, "amr-mutant-judge")
-	build := exec.Command("go", "build", "-o", bin, "./tools/mutate/judge")
+	// -trimpath keys the build cache by package, not by scratch directory,
+	// so the workers share every package the mutant does not change.
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./tools/mutate/judge")
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
 		return verdict{Outcome: "stillborn", Detail: firstLine(string(out))}, nil
@@ -455,9 +457,10 @@ func (t *tree) remove() {
 }
 
 // judged reports whether a file can change a verdict, so that it is part
-// of the cache key: the tool's own listing and printing, and the prose,
-// cannot.
+// of the cache key: the tool's own listing and printing, tests, test data
+// and prose cannot, since none is in the judge's binary.
 func judged(name string) bool {
 	dir, file := filepath.Split(name)
-	return dir != "tools/mutate/" && !strings.HasSuffix(file, ".md")
+	return dir != "tools/mutate/" && !strings.HasSuffix(file, ".md") && !strings.HasSuffix(file, "_test.go") &&
+		!strings.Contains("/"+dir, "/testdata/")
 }

@@ -77,6 +77,8 @@ func TestJudgedFilesKeyTheCache(t *testing.T) {
 		"docs/fuzz.md":                     false,
 		"examples/plan.go":                 true,
 		"scenarios/l0-respond/bundle.json": true,
+		"examples/plan_test.go":            false,
+		"faults/testdata/x.json":           false,
 	} {
 		if got := judged(name); got != want {
 			t.Errorf("judged(%q) = %v, want %v", name, got, want)
