@@ -258,8 +258,9 @@ func (j *judging) play(m mutant, worker int) (verdict, error) {
 	}
 	bin := filepath.Join(dir, "amr-mutant-judge")
 	// -trimpath keys the build cache by package, not by scratch directory,
-	// so the workers share every package the mutant does not change.
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./tools/mutate/judge")
+	// so the workers share every package the mutant does not change; a
+	// binary without symbols links faster, and it is run once.
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./tools/mutate/judge")
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
 		return verdict{Outcome: "stillborn", Detail: firstLine(string(out))}, nil
