@@ -56,16 +56,38 @@ func (b budget) args() []string {
 // the tool can give: "stillborn" (it does not build), "timeout" (the
 // wall-clock safety net), "same" (survived with the reference's artifacts).
 type verdict struct {
-	Outcome       string   `json:"outcome"`
-	By            string   `json:"by,omitempty"`
-	Runs          int      `json:"runs"`
-	Run           string   `json:"run,omitempty"`
-	Invariants    []string `json:"invariants,omitempty"`
-	Detail        string   `json:"detail,omitempty"`
-	Suite         string   `json:"suite,omitempty"`
-	MaxStepWrites int      `json:"max_step_writes"`
-	MaxRunWrites  int      `json:"max_run_writes"`
-	Digest        string   `json:"digest,omitempty"`
+	Outcome         string   `json:"outcome"`
+	By              string   `json:"by,omitempty"`
+	Runs            int      `json:"runs"`
+	Run             string   `json:"run,omitempty"`
+	Invariants      []string `json:"invariants,omitempty"`
+	Detail          string   `json:"detail,omitempty"`
+	Suite           string   `json:"suite,omitempty"`
+	MaxStepWrites   int      `json:"max_step_writes"`
+	MaxRunWrites    int      `json:"max_run_writes"`
+	Unattributed    int      `json:"unattributed"`
+	UnattributedRun string   `json:"unattributed_run,omitempty"`
+	Digest          string   `json:"digest,omitempty"`
+}
+
+// classify tells the survivors apart against the unmutated reference's
+// verdict on the same runs: "same" when every artifact is the reference's
+// (D126); "costly" when the artifacts differ and more model calls than the
+// reference's are justified by no surprise, the diagnostic that flags the
+// zoo's costly implementations; otherwise still "survived".
+func classify(v, base verdict) verdict {
+	if v.Outcome != "survived" {
+		return v
+	}
+	switch {
+	case v.Digest == base.Digest:
+		v.Outcome = "same"
+	case v.Unattributed > base.Unattributed:
+		v.Outcome = "costly"
+		v.Detail = fmt.Sprintf("%d model calls no surprise justifies, the reference %d; the first in %s",
+			v.Unattributed, base.Unattributed, v.UnattributedRun)
+	}
+	return v
 }
 
 // row is one line of the table.
@@ -190,9 +212,7 @@ func (j *judging) all(ms []mutant, base verdict) ([]row, error) {
 					mu.Unlock()
 					continue
 				}
-				if v.Outcome == "survived" && v.Digest == base.Digest {
-					v.Outcome = "same"
-				}
+				v = classify(v, base)
 				rows[i] = row{N: i + 1, File: m.file, Line: m.line, Col: m.col, Op: m.op, Verdict: v, Cached: cached}
 				if !j.c.asJSON {
 					fmt.Fprintf(os.Stderr, "%3d/%d %-36s %s\n", i+1, len(ms), m, v.Outcome)
@@ -322,7 +342,7 @@ func summarize(rows []row) summary {
 			s.Killed++
 		case "same":
 			s.Same++
-		case "survived", "error":
+		case "survived", "costly", "error":
 			s.Survived++
 			s.Survivors = append(s.Survivors, fmt.Sprintf("%s:%d:%d %s", r.File, r.Line, r.Col, r.Op))
 		}

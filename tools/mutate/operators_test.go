@@ -85,3 +85,21 @@ func TestJudgedFilesKeyTheCache(t *testing.T) {
 		}
 	}
 }
+
+func TestSurvivorsAreToldApartFromTheReference(t *testing.T) {
+	base := verdict{Outcome: "survived", Digest: "d0", Unattributed: 5}
+	cases := []struct {
+		v    verdict
+		want string
+	}{
+		{verdict{Outcome: "survived", Digest: "d0", Unattributed: 5}, "same"},
+		{verdict{Outcome: "survived", Digest: "d1", Unattributed: 5}, "survived"},
+		{verdict{Outcome: "survived", Digest: "d1", Unattributed: 6}, "costly"},
+		{verdict{Outcome: "killed", Digest: "d1", Unattributed: 9}, "killed"},
+	}
+	for _, c := range cases {
+		if got := classify(c.v, base).Outcome; got != c.want {
+			t.Errorf("%+v: %s, want %s", c.v, got, c.want)
+		}
+	}
+}

@@ -58,6 +58,14 @@ type Verdict struct {
 	// budgets.
 	MaxStepWrites int `json:"max_step_writes"`
 	MaxRunWrites  int `json:"max_run_writes"`
+	// Unattributed counts the model calls the surprise diagnostic could
+	// justify by nothing, over every run played, and UnattributedRun names
+	// the first run with one. A survivor with more of them than the
+	// unmutated reference on the same runs is "costly" (tools/mutate): it
+	// passes every level and wastes model calls, as the zoo's costly
+	// implementations do (examples/kind.go).
+	Unattributed    int    `json:"unattributed"`
+	UnattributedRun string `json:"unattributed_run,omitempty"`
 	// Digest covers every played run's sandbox files and run log.
 	Digest string `json:"digest"`
 }
@@ -94,6 +102,7 @@ func judge(seed uint64, runs int, preset string, suiteRuns int, lim limits) (*Ve
 		}
 		v.Runs = i + 1
 		v.note(g)
+		v.waste(r.Run, "run "+fmt.Sprint(i))
 		addRun(digest, r.Run)
 		if v.settle(g, r.Run, "fuzz", fmt.Sprint(i)) {
 			break
@@ -105,6 +114,7 @@ func judge(seed uint64, runs int, preset string, suiteRuns int, lim limits) (*Ve
 	}
 	v.Suite = suite
 	v.Digest = hex.EncodeToString(digest.Sum(nil))
+
 	return v, nil
 }
 
@@ -126,6 +136,7 @@ func playSuite(k int, lim limits, digest hash.Hash, v *Verdict) (string, error) 
 				return "", fmt.Errorf("playing %s: %w", p.Name, err)
 			}
 			v.note(g)
+			v.waste(r, fmt.Sprintf("%s run %d", p.Name, run))
 			addRun(digest, r)
 			where := fmt.Sprintf("%s run %d", p.Name, run)
 			if v.settle(g, r, "suite", where) {
@@ -134,6 +145,14 @@ func playSuite(k int, lim limits, digest hash.Hash, v *Verdict) (string, error) 
 		}
 	}
 	return "passes", nil
+}
+
+func (v *Verdict) waste(r *play.Run, where string) {
+	n := r.Judgement.Surprise.Unattributed
+	if n > 0 && v.Unattributed == 0 {
+		v.UnattributedRun = where
+	}
+	v.Unattributed += n
 }
 
 func (v *Verdict) note(g *guard) {
