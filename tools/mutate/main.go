@@ -11,7 +11,7 @@
 //	go run ./tools/mutate -runs 500                  # every mutant, a table, then the score
 //	go run ./tools/mutate -list                      # the mutants only
 //	go run ./tools/mutate -json -runs 500 > m.json   # the table as JSON
-//	go run ./tools/mutate -only plan.go:170          # the mutants of one line
+//	go run ./tools/mutate -only plan.go:170:,world.go:187:3   # some lines, or one mutant
 //
 // Verdicts are cached under .amr/mutate/, keyed by the whole tree, the
 // mutated file and the judge's budget, so a list run again only judges what
@@ -124,7 +124,7 @@ func main() {
 	flag.IntVar(&c.b.HangLimit, "hang-limit", 3, "forced advances in a row that make the mutant hung")
 	flag.IntVar(&c.jobs, "j", 2, "mutants built and judged at once")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "wall-clock safety net of one mutant's judge; a mutant that outlasts it is reported as timeout, not judged")
-	flag.StringVar(&c.only, "only", "", "judge only the mutants whose file:line or file:line op contains this")
+	flag.StringVar(&c.only, "only", "", "judge only the mutants whose \"file:line:col op\" contains one of these comma-separated strings")
 	flag.BoolVar(&c.list, "list", false, "list the mutants and stop")
 	flag.BoolVar(&c.asJSON, "json", false, "print the table as JSON")
 	flag.BoolVar(&c.noCache, "no-cache", false, "judge every mutant again")
@@ -143,7 +143,7 @@ func run(c config, out io.Writer) error {
 	}
 	var picked []mutant
 	for _, m := range all {
-		if c.only == "" || strings.Contains(m.String(), c.only) {
+		if c.only == "" || matchesAny(m.String(), strings.Split(c.only, ",")) {
 			picked = append(picked, m)
 		}
 	}
@@ -484,4 +484,13 @@ func judged(name string) bool {
 	dir, file := filepath.Split(name)
 	return dir != "tools/mutate/" && !strings.HasSuffix(file, ".md") && !strings.HasSuffix(file, "_test.go") &&
 		!strings.Contains("/"+dir, "/testdata/")
+}
+
+func matchesAny(s string, parts []string) bool {
+	for _, p := range parts {
+		if p != "" && strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
 }
