@@ -110,6 +110,7 @@ type config struct {
 	list    bool
 	asJSON  bool
 	noCache bool
+	cached  bool
 }
 
 func main() {
@@ -128,6 +129,7 @@ func main() {
 	flag.BoolVar(&c.list, "list", false, "list the mutants and stop")
 	flag.BoolVar(&c.asJSON, "json", false, "print the table as JSON")
 	flag.BoolVar(&c.noCache, "no-cache", false, "judge every mutant again")
+	flag.BoolVar(&c.cached, "cached", false, "judge nothing: report the cached verdicts, and the other mutants as unjudged")
 	flag.Parse()
 	c.files = strings.Split(*files, ",")
 	if err := run(c, os.Stdout); err != nil {
@@ -240,6 +242,9 @@ func (j *judging) judge(m mutant, treeSum string, worker int) (verdict, bool, er
 				return v, true, nil
 			}
 		}
+	}
+	if j.c.cached {
+		return verdict{Outcome: "unjudged"}, false, nil
 	}
 	v, err := j.play(m, worker)
 	if err != nil {
