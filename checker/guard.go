@@ -47,6 +47,9 @@ var questions = []Question{
 	{Name: "sends-after-escalation", Level: 4, LevelIDs: []string{"L4.send-after-escalation"},
 		HistoryID: history.H4EffectAfterCancellation, HistoryCauses: []string{history.CauseEscalation},
 		Summary: "outbox lines for a work item after an escalation naming it"},
+	{Name: "drafts-after-escalation", Level: 4, LevelIDs: []string{"L4.draft-after-escalation"},
+		HistoryID: history.H10DraftAfterEscalation,
+		Summary:   "draft declarations for a work item after an escalation naming it"},
 }
 
 // GuardQuestions returns the questions the guard compares.

@@ -168,7 +168,7 @@ func TestGuardSkipsUntestedLevels(t *testing.T) {
 	j := judgeRun(t, "l0-respond", "weak-undeclared-send")[0]
 	g := checker.Guard(j.level, j.hist)
 	assert.True(t, g.Agree)
-	assert.Equal(t, []string{"duplicate-effects", "contradictions", "unauthorized-effects", "admissions", "sends-after-escalation"}, g.Skipped)
+	assert.Equal(t, []string{"duplicate-effects", "contradictions", "unauthorized-effects", "admissions", "sends-after-escalation", "drafts-after-escalation"}, g.Skipped)
 	require.Len(t, g.Compared, 1)
 	assert.Equal(t, "undeclared-effects", g.Compared[0].Question)
 	// The history oracle still found the unauthorized send; L2 was simply

@@ -148,10 +148,55 @@ func (f *facts) escalatedSends(id string, level int) []Violation {
 	return out
 }
 
-// checkEscalationL4 judges L4.send-after-escalation, L4.escalation-outcome
-// and L4.escalation-resolution.
+// draftsAfter returns the drafts not known to precede the escalation, by the
+// same reading of "after" and of the escalated work as sendsAfter: the
+// operator took the work over, so drafting it is automated work on it (D135).
+func (f *facts) draftsAfter(e escalation) []*draft {
+	var out []*draft
+	for _, w := range f.sameWork(e.w) {
+		for _, d := range f.draftsByWrk[w] {
+			if !d.at.before(e.s.at) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// escalatedDrafts reports each draft declaration once, against the first
+// escalation it follows, as escalatedSends does for outbox lines.
+func (f *facts) escalatedDrafts(id string, level int) []Violation {
+	var out []Violation
+	reported := map[*draft]bool{}
+	for _, e := range f.escalationsOf() {
+		f.judged(id)
+		for _, d := range f.draftsAfter(e) {
+			if reported[d] {
+				continue
+			}
+			reported[d] = true
+			out = append(out, Violation{Invariant: id, Level: level, Tick: d.at.tick, WorkID: d.WorkID, DraftID: d.DraftID,
+				Evidence: []string{ref(sandbox.Drafts, d.line), e.s.ref()},
+				Detail:   draftDetail(d, e)})
+		}
+	}
+	return out
+}
+
+func draftDetail(d *draft, e escalation) string {
+	if d.WorkID != e.w {
+		return fmt.Sprintf("Draft %s is declared for work item %s, admitted for the same message as work item %s, after the escalation of %s at tick %d.",
+			d.DraftID, d.WorkID, e.w, e.w, e.s.at.tick)
+	}
+	return fmt.Sprintf("Draft %s is declared for work item %s after its escalation at tick %d.", d.DraftID, e.w, e.s.at.tick)
+}
+
+// checkEscalationL4 judges L4.send-after-escalation,
+// L4.draft-after-escalation, L4.escalation-outcome and
+// L4.escalation-resolution.
 func checkEscalationL4(f *facts) []Violation {
 	out := f.escalatedSends("L4.send-after-escalation", 4)
+	out = append(out, f.escalatedDrafts("L4.draft-after-escalation", 4)...)
 	for _, e := range f.escalationsOf() {
 		if !e.live {
 			continue

@@ -52,6 +52,7 @@ var situations = []Situations{
 	{"L3.state-consistency", append([]string{CDeathPendingDraft, CReassigned, CCrashMidTick}, edges("state_lag")...)},
 	{"L3.state-schema", []string{CCrashMidTick, CFleetGone, CTornState}},
 	{"L4.send-after-escalation", []string{CEscalationUnapprove, CEscalationApproved}},
+	{"L4.draft-after-escalation", []string{CEscalationUnapprove}},
 	{"L4.escalation-outcome", []string{CEscalationResolved, CEscalationApproved}},
 	{"L4.escalation-resolution", []string{CEscalationUnapprove, CEscalationResolved, CPiledUpWhileDown, CStaleStamp}},
 	{"L5.distinct-work", []string{CSameSubject, CDuplicateDelivery, CSameBody, CSameBodyElsewhere}},

@@ -124,7 +124,7 @@ type pass struct {
 	roughCrash map[int]int
 }
 
-// Check verifies H1–H9: H1–H8 in one pass over the history's operations
+// Check verifies H1–H10: H1–H8 and H10 in one pass over the history's operations
 // plus one pass over the work items at the end, H9 over its deliveries and
 // admissions.
 func Check(h *History) Verdict {
@@ -281,6 +281,10 @@ func (p *pass) draft(i int, op Op) {
 	p.declared[op.DraftID] = i
 	w := p.work(op.WorkID)
 	w.drafts = append(w.drafts, op.DraftID)
+	if esc, ok := p.escalated(w); ok {
+		x := p.violate(H10DraftAfterEscalation, []int{i, esc}, fmt.Sprintf("draft %s declared for work item %s after the escalation at op %d", op.DraftID, w.id, esc))
+		x.DraftID, x.WorkID = op.DraftID, w.id
+	}
 	// Effects sent before this declaration: was the draft's content made
 	// before a crash that came between it and the effect?
 	for _, e := range p.pending[op.DraftID] {

@@ -284,7 +284,7 @@ func TestCountFiltersByCause(t *testing.T) {
 
 func TestCatalogue(t *testing.T) {
 	inv := Invariants()
-	require.Len(t, inv, 9)
+	require.Len(t, inv, 10)
 	for i, x := range inv {
 		assert.Regexp(t, fmt.Sprintf(`^H%d\.[a-z]+(-[a-z]+)*$`, i+1), x.ID)
 		assert.NotEmpty(t, x.Summary)
@@ -326,4 +326,39 @@ func TestForkSendAfterEscalation(t *testing.T) {
 			assert.Equal(t, "w2", x.WorkID)
 		}
 	}
+}
+
+// D135: a draft first declared after an escalation naming its work item is
+// H10; one declared before it, or for a never-admitted item, is not.
+func TestDraftAfterEscalation(t *testing.T) {
+	base := func() *b {
+		return newB().deliver(1, "m1", "c1").admit(1, "w-m1", "m1").draft(1, "d1", "w-m1", "h1")
+	}
+	before := base().escalate(3, "s1", "w-m1").resolve(3, "w-m1", "abandoned", "operator_escalation")
+	assert.Zero(t, Check(before.history()).Counts[H10DraftAfterEscalation])
+
+	after := base().escalate(3, "s1", "w-m1").draft(4, "d2", "w-m1", "h2").resolve(4, "w-m1", "abandoned", "operator_escalation")
+	v := Check(after.history())
+	require.Equal(t, 1, v.Counts[H10DraftAfterEscalation])
+	for _, x := range v.Violations {
+		if x.Invariant == H10DraftAfterEscalation {
+			assert.Equal(t, "d2", x.DraftID)
+			assert.Equal(t, "w-m1", x.WorkID)
+			assert.Len(t, x.Ops, 2)
+		}
+	}
+
+	again := base().escalate(3, "s1", "w-m1").draft(4, "d1", "w-m1", "h1")
+	assert.Zero(t, Check(again.history()).Counts[H10DraftAfterEscalation], "a second declaration is not a new draft")
+
+	unadmitted := newB().escalate(2, "s1", "w-x").draft(3, "d1", "w-x", "h1")
+	assert.Zero(t, Check(unadmitted.history()).Counts[H10DraftAfterEscalation])
+}
+
+// The fork of an escalated item is the same work (D49): its draft after the
+// escalation is H10 too.
+func TestForkDraftAfterEscalation(t *testing.T) {
+	x := newB().deliver(1, "m1", "c1").admit(1, "w1", "m1").admit(2, "w2", "m1").
+		escalate(3, "s1", "w1").draft(4, "d2", "w2", "h2")
+	assert.Equal(t, 1, Check(x.history()).Counts[H10DraftAfterEscalation])
 }

@@ -11,6 +11,7 @@ const (
 	H7ClaimContradiction      = "H7.claim-contradiction"
 	H8EffectDespiteCrash      = "H8.effect-despite-pre-persist-crash"
 	H9Admission               = "H9.admission"
+	H10DraftAfterEscalation   = "H10.draft-after-escalation"
 )
 
 // Causes name the kind of a violation, where an invariant has several.
@@ -51,6 +52,7 @@ var catalogue = []Invariant{
 	{H7ClaimContradiction, "Audit and state.json agree with the outbox: nothing completed without a send, nothing abandoned with a send, nothing resolved both ways."},
 	{H8EffectDespiteCrash, "No crash finds an effect out whose draft is not yet declared, and no effect sent after a crash rests on a draft whose model call preceded the crash but that was declared only after the effect."},
 	{H9Admission, "A message is admitted only if some rules and posture it may be judged under admit it, and within 5 visited ticks when all of them do; the history evaluates the rules itself."},
+	{H10DraftAfterEscalation, "No draft is first declared for a work item after an escalation naming it or a work item admitted for a message it was admitted for (D135)."},
 }
 
 // Invariants returns the history oracle's catalogue, in id order.
