@@ -306,9 +306,15 @@ func (t *tracer) armedChan() chan struct{} {
 
 // run is the tracer thread: it starts the command (so the command is this
 // thread's child) and follows it and everything it starts until none is
-// left. The thread stays locked: it ends with the goroutine.
+// left. The thread is unlocked at the end, when nothing is traced any
+// more, so that it goes back to the runtime instead of ending: a locked
+// thread whose goroutine returns is ended, and every process that thread
+// had forked before the lock (another run's instance, started untraced
+// from whatever thread its goroutine was on) would get its parent-death
+// signal, SIGKILL, from the kernel.
 func (t *tracer) run(cmd *exec.Cmd) {
 	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	defer close(t.done)
 	if err := cmd.Start(); err != nil {
 		t.started <- err

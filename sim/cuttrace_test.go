@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -291,4 +292,60 @@ func TestATracerReapsNoOtherChild(t *testing.T) {
 	require.ErrorAs(t, err, &exit, "the harness's own child was still there to be waited for")
 	assert.Equal(t, "signal: killed", exit.ProcessState.String())
 	_ = time.Second
+}
+
+// A tracer's thread outlives its run: the runtime ends a locked thread whose
+// goroutine returns, and the kernel then sends the parent-death signal of
+// every process that thread had forked, SIGKILL for an instance (Pdeathsig),
+// to processes of other runs that happened to be started from it before it
+// was locked. Untraced children started with an instance's attributes, from
+// many goroutines and so many threads, must outlive traced runs played
+// beside them. A fuzz campaign with several workers lost about one run in
+// forty this way: a restarted instance killed at once, its run failing every
+// liveness level, and no replay failing.
+func TestATracedRunKillsNoChildOfAnotherThread(t *testing.T) {
+	requireTrace(t)
+	var children []*exec.Cmd
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := exec.Command("sleep", "60")
+			c.SysProcAttr = sysProcAttr()
+			if c.Start() == nil {
+				mu.Lock()
+				children = append(children, c)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	defer func() {
+		for _, c := range children {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	b := shortened(t, "l0-respond", 2)
+	b.Faults = crashAt(3, false)
+	for range 4 {
+		var runs sync.WaitGroup
+		for range 4 {
+			runs.Add(1)
+			go func() {
+				defer runs.Done()
+				if res, err := Run(b, nil, Options{Seed: 1, Impl: "process", Process: helperSpec("burst", RegimeStep)}); err == nil {
+					_ = res.Cleanup()
+				}
+			}()
+		}
+		runs.Wait()
+	}
+	require.NotEmpty(t, children)
+	for _, c := range children {
+		st, ok := procStat(filepath.Join("/proc", strconv.Itoa(c.Process.Pid)))
+		assert.True(t, ok && st.state != 'Z' && st.state != 'X', "child %d of another thread was killed (state %q)", c.Process.Pid, st.state)
+	}
 }
