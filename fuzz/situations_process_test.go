@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -67,9 +68,6 @@ func builtinProcess(name string) play.Impl {
 // notHeldAsAProcess are the counters the process campaign below is not held
 // to, each with why (D132; the table in docs/fuzz.md).
 var notHeldAsAProcess = map[string]string{
-	CTornLogLine: "in process only: a torn write is the engine's, which writes half the line; a process's " +
-		"writes are its own, and a torn crash is a plain kill between them (D75)",
-	CTornState: "in process only, as crash_tore_a_log_line, for state.json (D75)",
 	CCrashSendRecord: "rare by generation and cut-dependent as a process: it needs a crash drawn after exactly " +
 		"the send, before the resolution record the reference writes next (3 of 200 runs of this campaign " +
 		"in process), and a process cut lands there only when the hold stops the process in time",
@@ -184,25 +182,36 @@ func BenchmarkProcessCampaignReachesEveryCounter(b *testing.B) {
 // campaign of seed 2 stops within 30 runs on a run that trips one of the
 // implementation's declared targets. (Seed 2 is where weak-cite-failed-call
 // as a process failed its step instead, before a timeout's 504 named its
-// call, D130. weak-torn-glue's kind, torn_write, tears a write only in
-// process, D75, and is left out.)
+// call, D130. weak-torn-glue is found since a traced process's write can
+// be torn, D107.)
 func TestDeploymentKindsFindTheirWeakImplementationsAsAProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("process implementations run on Linux only")
 	}
-	for _, name := range []string{"weak-skip-old-signals", "weak-stale-approval", "weak-cite-failed-call", "weak-count-duplicates"} {
+	for _, name := range []string{"weak-skip-old-signals", "weak-stale-approval", "weak-cite-failed-call", "weak-count-duplicates", "weak-torn-glue"} {
 		t.Run(name, func(t *testing.T) {
 			im, ok := examples.Lookup(name)
 			require.True(t, ok)
 			cfg := Config{Impl: builtinProcess(name), Seed: 2, Runs: 30, Workers: 2, Preset: "deployment"}
 			sum := runCampaign(t, cfg)
 			require.NotNil(t, sum.Failure, "not found as a process in %d runs", cfg.Runs)
-			require.True(t, hitsTarget(sum.Failure.Run, im.Targets), "run %d: found %v, but the declared targets are %v",
-				sum.Failure.Index, sum.Failure.Invariants(), im.Targets)
+			require.True(t, hitsTarget(sum.Failure.Run, im.Targets), "run %d: found %v, but the declared targets are %v\n%s",
+				sum.Failure.Index, sum.Failure.Invariants(), im.Targets, processStory(sum.Failure.Run.Result))
 			cfg.Impl = builtin(t, name)
 			in := runCampaign(t, cfg)
 			require.NotNil(t, in.Failure, "in process")
 			t.Logf("first failure: run %d as a process, run %d in process", sum.Failure.Index, in.Failure.Index)
 		})
 	}
+}
+
+// processStory is what a process run's processes did and said, for a
+// failure message: a run that trips no target of its implementation is
+// most often one whose process died or hung, and this says which.
+func processStory(r *sim.Result) string {
+	if r == nil {
+		return "no result"
+	}
+	facts, _ := json.Marshal(r.Process)
+	return fmt.Sprintf("process facts: %s\nstderr.log: %q", facts, r.Output["stderr.log"])
 }
