@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -21,20 +20,10 @@ func (w *world) draftAt(id, work, conv, body string, tick, own int) {
 }
 
 // draftsAfterEscalation is the guard's draft question, asked of both
-// oracles: the history is compiled from the same files and run log.
+// oracles.
 func draftsAfterEscalation(t *testing.T, in Input) (Verdict, Answer) {
 	t.Helper()
-	lv := Check(in)
-	hv := history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files, Log: in.Log}))
-	g := Guard(lv, hv)
-	require.True(t, g.Agree, g.String())
-	for _, a := range g.Compared {
-		if a.Question == "drafts-after-escalation" {
-			return lv, a
-		}
-	}
-	t.Fatal("no drafts-after-escalation answer")
-	return lv, Answer{}
+	return guardAnswer(t, in, "drafts-after-escalation")
 }
 
 func TestDraftBeforeEscalation(t *testing.T) {

@@ -27,16 +27,24 @@ func forked(t *testing.T) *world {
 // sendsAfterEscalation is the guard's question, asked of both oracles.
 func sendsAfterEscalation(t *testing.T, in Input) (Verdict, Answer) {
 	t.Helper()
+	return guardAnswer(t, in, "sends-after-escalation")
+}
+
+// guardAnswer judges in with both oracles (the history compiled from the
+// same files and run log) and returns the level verdict and the guard's
+// answer to one question; the oracles must agree.
+func guardAnswer(t *testing.T, in Input, question string) (Verdict, Answer) {
+	t.Helper()
 	lv := Check(in)
 	hv := history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files, Log: in.Log}))
 	g := Guard(lv, hv)
 	require.True(t, g.Agree, g.String())
 	for _, a := range g.Compared {
-		if a.Question == "sends-after-escalation" {
+		if a.Question == question {
 			return lv, a
 		}
 	}
-	t.Fatal("no sends-after-escalation answer")
+	t.Fatalf("no %s answer", question)
 	return lv, Answer{}
 }
 
