@@ -33,6 +33,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/amr-bench/amr/tools/mutate/judged"
 )
 
 // budget is what the judge is asked to play; it is part of every cache key.
@@ -52,23 +54,8 @@ func (b budget) args() []string {
 		"-run-writes", fmt.Sprint(b.RunWrites), "-hang-limit", fmt.Sprint(b.HangLimit)}
 }
 
-// verdict is the judge's line (tools/mutate/judge), with the outcomes only
-// the tool can give: "stillborn" (it does not build), "timeout" (the
-// wall-clock safety net), "same" (survived with the reference's artifacts).
-type verdict struct {
-	Outcome         string   `json:"outcome"`
-	By              string   `json:"by,omitempty"`
-	Runs            int      `json:"runs"`
-	Run             string   `json:"run,omitempty"`
-	Invariants      []string `json:"invariants,omitempty"`
-	Detail          string   `json:"detail,omitempty"`
-	Suite           string   `json:"suite,omitempty"`
-	MaxStepWrites   int      `json:"max_step_writes"`
-	MaxRunWrites    int      `json:"max_run_writes"`
-	Unattributed    int      `json:"unattributed"`
-	UnattributedRun string   `json:"unattributed_run,omitempty"`
-	Digest          string   `json:"digest,omitempty"`
-}
+// verdict is the judge's line (tools/mutate/judge).
+type verdict = judged.Verdict
 
 // classify tells the survivors apart against the unmutated reference's
 // verdict on the same runs: "same" when every artifact is the reference's
@@ -440,7 +427,7 @@ func readTree() (*tree, error) {
 		}
 		t.files[name] = data
 		t.names = append(t.names, name)
-		if !judged(name) {
+		if !judgedFile(name) {
 			continue
 		}
 		fmt.Fprintf(h, "%s %d\n", name, len(data))
@@ -482,10 +469,10 @@ func (t *tree) remove() {
 	}
 }
 
-// judged reports whether a file can change a verdict, so that it is part
+// judgedFile reports whether a file can change a verdict, so that it is part
 // of the cache key: the tool's own listing and printing, tests, test data
 // and prose cannot, since none is in the judge's binary.
-func judged(name string) bool {
+func judgedFile(name string) bool {
 	dir, file := filepath.Split(name)
 	return dir != "tools/mutate/" && !strings.HasSuffix(file, ".md") && !strings.HasSuffix(file, "_test.go") &&
 		!strings.Contains("/"+dir, "/testdata/")

@@ -80,8 +80,8 @@ func TestJudgedFilesKeyTheCache(t *testing.T) {
 		"examples/plan_test.go":            false,
 		"faults/testdata/x.json":           false,
 	} {
-		if got := judged(name); got != want {
-			t.Errorf("judged(%q) = %v, want %v", name, got, want)
+		if got := judgedFile(name); got != want {
+			t.Errorf("judgedFile(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
