@@ -69,6 +69,50 @@ func TestDowntimeRestartsAdmissionBudget(t *testing.T) {
 	}
 }
 
+// A downtime and an immediate crash at one tick, the downtime first in the
+// bundle: the immediate crash lands first (it needs no write) and restarts
+// at once, and the downtime still ends at its own restart. The message's
+// budget runs 5 from that restart in both oracles, with and without the run
+// log: admitted at its end it is on time, a tick later it is missing. (The
+// history without a log once gave the downtime the other crash's restart
+// and disagreed with the checker.)
+func TestDowntimeBesideAnImmediateCrashKeepsItsRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		admitted int
+		missing  int
+	}{
+		{"admitted at the restart's budget end", 17, 0},
+		{"admitted a tick after it", 18, 17},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			readings(t, func(t *testing.T, withLog bool) {
+				w := newWorld(t, 2, 40)
+				w.b.Faults = append(w.b.Faults,
+					scenarios.Fault{At: 2, Kind: scenarios.FaultCrash, AfterWrites: 1, Down: 10},
+					scenarios.Fault{At: 2, Kind: scenarios.FaultCrash})
+				w.harness = append(w.harness,
+					sandbox.LogRecord{Kind: sandbox.LogCrash, Tick: 2},
+					sandbox.LogRecord{Kind: sandbox.LogRestart, Tick: 2},
+					sandbox.LogRecord{Kind: sandbox.LogCrash, Tick: 2, AfterWrites: 1, Down: 10},
+					sandbox.LogRecord{Kind: sandbox.LogRestart, Tick: 12})
+				w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 2)
+				w.admit("w1", "m1", tc.admitted)
+				in := w.input(withLog)
+				v := Check(in)
+				got := only(v, "L2.admission-missing")
+				if tc.missing == 0 {
+					assert.Empty(t, got)
+				} else {
+					require.Len(t, got, 1)
+					assert.Equal(t, tc.missing, got[0].Tick)
+				}
+				guardAgrees(t, in, v)
+			})
+		})
+	}
+}
+
 // An implementation that never comes back before the horizon owes nothing
 // whose budget ends in the downtime: there is no restart to run from.
 func TestDowntimePastHorizonJudgesNothingInIt(t *testing.T) {
