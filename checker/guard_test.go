@@ -89,6 +89,7 @@ func TestGuardQuestionsAreExercisedAndAgree(t *testing.T) {
 		{"admissions", "l2-govern", "weak-rules-once", 1},
 		{"admissions", "l2-tick-jump-intake", "weak-jump-blind", 2},
 		{"sends-after-rejection", "l3-reject-then-approve", "weak-last-decision-wins", 1},
+		{"sends-after-rejection", "l3-reject-then-approve", "weak-ignore-reject", 1},
 		{"sends-after-escalation", "l4-operator-escalation", "weak-ignore-escalation", 1},
 		{"sends-after-escalation", "l6-post-approval-escalation", "weak-escalate-before-approval-only", 1},
 	}
