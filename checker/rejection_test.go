@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -86,6 +87,14 @@ func TestSendOnAnApprovalAfterARecordedRejection(t *testing.T) {
 		assert.Equal(t, 1, a.History)
 		_, c := guardAnswer(t, in, "contradictions")
 		assert.Equal(t, 1, c.Level)
+		// The history oracle: the send after the abandonment (H4, cause
+		// resolution), the contradiction in the audit and in state.json
+		// (H7), and the send after the rejection (H11).
+		hv := history.Check(history.Compile(history.Input{Bundle: in.Bundle, Files: in.Files, Log: in.Log}))
+		assert.Equal(t, 1, hv.Count(history.H11SendAfterRejection, ""))
+		assert.Equal(t, 1, hv.Count(history.H4EffectAfterCancellation, history.CauseResolution))
+		assert.Equal(t, 1, hv.Count(history.H7ClaimContradiction, history.CauseAbandonedWithSend))
+		assert.Equal(t, 1, hv.Count(history.H7ClaimContradiction, history.CauseStateAbandoned))
 	})
 }
 
