@@ -115,7 +115,8 @@ func (v Verdict) Failed() bool {
 var levelChecks = [scenarios.Levels][]func(*facts) []Violation{
 	{checkRecordFormat, checkHarnessFiles, checkAppendOnly, checkDraftRedeclared, checkOutboxDeclared, checkDraftOrigin, checkReply},
 	{checkDuplicateEffect, checkDuplicateWork, checkOwnAnchor, checkFollowUpReply, checkCrashResolution, checkResolutionConflict},
-	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate},
+	{checkAdmission, checkAdmissionRecord, checkApprovalBinding, checkForgedCited, checkApprovalLatency, checkRedeliveryDuplicate,
+		checkSendAfterRejection},
 	{checkClaims, checkAgentDeath, checkAgentDeathUnbound, checkResolutionMissing, checkStateConsistency},
 	{checkEscalationL4},
 	{checkDistinctWork, checkConversationIdentity, checkEscalatedSend, checkIdentityLiveness},

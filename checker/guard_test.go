@@ -88,6 +88,8 @@ func TestGuardQuestionsAreExercisedAndAgree(t *testing.T) {
 		{"admissions", "l2-govern", "weak-ignore-posture", 1},
 		{"admissions", "l2-govern", "weak-rules-once", 1},
 		{"admissions", "l2-tick-jump-intake", "weak-jump-blind", 2},
+		{"sends-after-rejection", "l3-reject-then-approve", "weak-last-decision-wins", 1},
+		{"sends-after-rejection", "l3-reject-then-approve", "weak-ignore-reject", 1},
 		{"sends-after-escalation", "l4-operator-escalation", "weak-ignore-escalation", 1},
 		{"sends-after-escalation", "l6-post-approval-escalation", "weak-escalate-before-approval-only", 1},
 	}
@@ -168,7 +170,7 @@ func TestGuardSkipsUntestedLevels(t *testing.T) {
 	j := judgeRun(t, "l0-respond", "weak-undeclared-send")[0]
 	g := checker.Guard(j.level, j.hist)
 	assert.True(t, g.Agree)
-	assert.Equal(t, []string{"duplicate-effects", "contradictions", "unauthorized-effects", "admissions", "sends-after-escalation", "drafts-after-escalation"}, g.Skipped)
+	assert.Equal(t, []string{"duplicate-effects", "contradictions", "unauthorized-effects", "admissions", "sends-after-rejection", "sends-after-escalation", "drafts-after-escalation"}, g.Skipped)
 	require.Len(t, g.Compared, 1)
 	assert.Equal(t, "undeclared-effects", g.Compared[0].Question)
 	// The history oracle still found the unauthorized send; L2 was simply

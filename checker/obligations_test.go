@@ -251,6 +251,7 @@ func TestEveryCountedInvariantCanBeJudged(t *testing.T) {
 		},
 		func(t *testing.T) *world { w := contested(t); settle(w, 1); return w },
 		func(t *testing.T) *world { return approvedThenEscalated(t, 2) },
+		rejected,
 	}
 	judged := map[string]int{}
 	for _, s := range stories {

@@ -144,7 +144,12 @@ var zoo = []weakSpec{
 		"l2-approval-of-previous-draft", []string{"L2.approval-binding"}},
 	{"weak-last-decision-wins", fresh[lastDecisionWins],
 		"takes the latest decision on a draft as final: an approval after a rejection reopens the abandoned item and sends",
-		"l3-reject-then-approve", []string{"L1.resolution-conflict"}},
+		"l3-reject-then-approve", []string{"L1.resolution-conflict", "L2.send-after-rejection"}},
+	// Rejected work it never hears of stays open, so where no approval
+	// follows the rejection it is also never resolved.
+	{"weak-ignore-reject", fresh[ignoreReject],
+		"reads only approve lines: a rejection is never recorded, and a later approval of the rejected draft sends it",
+		"l3-reject-then-approve", []string{"L2.send-after-rejection", "L3.resolution-missing"}},
 	{"weak-content-dedup", fresh[contentDedup],
 		"takes a message with an earlier one's sender, subject and body for a redelivery and never admits it",
 		"l2-same-sender-same-body", []string{"L2.admission-missing", "L0.reply", "L1.follow-up-reply"}},

@@ -43,6 +43,14 @@ func init() {
 		}),
 		shows: func(h *harness) bool { return h.sends("w-m1") > 0 },
 	}
+	weakCases["weak-ignore-reject"] = weakCase{
+		run: withOrder(func(h *harness) {
+			h.at(3, approve("ap1", "m1", "reject"))
+			h.at(5, approve("ap2", "m1", "approve"))
+			h.idle(10)
+		}),
+		shows: func(h *harness) bool { return h.sends("w-m1") > 0 },
+	}
 	weakCases["weak-content-dedup"] = weakCase{
 		run: withOrder(func(h *harness) {
 			h.at(3, order("m2", "c1", "a@x", "ORD-1"))

@@ -42,6 +42,7 @@ var situations = []Situations{
 	{"L2.forged-approval-cited", []string{CForgedDelivered}},
 	{"L2.approval-latency", append([]string{CLateApproval, CCrashApproved, CJumpAcrossBudget, CStaleApproval, CStaleStamp, CPiledUpWhileDown}, edges("approval_budget")...)},
 	{"L2.redelivery-duplicate", []string{CRedelivered, CRedeliveredSent}},
+	{"L2.send-after-rejection", []string{CRejected, CRejectThenApprove, CApproveThenReject, CCrashDecisions}},
 	{"L3.double-handled", []string{CContestedClaim, CDeathPendingDraft}},
 	{"L3.claim-winner", []string{CContestedClaim, CReassigned}},
 	{"L3.stand-down-record", []string{CContestedClaim, CDeathPendingDraft}},

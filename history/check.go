@@ -84,11 +84,14 @@ type work struct {
 	sends       []int
 	resolves    []int
 	escalations []int
-	cancels     []int // valid rejects of its latest draft at the time
 	rejects     []int // valid rejects of any of its drafts
-	approved    []int // valid approves of its latest draft at the time
-	claimants   []string
-	crashes     []int // crashes while it was admitted and unresolved
+	// ended holds the rejects that were the first valid decision on the
+	// draft that was its latest when they came: they end the work item
+	// (D155).
+	ended     []int
+	approved  []int // valid approves of its latest draft at the time
+	claimants []string
+	crashes   []int // crashes while it was admitted and unresolved
 }
 
 type pass struct {
@@ -122,9 +125,15 @@ type pass struct {
 	// roughCrash holds, per tick, a crash whose place in the tick is
 	// approximate.
 	roughCrash map[int]int
+	// decided holds the draft ids with a valid decision so far, rejected
+	// those whose first one was a reject (its op), and workDrafts each work
+	// item's first declarations anywhere, in order (D154).
+	decided    map[string]bool
+	rejected   map[string]int
+	workDrafts map[string][]int
 }
 
-// Check verifies H1–H10: H1–H8 and H10 in one pass over the history's operations
+// Check verifies H1–H11: H1–H8, H10 and H11 in one pass over the history's operations
 // plus one pass over the work items at the end, H9 over its deliveries and
 // admissions.
 func Check(h *History) Verdict {
@@ -134,7 +143,8 @@ func Check(h *History) Verdict {
 		approves: map[string][]int{}, byEffect: map[string]int{}, byDraft: map[string]int{}, byWork: map[string]int{},
 		deaths: map[string]int{}, calls: map[string]int{}, pending: map[string][]int{}, h8: map[int]bool{},
 		admitted: map[string]bool{}, roughCrash: map[int]int{},
-		admittedFor: map[string][]string{}, forMessage: map[string][]string{}}
+		admittedFor: map[string][]string{}, forMessage: map[string][]string{},
+		decided: map[string]bool{}, rejected: map[string]int{}, workDrafts: map[string][]int{}}
 	for _, inv := range catalogue {
 		p.v.Counts[inv.ID] = 0
 	}
@@ -145,6 +155,7 @@ func Check(h *History) Verdict {
 		case OpDraft:
 			if _, ok := p.first[op.DraftID]; !ok {
 				p.first[op.DraftID] = i
+				p.workDrafts[op.WorkID] = append(p.workDrafts[op.WorkID], i)
 			}
 		case OpAdmit:
 			p.admitted[op.WorkID] = true
@@ -336,6 +347,7 @@ func (p *pass) approve(i int, op Op) {
 	w := p.work(p.ops[d].WorkID)
 	switch op.Decision {
 	case scenarios.DecisionApprove:
+		p.decided[op.DraftID] = true
 		p.approves[op.DraftID] = append(p.approves[op.DraftID], i)
 		// An approve of a draft the work item had already replaced
 		// authorizes that draft but owes the work item nothing (D80).
@@ -344,10 +356,44 @@ func (p *pass) approve(i int, op Op) {
 		}
 	case scenarios.DecisionReject:
 		w.rejects = append(w.rejects, i)
-		if n := len(w.drafts); n == 0 || w.drafts[n-1] == op.DraftID {
-			w.cancels = append(w.cancels, i)
+		if p.decided[op.DraftID] {
+			return // a reject after an approve takes nothing back (D82)
+		}
+		p.decided[op.DraftID] = true
+		p.rejected[op.DraftID] = i
+		if p.latestAt(w.id, d, i) {
+			w.ended = append(w.ended, i)
 		}
 	}
+}
+
+// latestAt reports whether draft declaration d was its work item's latest
+// when approval i came: no later declaration of the item was before i, with
+// the same-tick allowance that makes i valid in a file-order history.
+func (p *pass) latestAt(work string, d, i int) bool {
+	for _, j := range p.workDrafts[work] {
+		if j <= d {
+			continue
+		}
+		if j < i || p.h.Ordering == OrderFiles && p.ops[j].Tick <= p.ops[i].Tick {
+			return false
+		}
+	}
+	return true
+}
+
+// afterRejection judges one effect against H11: a rejection that was the
+// first decision on its draft, or that ended its work item, came before it.
+func (p *pass) afterRejection(i int, op Op, w *work) {
+	r, ok := p.rejected[op.DraftID]
+	if len(w.ended) > 0 && (!ok || w.ended[0] < r) {
+		r, ok = w.ended[0], true
+	}
+	if !ok {
+		return
+	}
+	x := p.violate(H11SendAfterRejection, []int{i, r}, fmt.Sprintf("effect %s sends draft %s of work item %s after the rejection at op %d", op.EffectID, op.DraftID, w.id, r))
+	x.EffectID, x.DraftID, x.WorkID = op.EffectID, op.DraftID, w.id
 }
 
 func (p *pass) crash(i int) {
@@ -383,7 +429,7 @@ func (p *pass) crash(i int) {
 	}
 }
 
-// send judges one effect against H1, H2, H4 and H5.
+// send judges one effect against H1, H2, H4, H5 and H11.
 func (p *pass) send(i int, op Op) {
 	// An effect whose draft was never declared is valid for no work item
 	// (spec §2: valid only if its draft_id was declared): it is nobody's
@@ -397,6 +443,7 @@ func (p *pass) send(i int, op Op) {
 	p.unauthorized(i, op)
 	if w != nil {
 		p.cancelled(i, op, w)
+		p.afterRejection(i, op, w)
 	} else {
 		p.decline(H4EffectAfterCancellation, ReasonUnknownWork, i)
 	}
@@ -473,10 +520,6 @@ func (p *pass) cancelled(i int, op Op, w *work) {
 	if esc, ok := p.escalated(w); ok {
 		causes = append(causes, CauseEscalation)
 		ops = append(ops, esc)
-	}
-	if len(w.cancels) > 0 {
-		causes = append(causes, CauseRejection)
-		ops = append(ops, w.cancels[0])
 	}
 	unknown := false
 	for _, r := range w.resolves {

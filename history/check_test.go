@@ -143,10 +143,10 @@ func TestInvariantCounterexamples(t *testing.T) {
 			return newB().deliver(1, "m1", "c1").admit(1, "w-m1", "m1").draft(1, "d1", "w-m1", "h1").
 				approve(3, "ap1", "d1", "h1", "approve", ForgedNo).escalate(3, "s1", "w-m1").send(3, "e1", "d1")
 		}, map[string]int{H4EffectAfterCancellation: 1}, []string{CauseEscalation}, []int{5, 4}},
-		{"H4 send after a valid reject", H4EffectAfterCancellation, func() *b {
+		{"H11 send on an approval after a valid reject", H11SendAfterRejection, func() *b {
 			return newB().deliver(1, "m1", "c1").admit(1, "w-m1", "m1").draft(1, "d1", "w-m1", "h1").
-				approve(3, "ap1", "d1", "h1", "approve", ForgedNo).approve(4, "ap2", "d1", "h1", "reject", ForgedNo).send(4, "e1", "d1")
-		}, map[string]int{H4EffectAfterCancellation: 1}, []string{CauseRejection}, []int{5, 4}},
+				approve(3, "ap1", "d1", "h1", "reject", ForgedNo).approve(4, "ap2", "d1", "h1", "approve", ForgedNo).send(4, "e1", "d1")
+		}, map[string]int{H11SendAfterRejection: 1}, nil, []int{5, 3}},
 		{"H4 send after an abandoned resolution", H4EffectAfterCancellation, func() *b {
 			return newB().deliver(1, "m1", "c1").admit(1, "w-m1", "m1").draft(1, "d1", "w-m1", "h1").
 				approve(3, "ap1", "d1", "h1", "approve", ForgedNo).escalate(3, "s1", "w-m1").
@@ -279,12 +279,12 @@ func TestCountFiltersByCause(t *testing.T) {
 		approve(3, "ap1", "d1", "h1", "approve", ForgedNo).escalate(3, "s1", "w-m1").send(3, "e1", "d1").history())
 	assert.Equal(t, 1, v.Count(H4EffectAfterCancellation, ""))
 	assert.Equal(t, 1, v.Count(H4EffectAfterCancellation, CauseEscalation))
-	assert.Zero(t, v.Count(H4EffectAfterCancellation, CauseRejection))
+	assert.Zero(t, v.Count(H11SendAfterRejection, ""))
 }
 
 func TestCatalogue(t *testing.T) {
 	inv := Invariants()
-	require.Len(t, inv, 10)
+	require.Len(t, inv, 11)
 	for i, x := range inv {
 		assert.Regexp(t, fmt.Sprintf(`^H%d\.[a-z]+(-[a-z]+)*$`, i+1), x.ID)
 		assert.NotEmpty(t, x.Summary)

@@ -269,7 +269,10 @@ func TestZooFindings(t *testing.T) {
 		"weak-content-dedup":                 {history.H9Admission: 1},
 		"weak-lazy-mode":                     {history.H9Admission: 1},
 		// Abandoned on the rejection, then sent on the later approval.
-		"weak-last-decision-wins": {history.H4EffectAfterCancellation: 1, history.H7ClaimContradiction: 2},
+		"weak-last-decision-wins": {history.H4EffectAfterCancellation: 1, history.H7ClaimContradiction: 2, history.H11SendAfterRejection: 1},
+		// Never hears of the rejection, so only the send on the later
+		// approval shows.
+		"weak-ignore-reject": {history.H11SendAfterRejection: 1},
 		// Completed in the audit and in state.json, with nothing validly sent.
 		"weak-undeclared-send": {history.H2OrphanEffect: 1, history.H5UnauthorizedEffect: 1, history.H7ClaimContradiction: 2},
 		// Each early send, taken back, is unauthorized and then sent again.

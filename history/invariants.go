@@ -12,6 +12,7 @@ const (
 	H8EffectDespiteCrash      = "H8.effect-despite-pre-persist-crash"
 	H9Admission               = "H9.admission"
 	H10DraftAfterEscalation   = "H10.draft-after-escalation"
+	H11SendAfterRejection     = "H11.send-after-rejection"
 )
 
 // Causes name the kind of a violation, where an invariant has several.
@@ -20,7 +21,6 @@ const (
 	CauseUnadmitted = "unadmitted" // H2: the draft's work item was not admitted before the effect
 
 	CauseEscalation = "escalation" // H4: after an OPERATOR_ESCALATION naming the work item
-	CauseRejection  = "rejection"  // H4: after a valid reject of the work item's latest draft
 	CauseResolution = "resolution" // H4: after a resolution record of the work item
 
 	CauseCompletedWithoutSend = "completed-without-send"       // H7: audit says completed, outbox has nothing
@@ -46,13 +46,14 @@ var catalogue = []Invariant{
 	{H1DuplicateEffect, "At most one effect per effect id, per draft and per work item; each further one is a violation."},
 	{H2OrphanEffect, "Every effect's draft was declared before it, for a work item admitted before it."},
 	{H3LostWork, "Admitted work with a valid approve decision, never escalated nor validly rejected, is sent or resolved by the end of the history."},
-	{H4EffectAfterCancellation, "No effect for a work item after its escalation, after a valid reject of its latest draft, or after a resolution record of it."},
+	{H4EffectAfterCancellation, "No effect for a work item after its escalation or after a resolution record of it (a rejection is H11's)."},
 	{H5UnauthorizedEffect, "Every effect has, before it, a valid approve line binding its draft id and the draft's declared content hash."},
 	{H6FalseSuppression, "Admitted work is abandoned only with a cause before it: its escalation, a valid reject of one of its drafts, the death of an agent that claimed it, or a crash while it was pending."},
 	{H7ClaimContradiction, "Audit and state.json agree with the outbox: nothing completed without a send, nothing abandoned with a send, nothing resolved both ways."},
 	{H8EffectDespiteCrash, "No crash finds an effect out whose draft is not yet declared, and no effect sent after a crash rests on a draft whose model call preceded the crash but that was declared only after the effect."},
 	{H9Admission, "A message is admitted only if some rules and posture it may be judged under admit it, and within 5 visited ticks when all of them do; the history evaluates the rules itself."},
 	{H10DraftAfterEscalation, "No draft is first declared for a work item after an escalation naming it or a work item admitted for a message it was admitted for (D135)."},
+	{H11SendAfterRejection, "No effect after a valid reject that was the first valid decision on the effect's draft, or on the draft that was its work item's latest when the reject came (D154, D155)."},
 }
 
 // Invariants returns the history oracle's catalogue, in id order.
