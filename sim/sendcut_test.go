@@ -175,3 +175,56 @@ func TestCutsOfLeavesOutCrashesAfterASend(t *testing.T) {
 	}
 	assert.Equal(t, []Cut{{Tick: 4, Index: 1, Writes: 2}}, CutsOf(log))
 }
+
+// wholeUnsender sends, then takes the send back by writing outbox.jsonl whole,
+// empty, once per tick.
+type wholeUnsender struct{}
+
+func (wholeUnsender) Step(env *sandbox.Env) error {
+	clock, _ := env.Files.Read(sandbox.Clock)
+	if done, _ := env.Files.Read("private/done"); bytes.Equal(done, clock) {
+		return nil
+	}
+	if err := env.Files.Append(sandbox.Outbox, []byte(`{"e":1}`)); err != nil {
+		return err
+	}
+	if err := env.Files.Write(sandbox.Outbox, nil); err != nil {
+		return err
+	}
+	return env.Files.Write("private/done", clock)
+}
+
+// A torn crash that lands on a log written whole still lets the engine see
+// what the write left: the line it took back is on record, and the tick's
+// listed writes name only lines that were written. Unseen, the lines after
+// it were numbered one off, and the history placed a later send a tick
+// early (an INVALID run of weak-unsend).
+func TestATornCrashOnALogWrittenWholeIsSeen(t *testing.T) {
+	b := toyBundle()
+	b.Meta.Horizon = 1
+	b.Faults = []scenarios.Fault{{At: 1, Kind: scenarios.FaultCrash, AfterWrites: 2, Torn: true}}
+	res := run(t, b, func() sandbox.Implementation { return wholeUnsender{} }, 1)
+	rw := kinds(res, sandbox.LogRewrite)
+	var atCrash []sandbox.LogRecord
+	for _, r := range rw {
+		if r.Tick == 1 {
+			atCrash = append(atCrash, r)
+		}
+	}
+	require.Len(t, atCrash, 2, "the torn take-back and the restart's")
+	assert.Equal(t, []string{`{"e":1}`}, atCrash[0].Lost)
+	var end sandbox.LogRecord
+	for _, r := range kinds(res, sandbox.LogTickEnd) {
+		if r.Tick == 1 {
+			end = r
+		}
+	}
+	outboxWrites := 0
+	for _, w := range end.Writes {
+		if w == sandbox.Outbox {
+			outboxWrites++
+		}
+	}
+	assert.Equal(t, 2, outboxWrites, "two sends at tick 1, each listed once")
+	assert.Equal(t, 3, end.Lines[sandbox.Outbox], "tick 0's send and tick 1's two")
+}
