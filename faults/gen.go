@@ -42,6 +42,7 @@ func Generate(src Source, p Profile) *scenarios.Bundle {
 	g.duplicates()
 	g.edgeDuplicates()
 	g.crashes()
+	g.sendCrashes()
 	g.budgetEdges()
 	g.downtimes()
 	g.tornWrites()

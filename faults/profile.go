@@ -69,6 +69,7 @@ var vocabulary = []Kind{
 	{ModelFaults, "model calls failing: 429 with Retry-After, 500, 503, a reset connection, a timeout, a body cut short"},
 	{TornWrite, "a crash in the middle of a write: half a line in a log, or half of state.json"},
 	{ThresholdEdges, "rules over thread length and sender history whose thresholds messages hit exactly, one below and one above, with duplicates mixed in"},
+	{CrashSend, "crashes right after a send, at an approval's tick: after the send, before its resolution record"},
 }
 
 // Vocabulary lists the fault kinds in a stable order.
@@ -145,7 +146,7 @@ var presets = []Preset{
 	{Name: "quiet", Swarm: false,
 		Summary: "no faults: plain conversations and on-time approvals"},
 	{Name: "crash", Swarm: true, Always: []string{CrashWrite},
-		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Redecide, Boundaries, Downtime, TornWrite},
+		Kinds:   []string{FollowUp, Duplicate, LateApproval, Redeliver, CrashBoundary, CrashWrite, Fleet, Redecide, Boundaries, Downtime, TornWrite, CrashSend},
 		Summary: "crashes at boundaries and between writes, with follow-ups, duplicates and late approvals"},
 	{Name: "authority", Swarm: true,
 		Kinds:   []string{LateApproval, Redeliver, Reject, ForgeDangling, ForgeHash, EscalateBefore, EscalateAfter, CrashWrite, Redecide, Boundaries},

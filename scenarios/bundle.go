@@ -229,11 +229,22 @@ const (
 // FaultKinds lists every fault kind in a stable order.
 var FaultKinds = []string{FaultCrash, FaultDuplicate, FaultRedeliver, FaultTickJump, FaultPosture, FaultRules}
 
+// CrashLogs are the files a crash's WritesTo may name: the implementation's
+// three logs, whose new lines the harness counts one by one (spec §2).
+var CrashLogs = []string{"drafts.jsonl", "outbox.jsonl", "audit.jsonl"}
+
+// SendLog is the log a crash right after a send counts: outbox.jsonl.
+const SendLog = "outbox.jsonl"
+
 // Fault is one scheduled fault. Which fields apply depends on Kind.
 //
 // A crash with AfterWrites 0 lands at the tick boundary, before the tick's
 // events fire; with AfterWrites k it lands right after the implementation's
 // k-th write during that tick (or at the tick's end if it writes fewer).
+// WritesTo, on a crash after k writes, names one of the implementation's
+// logs: only new lines of that log count, so with "outbox.jsonl" the crash
+// lands right after the tick's k-th send, before whatever the send is
+// followed by (D138). Fewer such lines that tick land it at the tick's end.
 // Down k keeps the implementation down after the crash: the fresh instance
 // starts at the first visited tick at or after the crash's tick plus k,
 // while the harness goes on firing the schedule into the sandbox (D70).
@@ -241,6 +252,7 @@ type Fault struct {
 	At          int    `json:"at"`
 	Kind        string `json:"kind"`
 	AfterWrites int    `json:"after_writes,omitempty"`
+	WritesTo    string `json:"writes_to,omitempty"`
 	Down        int    `json:"down,omitempty"`
 	// Torn, on a crash after k writes, tears the k-th write: only the first
 	// half of the line (or of state.json's new content) reaches the file,

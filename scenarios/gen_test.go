@@ -231,6 +231,9 @@ func genFaults(b *Bundle) *rapid.Generator[[]Fault] {
 			case FaultCrash:
 				f.At = rapid.IntRange(0, h).Draw(t, "at")
 				f.AfterWrites = rapid.IntRange(0, 3).Draw(t, "after_writes")
+				if f.AfterWrites > 0 && rapid.Bool().Draw(t, "to_one_log") {
+					f.WritesTo = rapid.SampledFrom(CrashLogs).Draw(t, "writes_to")
+				}
 			case FaultDuplicate:
 				if len(b.Inbox) == 0 {
 					continue

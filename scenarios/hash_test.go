@@ -141,6 +141,26 @@ func TestBundleHashSeesEveryChange(t *testing.T) {
 	}
 }
 
+// A crash after a send is another crash than one after any write: the log
+// it counts is in the canonical bytes, and only when it is set (D138).
+func TestBundleHashSeesTheLogACrashCounts(t *testing.T) {
+	b := scenariotest.Small("kilo", 2, "Refund kilo", "Kilo body.")
+	b.Faults[0].AfterWrites = 1
+	any, err := b.Canonical()
+	require.NoError(t, err)
+	assert.NotContains(t, string(any), "writes_to")
+	b.Faults[0].WritesTo = scenarios.SendLog
+	send, err := b.Canonical()
+	require.NoError(t, err)
+	assert.Contains(t, string(send), `"writes_to":"outbox.jsonl"`)
+	h1, err := b.Hash()
+	require.NoError(t, err)
+	b.Faults[0].WritesTo = ""
+	h0, err := b.Hash()
+	require.NoError(t, err)
+	assert.NotEqual(t, h0, h1)
+}
+
 // The canonical bytes of a fixed bundle are pinned: a change here changes
 // every published hash and commitment, and must be deliberate.
 func TestCanonicalBundleGolden(t *testing.T) {

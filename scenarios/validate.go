@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -465,6 +466,7 @@ func (v *validator) faults() {
 			if f.Torn && f.AfterWrites < 1 {
 				v.errorf(field+".torn", "only a crash after a write can tear it: set after_writes")
 			}
+			v.writesTo(field, f)
 			if f.Down < 0 || f.Down > MaxDown {
 				v.errorf(field+".down", "down %d is outside 0..%d", f.Down, MaxDown)
 			}
@@ -511,6 +513,18 @@ func (v *validator) faults() {
 	}
 }
 
+// writesTo checks a crash's writes_to: one of the implementation's logs,
+// and only on a crash after k writes, which it narrows (D138).
+func (v *validator) writesTo(field string, f Fault) {
+	switch {
+	case f.WritesTo == "":
+	case !slices.Contains(CrashLogs, f.WritesTo):
+		v.errorf(field+".writes_to", "%q is not one of %s", f.WritesTo, strings.Join(CrashLogs, ", "))
+	case f.AfterWrites < 1:
+		v.errorf(field+".writes_to", "only a crash after k writes counts writes to one file: set after_writes")
+	}
+}
+
 // jump is a tick jump fault: its index, tick and size.
 type jump struct{ i, at, by int }
 
@@ -531,6 +545,7 @@ func (v *validator) faultFields(field string, f Fault) bool {
 		"after_writes": f.AfterWrites != 0,
 		"down":         f.Down != 0,
 		"torn":         f.Torn,
+		"writes_to":    f.WritesTo != "",
 		"message_id":   f.MessageID != "",
 		"approval_id":  f.ApprovalID != "",
 		"by":           f.By != 0,
@@ -551,8 +566,8 @@ func (v *validator) faultFields(field string, f Fault) bool {
 		v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(FaultKinds, ", "))
 		return false
 	}
-	for _, k := range []string{"after_writes", "down", "torn", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
-		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") && !((k == "down" || k == "torn") && mine == "after_writes") {
+	for _, k := range []string{"after_writes", "down", "torn", "writes_to", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
+		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") && !((k == "down" || k == "torn" || k == "writes_to") && mine == "after_writes") {
 			v.errorf(field+"."+k, "a %s fault has no %s", f.Kind, k)
 		}
 	}

@@ -309,7 +309,9 @@ func indexFold(text, needle string) int {
 }
 
 // crashes lands crashes earlier within their tick: at the boundary, or
-// after fewer writes.
+// after fewer writes. A crash that counts one log's lines (writes_to, D138)
+// keeps counting them after fewer of them; at the boundary it counts
+// nothing, so the log goes with its k.
 func (s *shrinker) crashes() bool {
 	changed := false
 	for i := 0; i < len(s.cur.Faults); i++ {
@@ -323,6 +325,9 @@ func (s *shrinker) crashes() bool {
 			}
 			c := s.cur.Clone()
 			c.Faults[i].AfterWrites = k
+			if k == 0 {
+				c.Faults[i].WritesTo = ""
+			}
 			if s.try(c) {
 				changed = true
 				break

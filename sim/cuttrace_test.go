@@ -65,6 +65,12 @@ func cutHelper(role, root string) int {
 			_ = os.MkdirAll(dir, 0o755)
 			appendLine(root, "private/deep/journal", "sending "+tick+"\n")
 			appendLine(root, sandbox.Outbox, fmt.Sprintf("{\"effect_id\":\"e-%s\",\"at\":%s}\n", tick, tick))
+		case "send":
+			// A draft, two sends in one write, then their record: a cut
+			// after the first send must shorten that write.
+			appendLine(root, sandbox.Drafts, line(0))
+			appendLine(root, sandbox.Outbox, line(1)+line(2))
+			appendLine(root, sandbox.Audit, line(3))
 		case "threads":
 			// Each line from a goroutine locked to a thread of its own, in turn.
 			for i := 0; i < 6; i++ {

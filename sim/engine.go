@@ -345,6 +345,7 @@ func (e *engine) crashed(rec sandbox.LogRecord, restart func()) {
 	if len(e.landing) > 0 {
 		f, e.landing = e.landing[0], e.landing[1:]
 	}
+	rec.WritesTo = f.WritesTo
 	if e.down != nil {
 		rec.Detail = "nothing to kill: the implementation is down"
 		e.log(rec)

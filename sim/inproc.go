@@ -91,10 +91,10 @@ func (d *inproc) work(crashes []scenarios.Fault) (tickWork, error) {
 	d.guard.beginTick()
 	arm := func() {
 		if len(crashes) > 0 {
-			d.guard.arm(crashes[0].AfterWrites)
+			d.guard.arm(crashes[0].AfterWrites, crashes[0].WritesTo)
 			d.guard.tear = crashes[0].Torn
 		} else {
-			d.guard.arm(0)
+			d.guard.arm(0, "")
 		}
 	}
 	arm()
@@ -135,7 +135,7 @@ func (d *inproc) work(crashes []scenarios.Fault) (tickWork, error) {
 		// The implementation wrote fewer than k times: the crash lands at
 		// the tick's end.
 		d.crash(c.AfterWrites, d.guard.sinceArm)
-		d.guard.arm(0)
+		d.guard.arm(0, "")
 	}
 	d.e.steps += steps
 	return tickWork{writes: d.guard.writes, forced: forced}, nil
@@ -157,11 +157,15 @@ func (d *inproc) step() (err error) {
 // further write fails. The engine sees every change to the implementation's
 // logs as it happens (saw), so a line taken back is on record.
 type guardedStore struct {
-	mem       *sandbox.Memory
-	saw       func(name string, trusted bool, written int) int
-	crashed   bool
-	armedAt   int // crash after this many writes since arming; 0 = disarmed
-	sinceArm  int
+	mem      *sandbox.Memory
+	saw      func(name string, trusted bool, written int) int
+	crashed  bool
+	armedAt  int // crash after this many writes since arming; 0 = disarmed
+	sinceArm int
+	// armedLog, when set, is the one log whose new lines count toward
+	// armedAt (D138); sinceLog counts them.
+	armedLog  string
+	sinceLog  int
 	logWrites int
 	writes    []string
 	// tear tears the write the armed crash lands at (D75); tornFile,
@@ -176,14 +180,21 @@ func (g *guardedStore) beginTick() {
 	g.writes = nil
 }
 
-func (g *guardedStore) arm(k int) {
+func (g *guardedStore) arm(k int, log string) {
 	g.armedAt, g.sinceArm, g.tear = k, 0, false
+	g.armedLog, g.sinceLog = log, 0
 }
 
-// tearing reports whether the next write is the one an armed torn crash
-// lands at.
-func (g *guardedStore) tearing() bool {
-	return g.tear && g.armedAt > 0 && g.sinceArm+1 >= g.armedAt
+// tearing reports whether the next write, to name, is the one an armed
+// torn crash lands at.
+func (g *guardedStore) tearing(name string) bool {
+	if !g.tear || g.armedAt <= 0 {
+		return false
+	}
+	if g.armedLog != "" {
+		return name == g.armedLog && g.sinceLog+1 >= g.armedAt
+	}
+	return g.sinceArm+1 >= g.armedAt
 }
 
 // tornWrite lands the armed crash in the middle of a write: the first half
@@ -203,6 +214,14 @@ func (g *guardedStore) tornWrite(name string, data []byte, appending bool) error
 	}
 	if err := g.mem.Write(name, content); err != nil {
 		return err
+	}
+	if !appending && sandbox.IsImplLog(name) {
+		// A log written whole and cut short can take lines back, as an
+		// empty one takes back every line: the engine sees what it left,
+		// or the lines it lists after it are numbered wrong.
+		for n := g.saw(name, false, len(g.writes)); n > 0; n-- {
+			g.writes = append(g.writes, name)
+		}
 	}
 	if len(cut) > 0 {
 		g.tornFile, g.tornText = name, string(cut)
@@ -226,7 +245,7 @@ func (g *guardedStore) Append(name string, line []byte) error {
 	if err := g.allow(name); err != nil {
 		return err
 	}
-	if g.tearing() {
+	if g.tearing(name) {
 		return g.tornWrite(name, line, true)
 	}
 	if err := g.mem.Append(name, line); err != nil {
@@ -243,7 +262,7 @@ func (g *guardedStore) Write(name string, data []byte) error {
 	if err := g.allow(name); err != nil {
 		return err
 	}
-	if g.tearing() {
+	if g.tearing(name) {
 		if old := g.mem.View(name); sandbox.IsImplLog(name) && bytes.HasPrefix(data, old) {
 			// A log written whole tears in what it adds.
 			return g.tornWrite(name, data[len(old):], true)
@@ -281,13 +300,25 @@ func (g *guardedStore) count(name string, listed int) {
 	if sandbox.IsImplLog(name) {
 		g.logWrites++
 	}
+	if name == g.armedLog {
+		g.sinceLog += listed
+	}
 	if sandbox.IsImplLog(name) || name == sandbox.State {
 		for ; listed > 0; listed-- {
 			g.writes = append(g.writes, name)
 		}
 	}
 	g.sinceArm++
-	if g.armedAt > 0 && g.sinceArm >= g.armedAt {
+	if g.armedAt > 0 && g.counted() >= g.armedAt {
 		g.crashed = true
 	}
+}
+
+// counted is how far the armed crash has come: the writes since arming, or
+// the armed log's new lines.
+func (g *guardedStore) counted() int {
+	if g.armedLog != "" {
+		return g.sinceLog
+	}
+	return g.sinceArm
 }

@@ -37,7 +37,10 @@ func CutsOf(log []sandbox.LogRecord) []Cut {
 		}
 		i := index[r.Tick]
 		index[r.Tick]++
-		if r.Written >= r.AfterWrites {
+		// A crash that counted one log's lines lands by the same rule in a
+		// replay (D138): Written counts every write, so it says neither
+		// where that rule landed it nor whether it landed at the tick's end.
+		if r.WritesTo == "" && r.Written >= r.AfterWrites {
 			cuts = append(cuts, Cut{Tick: r.Tick, Index: i, Writes: r.Written})
 		}
 	}
@@ -66,44 +69,73 @@ func formatCuts(cuts []Cut) string {
 type armed struct {
 	faults []scenarios.Fault
 	at     []int
+	// logs is, for each crash that counts one log's lines (D138), that
+	// log; "" counts every write.
+	logs []string
 	// base is the write count when the first of them was armed: writes
-	// are counted from there.
-	base int
+	// are counted from there; logBase is the lines of the first one's log
+	// then.
+	base, logBase int
+	watch         *watcher
 }
 
 // arm prepares the tick's crashes after k writes, landing each at its
-// replayed cut when the spec has one.
+// replayed cut when the spec has one (a cut counts every write).
 func (d *procDriver) arm(tick int, crashes []scenarios.Fault) *armed {
-	a := &armed{faults: crashes, base: d.watch.writes}
+	a := &armed{faults: crashes, base: d.watch.writes, watch: d.watch}
 	for i, c := range crashes {
-		k := c.AfterWrites
+		k, log := c.AfterWrites, c.WritesTo
 		for _, cut := range d.spec.Cuts {
 			if cut.Tick == tick && cut.Index == i && cut.Writes > 0 {
-				k = cut.Writes
+				k, log = cut.Writes, ""
 			}
 		}
 		a.at = append(a.at, k)
+		a.logs = append(a.logs, log)
 	}
+	a.rebase()
 	return a
+}
+
+// rebase counts the next crash's writes from now.
+func (a *armed) rebase() {
+	a.base = a.watch.writes
+	if a.pending() {
+		a.logBase = a.watch.logTotal(a.logs[0])
+	}
 }
 
 // pending reports whether a crash is still armed.
 func (a *armed) pending() bool { return len(a.faults) > 0 }
 
+// counted is how far the next crash has come: the writes seen since it
+// was armed (writes), or its log's new lines.
+func (a *armed) counted(writes int) int {
+	if a.logs[0] != "" {
+		return a.watch.logTotal(a.logs[0]) - a.logBase
+	}
+	return writes - a.base
+}
+
 // due reports whether the implementation has written enough for the next
 // crash to land.
-func (a *armed) due(writes int) bool { return a.pending() && writes-a.base >= a.at[0] }
+func (a *armed) due(writes int) bool { return a.pending() && a.counted(writes) >= a.at[0] }
+
+// pop drops the crash that landed and counts the next one from now.
+func (a *armed) pop() {
+	a.faults, a.at, a.logs = a.faults[1:], a.at[1:], a.logs[1:]
+	a.rebase()
+}
 
 // landNext lands the next armed crash now and arms the one after it.
 func (d *procDriver) landNext(a *armed) {
 	d.crashNow(a.faults[0].AfterWrites, a.at[0], a.base)
-	a.faults, a.at = a.faults[1:], a.at[1:]
 	d.gate.cutOff()
-	if a.pending() {
+	if len(a.faults) > 1 {
 		d.watch.rebase()
 		d.gate.arm()
 	}
-	a.base = d.watch.writes
+	a.pop()
 }
 
 // landRest lands the crashes the implementation did not write enough to
@@ -112,9 +144,19 @@ func (d *procDriver) landRest(a *armed) {
 	d.gate.open()
 	for a.pending() {
 		d.crashNow(a.faults[0].AfterWrites, a.at[0], a.base)
-		a.faults, a.at = a.faults[1:], a.at[1:]
-		a.base = d.watch.writes
+		a.pop()
 	}
+}
+
+// logTotal is the complete lines of one of the implementation's logs seen
+// since the run began.
+func (w *watcher) logTotal(name string) int {
+	for _, c := range w.logs {
+		if c.name == name {
+			return c.seen.total
+		}
+	}
+	return 0
 }
 
 // lookForCut looks at the sandbox while a crash is armed: it lands the
@@ -332,7 +374,7 @@ func (d *procDriver) atStop(st *traceStop, a *armed) bool {
 		return false
 	}
 	v := traceVerdict{}
-	if d.watch.writes-a.base == a.at[0]-1 {
+	if a.counted(d.watch.writes) == a.at[0]-1 && (a.logs[0] == "" || st.path == a.logs[0]) {
 		v = d.lastWrite(st, a.faults[0].Torn)
 	}
 	st.reply <- v

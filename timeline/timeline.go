@@ -382,6 +382,9 @@ func crashEntry(r sandbox.LogRecord) Entry {
 			where = fmt.Sprintf("%s:%d", r.Torn, r.Line)
 		}
 		when = fmt.Sprintf("in the middle of write %d this tick (%s torn after %d byte(s))", r.AfterWrites, where, len(r.TornText))
+	case r.AfterWrites > 0 && r.WritesTo != "":
+		// It counted one log's lines only (D138).
+		when = fmt.Sprintf("after %d new line(s) of %s this tick", r.AfterWrites, r.WritesTo)
 	case r.AfterWrites > 0:
 		when = fmt.Sprintf("after %d write(s) this tick", r.AfterWrites)
 	}
@@ -530,7 +533,7 @@ func stampedEntries(b *scenarios.Bundle, file func(string) []byte, impl map[stri
 	for _, f := range b.Faults {
 		switch f.Kind {
 		case scenarios.FaultCrash:
-			add(0, crashEntry(sandbox.LogRecord{Tick: f.At, AfterWrites: f.AfterWrites}))
+			add(0, crashEntry(sandbox.LogRecord{Tick: f.At, AfterWrites: f.AfterWrites, WritesTo: f.WritesTo}))
 		case scenarios.FaultPosture:
 			add(0, Entry{Tick: f.At, Who: Harness, What: "posture", Text: "mode.json: posture " + f.Posture})
 		case scenarios.FaultRules:

@@ -132,6 +132,19 @@ func TestCrashLandsAfterTheWriteItFollowed(t *testing.T) {
 	assert.Contains(t, text, "L1.duplicate-effect")
 }
 
+// A crash after a send says it counted sends, not writes (D138).
+func TestACrashAfterASendSaysWhatItCounted(t *testing.T) {
+	b := bundleNamed(t, "l1-crash-after-send")
+	for i := range b.Faults {
+		if b.Faults[i].Kind == scenarios.FaultCrash && b.Faults[i].AfterWrites > 0 {
+			b.Faults[i].AfterWrites, b.Faults[i].WritesTo = 1, scenarios.SendLog
+		}
+	}
+	text := render(t, timeline.Build(play(t, b, "weak-send-before-record", 1)), timeline.TextOptions{})
+	assert.Contains(t, text, "crash after 1 new line(s) of outbox.jsonl this tick")
+	assert.NotContains(t, text, "crash after 1 write(s) this tick")
+}
+
 func TestBindingAndTargetsAreShown(t *testing.T) {
 	b := bundleNamed(t, "l4-operator-escalation")
 	in := play(t, b, "weak-ignore-escalation", 1)

@@ -78,7 +78,10 @@ type LogRecord struct {
 	// crash; for a rewrite, Written is how many of the tick's listed writes
 	// came before it
 	AfterWrites int `json:"after_writes,omitempty"`
-	Written     int `json:"written,omitempty"`
+	// WritesTo, on a crash, is the one log whose lines the fault counted
+	// (its writes_to, D138); Written still counts every write.
+	WritesTo string `json:"writes_to,omitempty"`
+	Written  int    `json:"written,omitempty"`
 	// Down, on a crash, is the downtime drawn for it: the restart record
 	// comes at the first visited tick at or after the crash's tick plus
 	// Down, and the schedule fires unread until then.
