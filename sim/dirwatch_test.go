@@ -1,0 +1,168 @@
+package sim
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// measuredRun is a run directory as a process run lays it out, the harness's
+// files written through its dirFiles, with the measure kept on it.
+type measuredRun struct {
+	t       *testing.T
+	workdir string
+	root    string
+	files   *dirFiles
+	m       *runMeasure
+}
+
+func newMeasuredRun(t *testing.T) *measuredRun {
+	workdir := t.TempDir()
+	root := filepath.Join(workdir, SandboxDir)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "private", "a"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(workdir, StdoutLog), []byte("instance 1\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, sandbox.Drafts), []byte(`{"x":1}`+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "private", "a", "db"), []byte("0123456789"), 0o644))
+	r := &measuredRun{t: t, workdir: workdir, root: root, files: newDirFiles(root, 1<<20)}
+	require.NoError(t, r.files.Write(sandbox.Clock, []byte(`{"tick":0}`+"\n")))
+	require.NoError(t, r.files.Append(sandbox.Inbox, []byte(`{"id":"m1"}`)))
+	r.m = newRunMeasure(workdir, root, 1<<30, r.files.expect)
+	t.Cleanup(r.m.close)
+	r.look() // the first look measures and watches
+	return r
+}
+
+// look takes the kept measure, which must be the measure taken afresh, and
+// returns how many full measures it took.
+func (r *measuredRun) look() int {
+	r.t.Helper()
+	before := r.m.measures
+	size, entries := r.m.measure()
+	wsize, wentries := dirSize(r.workdir, 1<<30)
+	require.Equal(r.t, wsize, size, "bytes")
+	require.Equal(r.t, wentries, entries, "entries")
+	return r.m.measures - before
+}
+
+func (r *measuredRun) path(name string) string { return filepath.Join(r.root, filepath.FromSlash(name)) }
+
+func (r *measuredRun) appendTo(path, text string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(r.t, err)
+	_, err = f.WriteString(text)
+	require.NoError(r.t, err)
+	require.NoError(r.t, f.Close())
+}
+
+// remembers says whether this system keeps the measure between looks;
+// elsewhere every look measures, which the tests of what is seen still hold.
+func remembers() bool { return runtime.GOOS == "linux" && runtime.GOARCH == "amd64" }
+
+// Every change the measure at every tick saw is seen by the kept measure.
+func TestRunMeasureSeesEveryChangeTheWalkSaw(t *testing.T) {
+	t.Run("a write through a hard link from outside", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		outside := filepath.Join(t.TempDir(), "big")
+		require.NoError(t, os.WriteFile(outside, []byte("x"), 0o644))
+		require.NoError(t, os.Link(outside, r.path("private/linked")))
+		assert.Equal(t, 1, r.look(), "a new entry")
+		r.appendTo(outside, strings.Repeat("y", 5000))
+		assert.Equal(t, 1, r.look(), "written under the other name only")
+	})
+	t.Run("a write through a hard link to one of the harness's files", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		require.NoError(t, os.Link(r.path(sandbox.Inbox), r.path("private/inbox")))
+		r.look()
+		require.NoError(t, r.files.Append(sandbox.Inbox, []byte(`{"id":"m2"}`)))
+		assert.Equal(t, 1, r.look(), "the harness's append grew the link too")
+	})
+	t.Run("a rename over a file", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		tmp := filepath.Join(r.workdir, "new")
+		require.NoError(t, os.WriteFile(tmp, make([]byte, 3000), 0o644))
+		r.look()
+		require.NoError(t, os.Rename(tmp, r.path(sandbox.Drafts)))
+		assert.Equal(t, 1, r.look())
+	})
+	t.Run("a truncate and a rewrite to the same size", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		require.NoError(t, os.Truncate(r.path("private/a/db"), 0))
+		require.NoError(t, os.WriteFile(r.path("private/a/db"), []byte("abcdefghij"), 0o644))
+		assert.Equal(t, 1, r.look(), "reported though the size is the same")
+	})
+	t.Run("a write in a subdirectory", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		r.appendTo(r.path("private/a/db"), strings.Repeat("z", 777))
+		assert.Equal(t, 1, r.look())
+		require.NoError(t, os.MkdirAll(r.path("private/b/c"), 0o755))
+		require.NoError(t, os.WriteFile(r.path("private/b/c/d"), []byte("new"), 0o644))
+		assert.Equal(t, 1, r.look(), "a new directory and a file in it")
+		r.appendTo(r.path("private/b/c/d"), "more")
+		assert.Equal(t, 1, r.look(), "a file of the new directory")
+	})
+	t.Run("a write that keeps the mtime", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		p := r.path("private/a/db")
+		info, err := os.Stat(p)
+		require.NoError(t, err)
+		r.look()
+		r.appendTo(p, strings.Repeat("m", 4096))
+		require.NoError(t, os.Chtimes(p, info.ModTime(), info.ModTime()))
+		assert.Equal(t, 1, r.look())
+	})
+	t.Run("a write beside the sandbox", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		r.appendTo(filepath.Join(r.workdir, StdoutLog), "printed\n")
+		assert.Equal(t, 1, r.look())
+	})
+	t.Run("one of the harness's files written by someone else", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		r.appendTo(r.path(sandbox.Clock), strings.Repeat("c", 100))
+		assert.Equal(t, 1, r.look(), "grown past the harness's copy")
+		r = newMeasuredRun(t)
+		require.NoError(t, os.WriteFile(r.path(sandbox.Approvals), []byte("{}\n"), 0o644))
+		assert.Equal(t, 1, r.look(), "made where the harness wrote none")
+		r = newMeasuredRun(t)
+		require.NoError(t, os.WriteFile(r.path(".amr-"+sandbox.Clock+".tmp"), make([]byte, 900), 0o644))
+		assert.Equal(t, 1, r.look(), "the harness's temporary name left in place")
+		r = newMeasuredRun(t)
+		require.NoError(t, os.Remove(r.path(sandbox.Inbox)))
+		require.NoError(t, os.Mkdir(r.path(sandbox.Inbox), 0o755))
+		assert.Equal(t, 1, r.look(), "a directory in its place")
+	})
+	t.Run("a file removed", func(t *testing.T) {
+		r := newMeasuredRun(t)
+		require.NoError(t, os.Remove(r.path("private/a/db")))
+		assert.Equal(t, 1, r.look())
+	})
+}
+
+// What the harness writes itself, and nothing at all, take no measure; the
+// kept measure is still the walk's (look checks it every time).
+func TestRunMeasureTakesTheHarnessWritesWithoutAMeasure(t *testing.T) {
+	if !remembers() {
+		t.Skip("the measure is kept between looks on linux/amd64 only")
+	}
+	r := newMeasuredRun(t)
+	assert.Equal(t, 0, r.look(), "nothing changed")
+	for tick := 1; tick <= 5; tick++ {
+		require.NoError(t, r.files.Write(sandbox.Clock, []byte(`{"tick":`+strings.Repeat("9", tick)+"}\n")))
+		require.NoError(t, r.files.Append(sandbox.Inbox, []byte(`{"id":"m`+strings.Repeat("2", tick)+`"}`)))
+		require.NoError(t, r.files.Append(sandbox.Signals, []byte(`{"kind":"x"}`)))
+		assert.Equal(t, 0, r.look(), "tick %d: only the harness wrote", tick)
+	}
+	// A write that lands between the harness's and the look is still seen.
+	require.NoError(t, r.files.Write(sandbox.Clock, []byte(`{"tick":6}`+"\n")))
+	r.appendTo(r.path(sandbox.Drafts), `{"y":2}`+"\n")
+	assert.Equal(t, 1, r.look())
+	time.Sleep(time.Millisecond)
+	assert.Equal(t, 0, r.look())
+}
