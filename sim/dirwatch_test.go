@@ -52,7 +52,9 @@ func (r *measuredRun) look() int {
 	return r.m.measures - before
 }
 
-func (r *measuredRun) path(name string) string { return filepath.Join(r.root, filepath.FromSlash(name)) }
+func (r *measuredRun) path(name string) string {
+	return filepath.Join(r.root, filepath.FromSlash(name))
+}
 
 func (r *measuredRun) appendTo(path, text string) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
