@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -167,4 +168,39 @@ func TestRunMeasureTakesTheHarnessWritesWithoutAMeasure(t *testing.T) {
 	assert.Equal(t, 1, r.look())
 	time.Sleep(time.Millisecond)
 	assert.Equal(t, 0, r.look())
+}
+
+// A line changed in place through a shared mapping is found by the read of
+// every log at the tick's end (D151): the kernel reports no change for such
+// a write, so a report could not stand in for that read.
+func TestALogChangedThroughAMappingIsFoundAtTheTicksEnd(t *testing.T) {
+	root := t.TempDir()
+	seen := map[string]*appendLog{}
+	for _, n := range sandbox.ImplLogs {
+		seen[n] = &appendLog{}
+	}
+	var got []string
+	w := newWatcher(root, 1<<20, seen, func(name string, _ *rewrite, _ string) { got = append(got, name) })
+	p := filepath.Join(root, sandbox.Outbox)
+	require.NoError(t, os.WriteFile(p, []byte(`{"id":"a"}`+"\n"+`{"id":"b"}`+"\n"), 0o644))
+	w.poll(false)
+	require.Equal(t, 2, w.writes)
+
+	w.verify()
+	assert.Empty(t, got, "nothing changed: no rewrite")
+
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	mem, err := syscall.Mmap(int(f.Fd()), 0, 22, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		t.Skip("no shared mapping here: " + err.Error())
+	}
+	mem[8] = 'z' // "a" becomes "z": the same size, no write call
+	require.NoError(t, syscall.Munmap(mem))
+
+	w.poll(false)
+	assert.Empty(t, got, "a poll trusts a log that did not grow")
+	w.verify()
+	assert.Equal(t, []string{sandbox.Outbox}, got, "the whole read finds the line changed in place")
 }
