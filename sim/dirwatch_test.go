@@ -204,3 +204,29 @@ func TestALogChangedThroughAMappingIsFoundAtTheTicksEnd(t *testing.T) {
 	w.verify()
 	assert.Equal(t, []string{sandbox.Outbox}, got, "the whole read finds the line changed in place")
 }
+
+// A process that grows a file of its sandbox only through a hard link from
+// outside the run directory is still killed for the run directory's bound
+// (D59, D150): the file's watch is on its inode.
+func TestAWriteThroughAHardLinkFromOutsideHitsTheBound(t *testing.T) {
+	requireLinux(t)
+	// Beside the run directories, on their file system: a hard link
+	// cannot cross one.
+	dir, err := os.MkdirTemp(DefaultTempDir(), "amr-outside-*")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	outside := filepath.Join(dir, "grows")
+	spec := helperSpec("link-filler", RegimeStep)
+	spec.Env = append(spec.Env, "AMR_HELPER_OUTSIDE="+outside)
+	spec.MaxRunDirBytes = 2 << 20
+	res := runProcess(t, shortened(t, "l0-respond", 6), spec, 1)
+	info, err := os.Stat(outside)
+	require.NoError(t, err)
+	require.Greater(t, info.Size(), int64(10<<20), "the helper grew the file")
+	require.Equal(t, uint64(2), info.Sys().(*syscall.Stat_t).Nlink, "and linked it into the sandbox")
+	bound := kinds(res, sandbox.LogBound)
+	require.Len(t, bound, 1, "the growth through the other name is seen")
+	assert.Contains(t, bound[0].Detail, "more than 2097152 bytes")
+	assert.Equal(t, ProcBound, res.Process.Down)
+	assert.Equal(t, 2, bound[0].Tick, "at the end of the tick it grew in")
+}
