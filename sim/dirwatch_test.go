@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -229,4 +230,30 @@ func TestAWriteThroughAHardLinkFromOutsideHitsTheBound(t *testing.T) {
 	assert.Contains(t, bound[0].Detail, "more than 2097152 bytes")
 	assert.Equal(t, ProcBound, res.Process.Down)
 	assert.Equal(t, 2, bound[0].Tick, "at the end of the tick it grew in")
+}
+
+// A lost report (the kernel's queue overflowed) makes the next look a full
+// measure, which is again the walk's: here every report the queue kept is
+// of the harness's own writes, so only the loss can say a measure is due.
+func TestRunMeasureMeasuresAfterALostReport(t *testing.T) {
+	if !remembers() {
+		t.Skip("the measure is kept between looks on linux/amd64 only")
+	}
+	data, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	require.NoError(t, err)
+	queue, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	if queue > 1<<15 {
+		t.Skipf("the queue holds %d reports; filling it would take too long", queue)
+	}
+	r := newMeasuredRun(t)
+	// A clock rewrite is five reports and an append two, none the same as
+	// the one before, so the kernel merges none of them.
+	for i := 0; i <= queue/7+100; i++ {
+		require.NoError(t, r.files.Write(sandbox.Clock, []byte(`{"tick":`+strconv.Itoa(i%10)+"}\n")))
+		require.NoError(t, r.files.Append(sandbox.Inbox, []byte(`{"id":"m"}`)))
+	}
+	r.appendTo(r.path("private/a/db"), "reported into a full queue")
+	assert.Equal(t, 1, r.look())
+	assert.Equal(t, 0, r.look(), "and kept again once the watches are put back")
 }
