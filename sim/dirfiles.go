@@ -126,6 +126,15 @@ func (d *dirFiles) replace(name string, data []byte) error {
 	return nil
 }
 
+// expect is the size of the harness's copy of one of its files, and
+// whether it wrote that file at all.
+func (d *dirFiles) expect(name string) (int64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	data, ok := d.mirror.Files()[name]
+	return int64(len(data)), ok
+}
+
 // tampered lists the harness files whose content on disk differs from what
 // the harness wrote.
 func (d *dirFiles) tampered() []string {

@@ -142,6 +142,31 @@ func helperMain(role string) int {
 			time.Sleep(2 * time.Millisecond)
 		}
 		return idleForever(ctx, regime)
+	case "link-filler":
+		// Links a file made outside the run directory into private/ at
+		// its first tick, then at its third grows it by 10 MiB through the
+		// outside name only: no write names anything in the run directory.
+		outside := os.Getenv("AMR_HELPER_OUTSIDE")
+		sc := bufio.NewScanner(os.Stdin)
+		for n := 1; sc.Scan(); n++ {
+			rest, ok := strings.CutPrefix(sc.Text(), "tick ")
+			if !ok {
+				continue
+			}
+			switch n {
+			case 1:
+				_ = os.WriteFile(outside, []byte("x"), 0o644)
+				_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+				_ = os.Link(outside, filepath.Join(root, "private", "linked"))
+			case 3:
+				if f, err := os.OpenFile(outside, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+					_, _ = f.Write(bytes.Repeat([]byte("x"), 10<<20))
+					f.Close()
+				}
+			}
+			fmt.Printf("idle %s\n", rest)
+		}
+		return 0
 	case "hang-first":
 		// The first instance never answers; every later one idles.
 		mark := filepath.Join(root, "private", "hung-once")

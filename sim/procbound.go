@@ -58,7 +58,7 @@ func (d *procDriver) checkBound(now bool) bool {
 		return false
 	}
 	d.measured = time.Now()
-	size, entries := dirSize(d.workdir, d.spec.MaxRunDirBytes)
+	size, entries := d.measure.measure()
 	switch {
 	case size > d.spec.MaxRunDirBytes:
 		d.giveUp(sandbox.LogBound, fmt.Sprintf("the run directory holds more than %d bytes (its bound); the implementation was killed for good", d.spec.MaxRunDirBytes))

@@ -68,6 +68,7 @@ type procDriver struct {
 	facts       ProcessFacts
 	final       *ProcessFacts
 	measured    time.Time // when the run directory was last measured
+	measure     *runMeasure
 	// forcedRow counts forced advances (or timed-out invocations) in a row.
 	forcedRow int
 	instances int
@@ -112,6 +113,7 @@ func newProcDriver(e *engine, spec ProcessSpec) (_ *procDriver, err error) {
 	}
 	registerSandbox(d.root)
 	d.files = newDirFiles(d.root, spec.MaxFileBytes)
+	d.measure = newRunMeasure(d.workdir, d.root, spec.MaxRunDirBytes, d.files.expect)
 	// A process lists no writes, so a rewrite is placed at the tick only.
 	d.watch = newWatcher(d.root, spec.MaxFileBytes, e.seen, func(name string, rw *rewrite, how string) {
 		e.rewritten(name, rw, 0, how)
@@ -812,6 +814,7 @@ func (d *procDriver) end() (*sandbox.Memory, error) {
 	d.killCur()
 	d.reap()
 	d.server.close()
+	d.measure.close()
 	mem, cut := d.files.collect()
 	if len(cut) > 0 {
 		d.e.log(sandbox.LogRecord{Kind: sandbox.LogOversize,
@@ -837,6 +840,9 @@ func (d *procDriver) abort() {
 	d.aborted = true
 	d.freeze.close()
 	d.killCur()
+	if d.measure != nil {
+		d.measure.close()
+	}
 	if d.root != "" {
 		for _, s := range findStrays(d.root, procMark{}) {
 			killPid(s.pid)
