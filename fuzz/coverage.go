@@ -174,10 +174,16 @@ func (c Coverage) Counts() []CounterCount {
 // Observe reads which counters a run reached from its sandbox files and
 // run log. It never fails: lines that do not parse are skipped.
 func Observe(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord) Seen {
-	o := newObserver(b, files)
+	return observeParsed(b, files, log, nil)
+}
+
+// observeParsed is Observe reading the files through the run's shared
+// parse, so a judged run's files are not parsed again for its coverage.
+func observeParsed(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord, parsed *sandbox.Parsed) Seen {
+	o := newObserver(b, files, parsed)
 	o.walk(log)
 	o.whole()
-	o.deployment(files, log)
+	o.deployment(files, log, parsed)
 	return o.seen
 }
 
@@ -191,13 +197,13 @@ type observer struct {
 	approvals []sandbox.Line[sandbox.ApprovalRecord]
 }
 
-func newObserver(b *scenarios.Bundle, files map[string][]byte) *observer {
+func newObserver(b *scenarios.Bundle, files map[string][]byte, parsed *sandbox.Parsed) *observer {
 	o := &observer{b: b}
-	o.inbox, _ = sandbox.ParseInbox(files[sandbox.Inbox])
-	o.drafts, _ = sandbox.ParseDrafts(files[sandbox.Drafts])
-	o.outbox, _ = sandbox.ParseOutbox(files[sandbox.Outbox])
-	o.audit, _ = sandbox.ParseAudit(files[sandbox.Audit])
-	o.approvals, _ = sandbox.ParseApprovals(files[sandbox.Approvals])
+	o.inbox, _ = parsed.Inbox(files[sandbox.Inbox])
+	o.drafts, _ = parsed.Drafts(files[sandbox.Drafts])
+	o.outbox, _ = parsed.Outbox(files[sandbox.Outbox])
+	o.audit, _ = parsed.Audit(files[sandbox.Audit])
+	o.approvals, _ = parsed.Approvals(files[sandbox.Approvals])
 	return o
 }
 

@@ -6,6 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -96,4 +99,18 @@ func TestCoverageCounts(t *testing.T) {
 	assert.True(t, s.Has(CRulesChange))
 	assert.False(t, s.Has(CRejected))
 	assert.Panics(t, func() { s.Has("no-such-counter") })
+}
+
+// A campaign's coverage reads the files through the parse the oracles
+// shared; reading them afresh finds the same counters.
+func TestCoverageFromTheSharedParseIsCoverageAfresh(t *testing.T) {
+	ref := play.Impl{Name: examples.ReferenceName, New: examples.Reference()}
+	var any Seen
+	for i := range 40 {
+		r, err := PlayGenerated(3, i, faults.DefaultPreset, ref, 0)
+		require.NoError(t, err)
+		assert.Equal(t, Observe(r.Bundle, r.Result.Files.Files(), r.Result.Log), r.Seen, "run %d", i)
+		any |= r.Seen
+	}
+	assert.NotZero(t, any)
 }
