@@ -195,6 +195,9 @@ type observer struct {
 	outbox    []sandbox.Line[sandbox.Effect]
 	audit     []sandbox.Line[sandbox.AuditRecord]
 	approvals []sandbox.Line[sandbox.ApprovalRecord]
+	// pending is pendingWork's last derivation, as of pendingAt.
+	pending   []*workView
+	pendingAt progress
 }
 
 func newObserver(b *scenarios.Bundle, files map[string][]byte, parsed *sandbox.Parsed) *observer {
@@ -410,7 +413,27 @@ type workView struct {
 // pendingWork derives the admitted work items from the lines written by a
 // moment, in admission order, keeping those keep accepts (all when nil).
 func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workView {
-	var order []*workView
+	written := progress{drafts: at.drafts, outbox: at.outbox, audit: at.audit} // all it reads
+	if o.pending == nil || o.pendingAt != written {
+		o.pending, o.pendingAt = o.deriveWork(written), written
+	}
+	if keep == nil {
+		return o.pending[:len(o.pending):len(o.pending)]
+	}
+	var out []*workView
+	for _, w := range o.pending {
+		if keep(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// deriveWork builds the work items of pendingWork. The walk asks for the
+// same moment once per harness action of a tick, so the last answer is
+// kept; no caller changes a work item it is given.
+func (o *observer) deriveWork(at progress) []*workView {
+	order := []*workView{}
 	byID := map[string]*workView{}
 	for _, l := range o.audit {
 		if l.N > at.audit {
@@ -457,16 +480,7 @@ func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workVi
 			w.sent = true
 		}
 	}
-	if keep == nil {
-		return order
-	}
-	var out []*workView
-	for _, w := range order {
-		if keep(w) {
-			out = append(out, w)
-		}
-	}
-	return out
+	return order
 }
 
 // approvedBy reports whether one of the first n approval lines approves a
