@@ -827,6 +827,13 @@ func (f *facts) judgeClock(data []byte, want int, src string) {
 // judgeRules compares rules.json with the rules in force at the end, both
 // decoded and encoded again, so layout and key order do not matter.
 func (f *facts) judgeRules(data []byte, want []scenarios.Rule) {
+	if f.ordered && bytes.Equal(data, scenarios.RulesBytes(want)) {
+		// The harness's own encoding of the rules in force. It differs from
+		// json.Marshal's only in layout and HTML escaping, which decoding
+		// ignores, so the decoded comparison below could only agree; with a
+		// run log no alias is taken from the final file.
+		return
+	}
 	wantJSON, _ := json.Marshal(want)
 	norm := func(b []byte) ([]byte, bool) {
 		var rules []scenarios.Rule
