@@ -109,6 +109,12 @@ func (p *parser) value(out []byte, depth int) ([]byte, error) {
 	case c == '[':
 		return p.array(out, depth+1)
 	case c == '"':
+		if end, ok := p.plainEnd(); ok {
+			// Printable ASCII without escapes is its own canonical form.
+			out = append(out, p.data[p.pos:end]...)
+			p.pos = end
+			return out, nil
+		}
 		s, err := p.string()
 		if err != nil {
 			return nil, err
@@ -341,17 +347,27 @@ func (p *parser) string() (string, error) {
 // plainString reads a string token of printable ASCII without escapes,
 // the common case, as one slice of the input; otherwise it reads nothing.
 func (p *parser) plainString() (string, bool) {
+	end, ok := p.plainEnd()
+	if !ok {
+		return "", false
+	}
+	str := string(p.data[p.pos+1 : end-1])
+	p.pos = end
+	return str, true
+}
+
+// plainEnd is the offset just past the closing quote of the string token
+// at p.pos when it is printable ASCII without escapes.
+func (p *parser) plainEnd() (int, bool) {
 	for i := p.pos + 1; i < len(p.data); i++ {
 		switch c := p.data[i]; {
 		case c == '"':
-			s := string(p.data[p.pos+1 : i])
-			p.pos = i + 1
-			return s, true
+			return i + 1, true
 		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
-			return "", false
+			return 0, false
 		}
 	}
-	return "", false
+	return 0, false
 }
 
 // escape reads one escape sequence; a \u escape of a high surrogate must be

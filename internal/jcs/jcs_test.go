@@ -414,3 +414,26 @@ func TestCanonicalizeLargeObject(t *testing.T) {
 	assert.Equal(t, strings.LastIndex(dup, `"k0003"`), se.Offset)
 	assert.Contains(t, se.Error(), `duplicate key "k0003"`)
 }
+
+// A plain string is copied as written; any string with an escape or a
+// character beyond ASCII is decoded and written canonically.
+func TestCanonicalizeStringsPlainAndNot(t *testing.T) {
+	for in, want := range map[string]string{
+		`"a/b <&> ~"`:    `"a/b <&> ~"`,
+		`"\u0041\/"`:     `"A/"`,
+		`"é"`:            `"é"`,
+		`"\u00e9"`:       `"é"`,
+		`"tab\tx"`:       `"tab\tx"`,
+		`["x","\"q\""]`:  `["x","\"q\""]`,
+		`{"k":"\u001f"}`: `{"k":"\u001f"}`,
+		"\"\x7f\"":       "\"\x7f\"",
+	} {
+		got, err := Canonicalize([]byte(in))
+		require.NoError(t, err, in)
+		assert.Equal(t, want, string(got), in)
+	}
+	_, err := Canonicalize([]byte("\"a\x01\""))
+	assert.Error(t, err, "a raw control character is still refused")
+	_, err = Canonicalize([]byte(`"abc`))
+	assert.Error(t, err, "an unterminated plain string is still refused")
+}
