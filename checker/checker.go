@@ -52,6 +52,10 @@ type Input struct {
 	// a missing file is empty.
 	Files map[string][]byte
 	Log   []sandbox.LogRecord
+	// Parsed, when set, is the parse of Files shared with the run's other
+	// readers (the history oracle, coverage); nil: the checker parses
+	// itself. Either way it reads the same lines.
+	Parsed *sandbox.Parsed
 }
 
 // Violation is one invariant failure.

@@ -130,7 +130,10 @@ type tickEnd struct {
 
 // facts is everything the invariants look at, parsed once and indexed.
 type facts struct {
-	b        *scenarios.Bundle
+	b *scenarios.Bundle
+	// parsed is the run's shared parse (Input.Parsed), nil when the checker
+	// parses alone.
+	parsed   *sandbox.Parsed
 	top      int
 	tl       timeline
 	regimes  regimes
@@ -181,7 +184,7 @@ type facts struct {
 
 func build(in Input) *facts {
 	b := in.Bundle
-	f := &facts{b: b, top: clampLevel(b.Meta.TopLevel), tl: newTimeline(b)}
+	f := &facts{b: b, top: clampLevel(b.Meta.TopLevel), tl: newTimeline(b), parsed: in.Parsed}
 	f.regimes = newRegimes(b, f.tl, in.Log)
 	f.ordered = hasTickEnds(in.Log)
 	file := func(name string) []byte { return in.Files[name] }
@@ -292,7 +295,7 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 	}
 	file = func(name string) []byte { return f.appendLogs[name].data }
 	data := file(sandbox.Drafts)
-	dst, derrs := sandbox.ParseDrafts(data)
+	dst, derrs := f.parsed.Drafts(data)
 	at := f.implStamp(log, sandbox.Drafts, data)
 	for _, l := range dst {
 		f.drafts = append(f.drafts, &draft{Draft: l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)})
@@ -300,7 +303,7 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 	f.addBad(derrs, at, data, "declared_at")
 
 	data = file(sandbox.Outbox)
-	out, oerrs := sandbox.ParseOutbox(data)
+	out, oerrs := f.parsed.Outbox(data)
 	at = f.implStamp(log, sandbox.Outbox, data)
 	for _, l := range out {
 		f.effects = append(f.effects, &effect{Effect: l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)})
@@ -308,7 +311,7 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 	f.addBad(oerrs, at, data, "sent_at")
 
 	data = file(sandbox.Audit)
-	aud, aerrs := sandbox.ParseAudit(data)
+	aud, aerrs := f.parsed.Audit(data)
 	at = f.implStamp(log, sandbox.Audit, data)
 	for _, l := range aud {
 		f.audit = append(f.audit, &auditLine{AuditRecord: l.Rec, line: l.N, at: at(l.N, l.Rec.At)})

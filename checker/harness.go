@@ -108,11 +108,11 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 			f.addSignal(&signal{SignalRecord: rec, line: max(r.Line, 0), at: at})
 		}
 	}
-	lines, errs := sandbox.ParseInbox(file(sandbox.Inbox))
+	lines, errs := f.parsed.Inbox(file(sandbox.Inbox))
 	compareWritten(f, sandbox.Inbox, inbox, lines, errs)
-	alines, aerrs := sandbox.ParseApprovals(file(sandbox.Approvals))
+	alines, aerrs := f.parsed.Approvals(file(sandbox.Approvals))
 	compareWritten(f, sandbox.Approvals, apps, alines, aerrs)
-	slines, serrs := sandbox.ParseSignals(file(sandbox.Signals))
+	slines, serrs := f.parsed.Signals(file(sandbox.Signals))
 	compareWritten(f, sandbox.Signals, sigs, slines, serrs)
 	f.setMessages(messages)
 }
@@ -372,7 +372,7 @@ func (f *facts) harnessFromBundle(file func(string) []byte) {
 // message there; more copies than the bundle's duplicates are deliveries
 // at least once (D35).
 func (f *facts) inboxFromBundle(data []byte) []*message {
-	lines, errs := sandbox.ParseInbox(data)
+	lines, errs := f.parsed.Inbox(data)
 	for _, e := range errs {
 		f.disagree(f.tl.last(), fmt.Sprintf("%s is not a delivery the harness wrote: %s.", ref(sandbox.Inbox, e.Line), e.Msg), ref(sandbox.Inbox, e.Line))
 	}
@@ -475,7 +475,7 @@ func (f *facts) repeats() map[string]int {
 // them and the approvals the harness must have written that are absent.
 func (br *bundleReading) approvalsFromBundle(data []byte) {
 	f := br.f
-	lines, errs := sandbox.ParseApprovals(data)
+	lines, errs := f.parsed.Approvals(data)
 	for _, e := range errs {
 		f.disagree(f.tl.last(), fmt.Sprintf("%s is not an approval the harness wrote: %s.", ref(sandbox.Approvals, e.Line), e.Msg), ref(sandbox.Approvals, e.Line))
 	}
@@ -634,7 +634,7 @@ func (br *bundleReading) bindable(w string, stale bool) *draft {
 // strict reading, since a send at or after that tick may have followed it.
 func (br *bundleReading) signalsFromBundle(data []byte) {
 	f := br.f
-	lines, errs := sandbox.ParseSignals(data)
+	lines, errs := f.parsed.Signals(data)
 	for _, e := range errs {
 		f.disagree(f.tl.last(), fmt.Sprintf("%s is not a signal the harness wrote: %s.", ref(sandbox.Signals, e.Line), e.Msg), ref(sandbox.Signals, e.Line))
 	}
@@ -827,6 +827,13 @@ func (f *facts) judgeClock(data []byte, want int, src string) {
 // judgeRules compares rules.json with the rules in force at the end, both
 // decoded and encoded again, so layout and key order do not matter.
 func (f *facts) judgeRules(data []byte, want []scenarios.Rule) {
+	if f.ordered && bytes.Equal(data, scenarios.RulesBytes(want)) {
+		// The harness's own encoding of the rules in force. It differs from
+		// json.Marshal's only in layout and HTML escaping, which decoding
+		// ignores, so the decoded comparison below could only agree; with a
+		// run log no alias is taken from the final file.
+		return
+	}
 	wantJSON, _ := json.Marshal(want)
 	norm := func(b []byte) ([]byte, bool) {
 		var rules []scenarios.Rule

@@ -12,7 +12,7 @@ import (
 // calls that are not found are then left unjudged.
 func (f *facts) parseModelCalls(data []byte) {
 	f.modelCalls, f.refused, f.failed = map[string]bool{}, map[string]bool{}, map[string]bool{}
-	calls, errs := sandbox.ParseModelCalls(data)
+	calls, errs := f.parsed.ModelCalls(data)
 	for _, c := range calls {
 		// A refused request, or a call that failed (D74), got an error,
 		// not a completion: no draft's text can have come from it.

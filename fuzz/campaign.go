@@ -214,7 +214,7 @@ func observe(p *play.Run, err error) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{Run: p, Index: -1, Seen: Observe(p.Bundle, p.Result.Files.Files(), p.Result.Log)}, nil
+	return &Run{Run: p, Index: -1, Seen: observeParsed(p.Bundle, p.Result.Files.Files(), p.Result.Log, p.Judgement.Parsed)}, nil
 }
 
 // PlayGenerated draws and plays run i of a campaign. A generated bundle

@@ -174,10 +174,16 @@ func (c Coverage) Counts() []CounterCount {
 // Observe reads which counters a run reached from its sandbox files and
 // run log. It never fails: lines that do not parse are skipped.
 func Observe(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord) Seen {
-	o := newObserver(b, files)
+	return observeParsed(b, files, log, nil)
+}
+
+// observeParsed is Observe reading the files through the run's shared
+// parse, so a judged run's files are not parsed again for its coverage.
+func observeParsed(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord, parsed *sandbox.Parsed) Seen {
+	o := newObserver(b, files, parsed)
 	o.walk(log)
 	o.whole()
-	o.deployment(files, log)
+	o.deployment(files, log, parsed)
 	return o.seen
 }
 
@@ -189,15 +195,18 @@ type observer struct {
 	outbox    []sandbox.Line[sandbox.Effect]
 	audit     []sandbox.Line[sandbox.AuditRecord]
 	approvals []sandbox.Line[sandbox.ApprovalRecord]
+	// pending is pendingWork's last derivation, as of pendingAt.
+	pending   []*workView
+	pendingAt progress
 }
 
-func newObserver(b *scenarios.Bundle, files map[string][]byte) *observer {
+func newObserver(b *scenarios.Bundle, files map[string][]byte, parsed *sandbox.Parsed) *observer {
 	o := &observer{b: b}
-	o.inbox, _ = sandbox.ParseInbox(files[sandbox.Inbox])
-	o.drafts, _ = sandbox.ParseDrafts(files[sandbox.Drafts])
-	o.outbox, _ = sandbox.ParseOutbox(files[sandbox.Outbox])
-	o.audit, _ = sandbox.ParseAudit(files[sandbox.Audit])
-	o.approvals, _ = sandbox.ParseApprovals(files[sandbox.Approvals])
+	o.inbox, _ = parsed.Inbox(files[sandbox.Inbox])
+	o.drafts, _ = parsed.Drafts(files[sandbox.Drafts])
+	o.outbox, _ = parsed.Outbox(files[sandbox.Outbox])
+	o.audit, _ = parsed.Audit(files[sandbox.Audit])
+	o.approvals, _ = parsed.Approvals(files[sandbox.Approvals])
 	return o
 }
 
@@ -404,7 +413,27 @@ type workView struct {
 // pendingWork derives the admitted work items from the lines written by a
 // moment, in admission order, keeping those keep accepts (all when nil).
 func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workView {
-	var order []*workView
+	written := progress{drafts: at.drafts, outbox: at.outbox, audit: at.audit} // all it reads
+	if o.pending == nil || o.pendingAt != written {
+		o.pending, o.pendingAt = o.deriveWork(written), written
+	}
+	if keep == nil {
+		return o.pending[:len(o.pending):len(o.pending)]
+	}
+	var out []*workView
+	for _, w := range o.pending {
+		if keep(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// deriveWork builds the work items of pendingWork. The walk asks for the
+// same moment once per harness action of a tick, so the last answer is
+// kept; no caller changes a work item it is given.
+func (o *observer) deriveWork(at progress) []*workView {
+	order := []*workView{}
 	byID := map[string]*workView{}
 	for _, l := range o.audit {
 		if l.N > at.audit {
@@ -451,16 +480,7 @@ func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workVi
 			w.sent = true
 		}
 	}
-	if keep == nil {
-		return order
-	}
-	var out []*workView
-	for _, w := range order {
-		if keep(w) {
-			out = append(out, w)
-		}
-	}
-	return out
+	return order
 }
 
 // approvedBy reports whether one of the first n approval lines approves a

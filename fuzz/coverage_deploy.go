@@ -30,7 +30,7 @@ var deployCounters = []Counter{
 func init() { counters = append(counters, deployCounters...) }
 
 // deployment marks the counters of issue 20's faults.
-func (o *observer) deployment(files map[string][]byte, log []sandbox.LogRecord) {
+func (o *observer) deployment(files map[string][]byte, log []sandbox.LogRecord, parsed *sandbox.Parsed) {
 	down := false
 	piled := false
 	for _, r := range log {
@@ -57,7 +57,7 @@ func (o *observer) deployment(files map[string][]byte, log []sandbox.LogRecord) 
 			}
 		}
 	}
-	calls, _ := sandbox.ParseModelCalls(files[sandbox.ModelCalls])
+	calls, _ := parsed.ModelCalls(files[sandbox.ModelCalls])
 	failed := false
 	for _, c := range calls {
 		if c.Rec.Failed != nil {

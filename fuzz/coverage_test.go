@@ -6,7 +6,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/examples"
+	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // Each published scenario, played against the reference, reaches exactly
@@ -96,4 +100,45 @@ func TestCoverageCounts(t *testing.T) {
 	assert.True(t, s.Has(CRulesChange))
 	assert.False(t, s.Has(CRejected))
 	assert.Panics(t, func() { s.Has("no-such-counter") })
+}
+
+// A campaign's coverage reads the files through the parse the oracles
+// shared; reading them afresh finds the same counters.
+func TestCoverageFromTheSharedParseIsCoverageAfresh(t *testing.T) {
+	ref := play.Impl{Name: examples.ReferenceName, New: examples.Reference()}
+	var any Seen
+	for i := range 40 {
+		r, err := PlayGenerated(3, i, faults.DefaultPreset, ref, 0)
+		require.NoError(t, err)
+		assert.Equal(t, Observe(r.Bundle, r.Result.Files.Files(), r.Result.Log), r.Seen, "run %d", i)
+		any |= r.Seen
+	}
+	assert.NotZero(t, any)
+}
+
+// pendingWork answers for the moment asked, whether the last answer it
+// kept was for that moment or another; a caller appending to an answer
+// does not change the next one.
+func TestPendingWorkAnswersForTheMomentAsked(t *testing.T) {
+	audit := []byte(`{"event":"admission","at":1,"work_id":"w1","message_id":"m1","rules_hash":"sha256:x"}
+{"event":"admission","at":2,"work_id":"w2","message_id":"m2","rules_hash":"sha256:x"}
+{"event":"resolution","at":3,"work_id":"w1","outcome":"completed","reason":null}
+`)
+	o := newObserver(nil, map[string][]byte{sandbox.Audit: audit}, nil)
+	ids := func(ws []*workView) (out []string) {
+		for _, w := range ws {
+			out = append(out, w.id)
+		}
+		return out
+	}
+	open := func(w *workView) bool { return !w.resolved }
+	assert.Equal(t, []string{"w1"}, ids(o.pendingWork(progress{audit: 1}, nil)))
+	assert.Equal(t, []string{"w1", "w2"}, ids(o.pendingWork(progress{audit: 2}, nil)))
+	assert.Equal(t, []string{"w1", "w2"}, ids(o.pendingWork(progress{audit: 3, approvals: 5}, nil)))
+	assert.Equal(t, []string{"w2"}, ids(o.pendingWork(progress{audit: 3}, open)))
+	grown := append(o.pendingWork(progress{audit: 3}, nil), &workView{id: "extra"})
+	assert.Len(t, grown, 3)
+	assert.Equal(t, []string{"w1", "w2"}, ids(o.pendingWork(progress{audit: 3}, nil)))
+	assert.Equal(t, []string{"w1"}, ids(o.pendingWork(progress{audit: 1}, nil)))
+	assert.Empty(t, o.pendingWork(progress{}, nil))
 }

@@ -77,7 +77,7 @@ func admissionOf(in Input) *Admission {
 	// admission nor changes what the rules see. The line still places the
 	// message in delivery order.
 	seen := map[string]bool{}
-	lines, _ := sandbox.ParseInbox(in.Files[sandbox.Inbox])
+	lines, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
 	for _, l := range lines {
 		d, ok := b.Message(l.Rec.ID)
 		if !ok || seen[d.ID] {

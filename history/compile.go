@@ -156,20 +156,20 @@ func newCompiler(in Input) *compiler {
 			c.private = true
 		}
 	}
-	inbox, _ := sandbox.ParseInbox(in.Files[sandbox.Inbox])
+	inbox, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
 	for _, l := range inbox {
 		c.inbox[l.N] = l.Rec
 	}
-	approvals, _ := sandbox.ParseApprovals(in.Files[sandbox.Approvals])
+	approvals, _ := in.Parsed.Approvals(in.Files[sandbox.Approvals])
 	for _, l := range approvals {
 		c.approvals[l.N] = l.Rec
 	}
-	signals, _ := sandbox.ParseSignals(in.Files[sandbox.Signals])
+	signals, _ := in.Parsed.Signals(in.Files[sandbox.Signals])
 	for _, l := range signals {
 		c.signals[l.N] = l.Rec
 	}
 	c.parseImpl()
-	calls, _ := sandbox.ParseModelCalls(in.Files[sandbox.ModelCalls])
+	calls, _ := in.Parsed.ModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
 		// A request the stub refused, or a call it failed, got an error,
 		// not a completion: it is no model call a draft can come from.
@@ -213,7 +213,7 @@ func (c *compiler) parseImpl() {
 			c.h.Skipped = append(c.h.Skipped, c.written[e.File].srcOf(e.File, e.Line))
 		}
 	}
-	drafts, errs := sandbox.ParseDrafts(c.written[sandbox.Drafts].data)
+	drafts, errs := c.in.Parsed.Drafts(c.written[sandbox.Drafts].data)
 	skip(errs)
 	for _, l := range drafts {
 		d := l.Rec
@@ -222,13 +222,13 @@ func (c *compiler) parseImpl() {
 			Calls: append([]string(nil), d.Origin.CallIDs...)}
 		c.put(sandbox.Drafts, l.N, d.DeclaredAt, op)
 	}
-	outbox, errs := sandbox.ParseOutbox(c.written[sandbox.Outbox].data)
+	outbox, errs := c.in.Parsed.Outbox(c.written[sandbox.Outbox].data)
 	skip(errs)
 	for _, l := range outbox {
 		e := l.Rec
 		c.put(sandbox.Outbox, l.N, e.SentAt, &Op{Actor: ActorImpl, Type: OpSend, EffectID: e.EffectID, DraftID: e.DraftID})
 	}
-	audit, errs := sandbox.ParseAudit(c.written[sandbox.Audit].data)
+	audit, errs := c.in.Parsed.Audit(c.written[sandbox.Audit].data)
 	skip(errs)
 	for _, l := range audit {
 		r := l.Rec

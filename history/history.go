@@ -139,4 +139,8 @@ type Input struct {
 	Bundle *scenarios.Bundle
 	Files  map[string][]byte
 	Log    []sandbox.LogRecord
+	// Parsed, when set, is the parse of Files shared with the run's other
+	// readers; nil: the compiler parses itself. Either way it reads the
+	// same lines.
+	Parsed *sandbox.Parsed
 }

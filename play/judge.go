@@ -20,6 +20,9 @@ type Judgement struct {
 	// Compiled is the history both the history oracle and the surprise
 	// diagnostic read; it is what history.jsonl holds.
 	Compiled *history.History
+	// Parsed is the parse of the run's files both oracles read, for any
+	// later reader of the same files (a campaign's coverage).
+	Parsed *sandbox.Parsed `json:"-"`
 }
 
 // Invalid reports whether the oracles disagreed: the run is a harness
@@ -32,8 +35,9 @@ func (j Judgement) Invalid() bool { return !j.Guard.Agree }
 // judges a sandbox no engine of ours played.
 func Judge(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord) Judgement {
 	level, hist := currentOracles()
-	j := Judgement{Level: level(checker.Input{Bundle: b, Files: files, Log: log})}
-	j.Compiled = history.Compile(history.Input{Bundle: b, Files: files, Log: log})
+	parsed := &sandbox.Parsed{}
+	j := Judgement{Level: level(checker.Input{Bundle: b, Files: files, Log: log, Parsed: parsed}), Parsed: parsed}
+	j.Compiled = history.Compile(history.Input{Bundle: b, Files: files, Log: log, Parsed: parsed})
 	j.History = hist(j.Compiled)
 	j.Guard = checker.Guard(j.Level, j.History)
 	j.Surprise = history.Surprises(j.Compiled)

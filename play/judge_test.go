@@ -10,6 +10,7 @@ import (
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/faults"
 	"github.com/amr-bench/amr/fuzz"
+	"github.com/amr-bench/amr/history"
 	"github.com/amr-bench/amr/internal/doctored"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/seeds"
@@ -77,4 +78,32 @@ func TestGuardOverAFaultCampaign(t *testing.T) {
 	for _, q := range checker.GuardQuestions() {
 		assert.Positive(t, compared[q.Name], "no generated run exercised %s", q.Name)
 	}
+}
+
+// Judge parses each file once for both oracles; each oracle judging alone,
+// parsing for itself, finds the same: on failing runs of weak
+// implementations as on the reference's clean ones.
+func TestJudgeSharedParseJudgesAsEachOracleAlone(t *testing.T) {
+	cases := []struct{ bundle, impl string }{
+		{"l2-approval-redelivery", "weak-send-per-approval"},
+		{"l1-multiturn-crash", examples.ReferenceName},
+		{"l1-torn-write", "weak-torn-glue"},
+		{"l3-fleet-concurrent-redelivery", "weak-fork-on-duplicate"},
+	}
+	failed := 0
+	for _, c := range cases {
+		b := published(t, c.bundle)
+		r, err := play.Play(b, builtin(t, c.impl), seeds.Seeds{}, play.Options{})
+		require.NoError(t, err)
+		files, log := r.Result.Files.Files(), r.Result.Log
+		alone := checker.Check(checker.Input{Bundle: b, Files: files, Log: log})
+		assert.Equal(t, alone, r.Judgement.Level, c.impl)
+		compiled := history.Compile(history.Input{Bundle: b, Files: files, Log: log})
+		assert.Equal(t, compiled.Bytes(), r.Judgement.Compiled.Bytes(), c.impl)
+		assert.Equal(t, history.Check(compiled), r.Judgement.History, c.impl)
+		if r.Failed() {
+			failed++
+		}
+	}
+	assert.Positive(t, failed, "some case must fail, or the failing paths go untested")
 }

@@ -41,6 +41,10 @@ type Options struct {
 	KeepWorkdir bool
 	// OnTick is told the end of every tick (sim.Options.OnTick).
 	OnTick func(tick, horizon int)
+	// BundleHash is the bundle's hash (Bundle.Hash) when the caller already
+	// has it, as a suite playing one bundle five times does: it is then not
+	// computed again. Empty: Play computes it.
+	BundleHash string
 }
 
 // Run is one judged play.
@@ -62,9 +66,12 @@ type Run struct {
 // run could not be played (a bundle the engine refuses, a process that
 // cannot start, a cancelled context), never a verdict.
 func Play(b *scenarios.Bundle, impl Impl, s seeds.Seeds, opt Options) (*Run, error) {
-	hash, err := b.Hash()
-	if err != nil {
-		return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
+	hash := opt.BundleHash
+	if hash == "" {
+		var err error
+		if hash, err = b.Hash(); err != nil {
+			return nil, fmt.Errorf("hashing bundle %s: %w", b.Meta.Name, err)
+		}
 	}
 	s = scored(s, b)
 	res, err := sim.Run(b, impl.New, sim.Options{Seed: uint64(*s.Engine), MaxSteps: opt.MaxSteps, Impl: impl.Name,

@@ -168,3 +168,26 @@ func TestPlayRemovesAProcessWorkdirUnlessKept(t *testing.T) {
 	_, err = os.Stat(kept.Result.Workdir)
 	assert.True(t, os.IsNotExist(err))
 }
+
+// A hash the caller already has is used as given, and without one Play
+// computes the bundle's own: both plays of one bundle are the same run.
+func TestPlayUsesAGivenBundleHash(t *testing.T) {
+	b := published(t, "l0-respond")
+	want, err := b.Hash()
+	require.NoError(t, err)
+	ref := builtin(t, examples.ReferenceName)
+	computed, err := play.Play(b, ref, seeds.Seeds{}, play.Options{})
+	require.NoError(t, err)
+	given, err := play.Play(b, ref, seeds.Seeds{}, play.Options{BundleHash: want})
+	require.NoError(t, err)
+	assert.Equal(t, want, computed.BundleHash)
+	assert.Equal(t, want, given.BundleHash)
+	assert.Equal(t, computed.Result.LogBytes(), given.Result.LogBytes())
+	assert.Equal(t, computed.Result.Files.Files(), given.Result.Files.Files())
+
+	// The hash given is the one the run log carries: Play does not hash again.
+	other, err := play.Play(b, ref, seeds.Seeds{}, play.Options{BundleHash: "sha256:given"})
+	require.NoError(t, err)
+	assert.Equal(t, "sha256:given", other.BundleHash)
+	assert.Equal(t, "sha256:given", other.Result.Log[0].BundleHash)
+}

@@ -277,7 +277,8 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 			cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs, Tick: tick, Horizon: horizon})
 		}
 	}
-	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true, OnTick: onTick})
+	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true, OnTick: onTick,
+		BundleHash: hash})
 	if err != nil {
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
@@ -288,7 +289,10 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	res, j := p.Result, p.Judgement
 	v := j.Level
 	rr := NewRunReport(i, s, res, j)
-	hist := j.Compiled.Bytes()
+	var hist []byte // history.jsonl, rendered only for a run that is kept or receipted
+	if cfg.Out != "" || cfg.Ledger != nil {
+		hist = j.Compiled.Bytes()
+	}
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
 		if err := keep(rr.Dir, res, &rr, hist, cfg.KeepBytes); err != nil {

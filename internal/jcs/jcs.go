@@ -76,6 +76,11 @@ type parser struct {
 	data      []byte
 	pos       int
 	exactInts bool // reject integers the canonical form would rewrite
+	// members is a stack of the members of the objects being read, the
+	// innermost on top; scratch holds an object's values while they are
+	// reordered.
+	members []member
+	scratch []byte
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -104,6 +109,12 @@ func (p *parser) value(out []byte, depth int) ([]byte, error) {
 	case c == '[':
 		return p.array(out, depth+1)
 	case c == '"':
+		if end, ok := p.plainEnd(); ok {
+			// Printable ASCII without escapes is its own canonical form.
+			out = append(out, p.data[p.pos:end]...)
+			p.pos = end
+			return out, nil
+		}
 		s, err := p.string()
 		if err != nil {
 			return nil, err
@@ -130,24 +141,33 @@ func (p *parser) literal(out []byte, word string) ([]byte, error) {
 	return append(out, word...), nil
 }
 
+// member is one object member held back for sorting: its key, where the
+// key began (for a duplicate's error), and where its canonical value lies in
+// the output being written.
 type member struct {
-	key   string
-	units []uint16
-	value []byte
+	key        string
+	keyAt      int
+	start, end int
+	wide       bool // the key holds a character above U+FFFF
 }
 
+// object writes each member's canonical value straight to out and only
+// then reorders the members, so a value is rendered once and no member
+// holds its own copy. Nested objects use the same stack of members above
+// this one's, and are done before this one reorders.
 func (p *parser) object(out []byte, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return nil, p.errorf("nested deeper than %d", maxDepth)
 	}
 	p.pos++ // '{'
-	var members []member
-	seen := map[string]bool{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		return append(out, "{}"...), nil
 	}
+	base, start := len(p.members), len(out)
+	defer func() { p.members = p.members[:base] }()
+	var seen map[string]bool // only for a large object, where a scan would be quadratic
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -158,21 +178,21 @@ func (p *parser) object(out []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if seen[key] {
+		if p.duplicate(base, key, &seen) {
 			return nil, &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate key %q", key)}
 		}
-		seen[key] = true
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return nil, p.errorf("expected ':' after an object key")
 		}
 		p.pos++
 		p.skipSpace()
-		v, err := p.value(nil, depth)
-		if err != nil {
+		at := len(out)
+		if out, err = p.value(out, depth); err != nil {
 			return nil, err
 		}
-		members = append(members, member{key: key, units: utf16.Encode([]rune(key)), value: v})
+		p.members = append(p.members, member{key: key, keyAt: keyAt, start: at - start, end: len(out) - start,
+			wide: hasWide(key)})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.errorf("unexpected end of input in an object")
@@ -186,19 +206,69 @@ func (p *parser) object(out []byte, depth int) ([]byte, error) {
 		}
 		p.pos++
 	}
-	// RFC 8785 §3.2.3: keys sort by their UTF-16 code units, which differs
-	// from UTF-8 byte order for characters above U+FFFF.
-	slices.SortFunc(members, func(a, b member) int { return slices.Compare(a.units, b.units) })
-	out = append(out, '{')
+	members := p.members[base:]
+	slices.SortFunc(members, compareKeys)
+	p.scratch = append(p.scratch[:0], out[start:]...)
+	out = append(out[:start], '{')
 	for i, m := range members {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		out = appendString(out, m.key)
 		out = append(out, ':')
-		out = append(out, m.value...)
+		out = append(out, p.scratch[m.start:m.end]...)
 	}
 	return append(out, '}'), nil
+}
+
+// duplicate reports whether the object begun at base already has the key.
+// Most objects are small, where a scan beats building a set; from
+// scanKeys members on, the set is built once and kept.
+func (p *parser) duplicate(base int, key string, seen *map[string]bool) bool {
+	have := p.members[base:]
+	if len(have) < scanKeys {
+		for _, m := range have {
+			if m.key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]bool, 2*len(have))
+		for _, m := range have {
+			(*seen)[m.key] = true
+		}
+	}
+	if (*seen)[key] {
+		return true
+	}
+	(*seen)[key] = true
+	return false
+}
+
+const scanKeys = 16
+
+// compareKeys orders keys by their UTF-16 code units (RFC 8785 §3.2.3).
+// For valid UTF-8 that order is the byte order unless a character above
+// U+FFFF (a surrogate pair in UTF-16) is involved, so only then are the
+// units built.
+func compareKeys(a, b member) int {
+	if !a.wide && !b.wide {
+		return strings.Compare(a.key, b.key)
+	}
+	return slices.Compare(utf16.Encode([]rune(a.key)), utf16.Encode([]rune(b.key)))
+}
+
+// hasWide reports whether s holds a character above U+FFFF: in UTF-8 its
+// lead byte is 0xF0 or above.
+func hasWide(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *parser) array(out []byte, depth int) ([]byte, error) {
@@ -238,6 +308,9 @@ func (p *parser) array(out []byte, depth int) ([]byte, error) {
 
 // string reads a string token and returns its decoded value.
 func (p *parser) string() (string, error) {
+	if s, ok := p.plainString(); ok {
+		return s, nil
+	}
 	p.pos++ // opening quote
 	var b strings.Builder
 	for {
@@ -269,6 +342,32 @@ func (p *parser) string() (string, error) {
 			p.pos += size
 		}
 	}
+}
+
+// plainString reads a string token of printable ASCII without escapes,
+// the common case, as one slice of the input; otherwise it reads nothing.
+func (p *parser) plainString() (string, bool) {
+	end, ok := p.plainEnd()
+	if !ok {
+		return "", false
+	}
+	str := string(p.data[p.pos+1 : end-1])
+	p.pos = end
+	return str, true
+}
+
+// plainEnd is the offset just past the closing quote of the string token
+// at p.pos when it is printable ASCII without escapes.
+func (p *parser) plainEnd() (int, bool) {
+	for i := p.pos + 1; i < len(p.data); i++ {
+		switch c := p.data[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // escape reads one escape sequence; a \u escape of a high surrogate must be
@@ -388,6 +487,11 @@ func (p *parser) number(out []byte) ([]byte, error) {
 			return nil, p.errorf("a number needs digits in its exponent")
 		}
 	}
+	if integral && p.pos-start <= shortInt && !bytes.Equal(p.data[start:p.pos], []byte("-0")) {
+		// Every integer of this many digits is a double exactly, and its
+		// ECMAScript form is its own digits.
+		return append(out, p.data[start:p.pos]...), nil
+	}
 	lit := string(p.data[start:p.pos])
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil || math.IsInf(f, 0) {
@@ -399,6 +503,10 @@ func (p *parser) number(out []byte) ([]byte, error) {
 	}
 	return append(out, text...), nil
 }
+
+// shortInt is the longest integer literal (sign included) taken as it is:
+// 15 digits stay below 2^53.
+const shortInt = 15
 
 func (p *parser) peek() byte {
 	if p.pos < len(p.data) {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -367,4 +368,72 @@ func TestAppendStringEscapesEveryControlCharacter(t *testing.T) {
 		assert.Equal(t, string(rune(c)), s)
 		assert.False(t, bytes.ContainsRune(out[1:len(out)-1], rune(c)), "control %#x left raw", c)
 	}
+}
+
+func TestCanonicalizeReordersNestedObjects(t *testing.T) {
+	in := `{"b":{"d":1,"c":[{"f":2,"e":{"y":null,"x":true}}]},"a":"x"}`
+	got, err := Canonicalize([]byte(in))
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":"x","b":{"c":[{"e":{"x":true,"y":null},"f":2}],"d":1}}`, string(got))
+}
+
+func TestCanonicalizeShortIntegersKeepTheirDigits(t *testing.T) {
+	for in, want := range map[string]string{
+		"0": "0", "-0": "0", "7": "7", "-7": "-7",
+		"123456789012345":          "123456789012345",
+		"-12345678901234":          "-12345678901234",
+		"1234567890123456":         "1234567890123456",
+		"1e2":                      "100",
+		"100000000000000000000000": "1e+23",
+	} {
+		got, err := Canonicalize([]byte(in))
+		require.NoError(t, err, in)
+		assert.Equal(t, want, string(got), in)
+	}
+}
+
+// A large object finds a duplicate key through a set, in the same place a
+// small one finds it by a scan, and sorts its keys either way.
+func TestCanonicalizeLargeObject(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	const n = 500
+	for i := n - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, `"k%04d":%d,`, i, i)
+	}
+	clean := strings.TrimSuffix(b.String(), ",") + "}"
+	got, err := Canonicalize([]byte(clean))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(got), `{"k0000":0,"k0001":1,`), string(got[:40]))
+	assert.True(t, strings.HasSuffix(string(got), `"k0499":499}`))
+
+	dup := b.String() + `"k0003":9}`
+	_, err = Canonicalize([]byte(dup))
+	var se *SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, strings.LastIndex(dup, `"k0003"`), se.Offset)
+	assert.Contains(t, se.Error(), `duplicate key "k0003"`)
+}
+
+// A plain string is copied as written; any string with an escape or a
+// character beyond ASCII is decoded and written canonically.
+func TestCanonicalizeStringsPlainAndNot(t *testing.T) {
+	for in, want := range map[string]string{
+		`"a/b <&> ~"`:    `"a/b <&> ~"`,
+		`"\u0041\/"`:     `"A/"`,
+		`"é"`:            `"é"`,
+		`"\u00e9"`:       `"é"`,
+		`"tab\tx"`:       `"tab\tx"`,
+		`["x","\"q\""]`:  `["x","\"q\""]`,
+		`{"k":"\u001f"}`: `{"k":"\u001f"}`,
+		"\"\x7f\"":       "\"\x7f\"",
+	} {
+		got, err := Canonicalize([]byte(in))
+		require.NoError(t, err, in)
+		assert.Equal(t, want, string(got), in)
+	}
+	_, err := Canonicalize([]byte("\"a\x01\""))
+	assert.Error(t, err, "a raw control character is still refused")
+	_, err = Canonicalize([]byte(`"abc`))
+	assert.Error(t, err, "an unterminated plain string is still refused")
 }
