@@ -69,6 +69,11 @@ type Config struct {
 	KeepGoing bool
 	// MaxSteps bounds the steps per tick (0: the engine's default).
 	MaxSteps int
+	// NoTape leaves Summary.Tape empty. The tape keeps a coverage mask for
+	// every judged run, which only a result file needs (NewResult refuses a
+	// summary without it); a long campaign that writes none would otherwise
+	// grow with its run count (D160).
+	NoTape bool
 	// Corpus is replayed before anything is generated.
 	Corpus []CorpusEntry
 	// Progress, when set, is called at most every ProgressEvery (default
@@ -382,7 +387,9 @@ func (c *campaign) generate(ctx context.Context) error {
 			}
 			c.sum.Runs++
 			c.sum.Coverage.Add(h.seen)
-			c.sum.Tape.record(h.index, h.seen, h.run, h.div)
+			if !cfg.NoTape {
+				c.sum.Tape.record(h.index, h.seen, h.run, h.div)
+			}
 			switch {
 			case h.div != nil:
 				c.sum.Divergence, stopped = h.div, true

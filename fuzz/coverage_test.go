@@ -142,3 +142,14 @@ func TestPendingWorkAnswersForTheMomentAsked(t *testing.T) {
 	assert.Equal(t, []string{"w1"}, ids(o.pendingWork(progress{audit: 1}, nil)))
 	assert.Empty(t, o.pendingWork(progress{}, nil))
 }
+
+// A run's coverage is a 64-bit mask (Seen), one bit a counter: a 65th
+// counter would shift out of it and never be marked.
+func TestEveryCounterHasABitOfItsOwn(t *testing.T) {
+	require.LessOrEqual(t, len(Counters()), 64, "Seen is a uint64: widen it before adding counters")
+	for i, c := range Counters() {
+		var s Seen
+		s.mark(c.Name)
+		assert.Equal(t, Seen(1)<<i, s, c.Name)
+	}
+}

@@ -126,6 +126,9 @@ type ResultInput struct {
 // NewResult is the result file of a campaign that ended with sum.
 func NewResult(sum *Summary, in ResultInput) (*Result, error) {
 	cfg := in.Config
+	if cfg.NoTape && sum.Runs > 0 {
+		return nil, fmt.Errorf("campaign result: the campaign kept no tape of its %d run(s) (Config.NoTape)", sum.Runs)
+	}
 	cfg.Shard = cfg.Shard.normal()
 	p := Params{Impl: cfg.Impl.Name, ImplFlags: slices.Clone(in.ImplFlags), CampaignSeed: seeds.Seed(cfg.Seed),
 		Profile: sum.Preset, Runs: cfg.Runs, KeepGoing: cfg.KeepGoing, CheckDeterminism: cfg.CheckDeterminism,
@@ -178,6 +181,13 @@ func runOf(cx *Counterexample, in ResultInput, outcome string, maxSteps int) *Re
 	return rr
 }
 
+// Ended is why a campaign that ended with sum stopped judging: what its
+// result file would say in "ended", for a campaign that writes none.
+func Ended(sum *Summary, cfg Config, interrupted bool) string {
+	cfg.Shard = cfg.Shard.normal()
+	return endedOf(sum, cfg, interrupted)
+}
+
 // endedOf is why the campaign stopped judging. A budget that was played to
 // its end counts as the budget even when a signal came after it.
 func endedOf(sum *Summary, cfg Config, interrupted bool) string {
@@ -213,8 +223,13 @@ func (r *Result) Marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// WriteResult writes r into dir as ResultFile.
+// WriteResult writes r into dir as ResultFile. It refuses a result that
+// ReadResult would refuse, such as one of a campaign that kept no tape
+// (Config.NoTape): what cannot be merged is not written.
 func WriteResult(dir string, r *Result) (string, error) {
+	if err := r.check(); err != nil {
+		return "", fmt.Errorf("not a result %s could read back: %w", ResultFile, err)
+	}
 	data, err := r.Marshal()
 	if err != nil {
 		return "", err

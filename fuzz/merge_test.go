@@ -330,3 +330,31 @@ func FuzzReadAndMergeResult(f *testing.F) {
 		}
 	})
 }
+
+// A campaign told to keep no tape judges the same runs to the same end, and
+// holds no coverage mask per run; the result it would make is refused when
+// written, since no merge could read it back (D160).
+func TestACampaignWithoutATapeJudgesTheSameAndWritesNoResult(t *testing.T) {
+	cfg := Config{Impl: builtin(t, examples.ReferenceName), Seed: 3, Runs: 30, Workers: 2}
+	with := runCampaign(t, cfg)
+	cfg.NoTape = true
+	without := runCampaign(t, cfg)
+	require.Len(t, with.Tape.Seen, 30)
+	assert.Empty(t, without.Tape.Seen)
+	assert.Equal(t, with.Runs, without.Runs)
+	assert.Equal(t, with.Coverage.Counts(), without.Coverage.Counts())
+	assert.Equal(t, with.Outcome(), without.Outcome())
+
+	_, err := NewResult(without, ResultInput{Config: cfg})
+	assert.ErrorContains(t, err, "kept no tape of its 30 run(s)")
+	assert.Equal(t, EndedBudget, Ended(without, cfg, false))
+	cfg.NoTape = false
+	r, err := NewResult(with, ResultInput{Config: cfg})
+	require.NoError(t, err)
+	assert.Equal(t, r.Ended, Ended(with, cfg, false))
+	_, err = WriteResult(t.TempDir(), r)
+	assert.NoError(t, err)
+	r.Tape.Seen = r.Tape.Seen[:29]
+	_, err = WriteResult(t.TempDir(), r)
+	assert.ErrorContains(t, err, "tape: 29 coverage masks for 30 runs")
+}

@@ -291,6 +291,21 @@ differ, 4 when the failing run was not reproduced.`)
 // environment overrides it.
 const fuzzGCPercent = 400
 
+// fuzzMemoryLimit is the soft limit on the Go heap during a campaign of
+// workers runs at once (0: the default count). At GOGC=400 the heap may grow
+// to five times the live heap of the moment, so the rare generated run with
+// a large live heap, and two of them at once, set a campaign's peak: the
+// longer the campaign, the higher (D160). Near the limit the collector runs
+// as at a lower GOGC instead; the clean runs between never come near it.
+// GOMEMLIMIT in the environment overrides it.
+func fuzzMemoryLimit(workers int) int64 {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	const base, perWorker = 16 << 20, 4 << 20
+	return base + int64(workers)*perWorker
+}
+
 func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(fuzzGCPercent))
@@ -298,6 +313,9 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	cfg, err := fuzzConfig(cmd, &o, pf)
 	if err != nil {
 		return err
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(fuzzMemoryLimit(cfg.Workers)))
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	human := stdout
@@ -455,7 +473,8 @@ func fuzzConfig(cmd *cobra.Command, o *fuzzOptions, pf *processFlags) (fuzz.Conf
 		return fuzz.Config{}, usageErr("--shard %v", err)
 	}
 	return fuzz.Config{Impl: impl, Seed: o.seed, Runs: o.runs, Time: o.budget, Workers: o.workers,
-		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing}, nil
+		Preset: o.preset, Shard: shard, CheckDeterminism: o.determinism, MaxSteps: o.maxSteps, KeepGoing: o.keepGoing,
+		NoTape: o.out == ""}, nil
 }
 
 // loadCorpus reads the corpus a campaign replays first; a bundle that does

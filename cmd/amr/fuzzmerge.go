@@ -41,16 +41,16 @@ func keepResult(w io.Writer, doc *fuzzJSON, sum *fuzz.Summary, cfg fuzz.Config, 
 	case doc.Counterexample != nil:
 		files[fuzz.OutcomeCounterexample] = rel(doc.Counterexample.Dir)
 	}
-	r, err := fuzz.NewResult(sum, fuzz.ResultInput{Config: cfg, ImplFlags: implFlags(cfg.Impl.Name, pf), Version: version,
-		Interrupted: interrupted, Files: files})
-	if err != nil {
-		return "", err
-	}
 	if o.out == "" {
 		if cfg.Shard.Count > 1 {
 			fmt.Fprintf(w, "note: no --out, so this shard's result is not written and 'amr fuzz merge' cannot use it\n")
 		}
-		return r.Ended, nil
+		return fuzz.Ended(sum, cfg, interrupted), nil
+	}
+	r, err := fuzz.NewResult(sum, fuzz.ResultInput{Config: cfg, ImplFlags: implFlags(cfg.Impl.Name, pf), Version: version,
+		Interrupted: interrupted, Files: files})
+	if err != nil {
+		return "", err
 	}
 	path, err := fuzz.WriteResult(o.out, r)
 	if err != nil {
