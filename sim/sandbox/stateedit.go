@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"unicode/utf8"
@@ -40,17 +41,11 @@ func NewStateEdit(prev, next []byte) (StateEdit, bool) {
 	if !utf8.Valid(next) {
 		return StateEdit{}, false
 	}
-	head := 0
-	for head < len(prev) && head < len(next) && prev[head] == next[head] {
-		head++
-	}
+	head := commonHead(prev, next)
 	for head > 0 && head < len(next) && !utf8.RuneStart(next[head]) {
 		head--
 	}
-	tail := 0
-	for tail < len(prev)-head && tail < len(next)-head && prev[len(prev)-1-tail] == next[len(next)-1-tail] {
-		tail++
-	}
+	tail := commonTail(prev[head:], next[head:])
 	for tail > 0 && !utf8.RuneStart(next[len(next)-tail]) {
 		tail--
 	}
@@ -68,6 +63,37 @@ func NewStateEdit(prev, next []byte) (StateEdit, bool) {
 		e.Hunks = append(e.Hunks, h)
 	}
 	return e, true
+}
+
+// block is how many bytes the common head and tail are compared at a time:
+// a version is mostly the one before, so the compare runs at memory speed
+// rather than a byte at a time.
+const block = 64
+
+// commonHead is the length of the longest common prefix of a and b.
+func commonHead(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonTail is the length of the longest common suffix of a and b.
+func commonTail(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[len(a)-i-block:len(a)-i], b[len(b)-i-block:len(b)-i]) {
+		i += block
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
 }
 
 // tokens splits compact JSON after every comma, so an item added to a list
@@ -217,4 +243,43 @@ func (s *StateReplay) Next(r LogRecord) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	return s.cur, true, nil
+}
+
+// CompactJSON returns data as json.Compact writes it, and false when data
+// is not valid JSON. Data already compact is returned itself, uncopied:
+// an implementation that writes compact state.json every tick costs one
+// scan of it, not a scan by encoding/json and a copy.
+func CompactJSON(data []byte) ([]byte, bool) {
+	if isCompact(data) {
+		return data, true
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, data) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// isCompact reports whether data is one well-formed JSON value with no
+// space outside its strings. The scanner is stricter than encoding/json
+// only where it gives up (nesting past maxScanDepth), so true is exact and
+// false leaves the answer to json.Compact.
+func isCompact(data []byte) bool {
+	if scanValue(data, 0, 1) != len(data) {
+		return false
+	}
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			return false
+		case '"':
+			// Well-formed, so the string closes.
+			for i++; data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return true
 }

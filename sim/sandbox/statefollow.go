@@ -120,21 +120,27 @@ func (f *StateFollower) readList(k int, raw []byte, incremental bool, next *Snap
 	}
 	var fields []field
 	for {
-		fs, end, ok := scanFields(raw, i, fields[:0])
-		if !ok {
-			return false
-		}
-		fields = fs
-		entry := raw[i:end:end]
+		// An entry that starts with the bytes of the entry it lines up
+		// with is that entry: scanFields reads an object's bytes and
+		// nothing past them, so it would end where that entry ends.
+		var entry []byte
 		switch {
-		case j < len(prev) && bytes.Equal(entry, prev[j]):
+		case j < len(prev) && bytes.HasPrefix(raw[i:], prev[j]):
+			entry = raw[i : i+len(prev[j]) : i+len(prev[j])]
 			f.keep(k, j, next)
 			j++
-		case j+1 < len(prev) && bytes.Equal(entry, prev[j+1]):
+		case j+1 < len(prev) && bytes.HasPrefix(raw[i:], prev[j+1]):
+			entry = raw[i : i+len(prev[j+1]) : i+len(prev[j+1])]
 			f.dropFrom(k, j, j+1)
 			f.keep(k, j+1, next)
 			j += 2
 		default:
+			fs, end, ok := scanFields(raw, i, fields[:0])
+			if !ok {
+				return false
+			}
+			fields = fs
+			entry = raw[i:end:end]
 			o := object{fields: fs}
 			*next = appendStateEntry(*next, stateLists[k], &o)
 			if o.err != nil {
@@ -150,7 +156,7 @@ func (f *StateFollower) readList(k int, raw []byte, incremental bool, next *Snap
 			}
 		}
 		*raws = append(*raws, entry)
-		i = skipSpace(raw, end)
+		i = skipSpace(raw, i+len(entry))
 		if i >= len(raw) {
 			return false
 		}
