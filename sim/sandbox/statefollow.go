@@ -25,7 +25,7 @@ type StateFollower struct {
 	before map[string][2]int        // counts of the works touched, before this version
 	works  []string                 // works touched by this version, in the order first touched
 	agents bool                     // this version changed the agents list
-	top    []field
+	keys   [][]byte                 // the top-level keys read so far
 }
 
 // StateChange says what a version changed from the one before it.
@@ -74,24 +74,62 @@ func (f *StateFollower) Next(data []byte) (Snapshot, *LineError, StateChange) {
 }
 
 // readFast reads data into the spare buffers, against the current version
-// when incremental, and on success makes it the current one.
+// when incremental, and on success makes it the current one. It reads the
+// top-level object as scanObject does (plain keys, each once) in the same
+// pass that reads the three lists, so an entry taken as it was is compared,
+// not scanned. Whatever it accepts, ParseState reads the same: the lists'
+// bytes are the same whichever way the object is decoded.
 func (f *StateFollower) readFast(data []byte, incremental bool) bool {
-	top, buf, ok := decodeObject(data, f.top)
-	f.top = buf
-	if !ok || top.m != nil {
-		return false
-	}
 	next := Snapshot{WorkItems: f.spare.WorkItems[:0], Agents: f.spare.Agents[:0], Assignments: f.spare.Assignments[:0]}
 	var raws [3][][]byte
-	for k, key := range stateLists {
-		raw, ok := top.get(key)
-		if !ok {
+	var seen [3]bool
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	keys := f.keys[:0]
+	i = skipSpace(data, i+1)
+	for {
+		end, plain := scanString(data, i)
+		if end < 0 || !plain {
 			return false
 		}
-		raws[k] = f.spareRaws[k][:0]
-		if !f.readList(k, raw, incremental, &next, &raws[k]) {
+		key := data[i+1 : end-1]
+		for _, k := range keys {
+			if string(k) == string(key) {
+				return false
+			}
+		}
+		keys = append(keys, key)
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
 			return false
 		}
+		i = skipSpace(data, i+1)
+		if k := listIndex(key); k < 0 {
+			end = scanValue(data, i, 1)
+		} else {
+			raws[k], seen[k] = f.spareRaws[k][:0], true
+			end = f.readList(k, data, i, incremental, &next, &raws[k])
+		}
+		if end < 0 {
+			return false
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return false
+		}
+		if data[i] == '}' {
+			break
+		}
+		if data[i] != ',' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+	}
+	f.keys = keys
+	if skipSpace(data, i+1) != len(data) || seen != [3]bool{true, true, true} {
+		return false
 	}
 	f.spare, f.snap = f.snap, next
 	f.spareRaws, f.raws = f.raws, raws
@@ -99,24 +137,34 @@ func (f *StateFollower) readFast(data []byte, incremental bool) bool {
 	return true
 }
 
-// readList reads one list as scanObjects does, reusing every entry whose
-// bytes equal the entry it lines up with in the current version. The line
-// up is a forward walk that looks one entry ahead, so an entry changed in
-// place, added or removed costs one decode; anything else only decodes more.
-func (f *StateFollower) readList(k int, raw []byte, incremental bool, next *Snapshot, raws *[][]byte) bool {
+func listIndex(key []byte) int {
+	for k, name := range stateLists {
+		if string(key) == name {
+			return k
+		}
+	}
+	return -1
+}
+
+// readList reads the list starting at data[i] as scanObjects does, and
+// returns where it ends (-1 when it is not a list of objects scanFields
+// reads, each without a problem). Every entry whose bytes equal the entry
+// it lines up with in the current version is reused. The line up is a
+// forward walk that looks one entry ahead, so an entry changed in place,
+// added or removed costs one decode; anything else only decodes more.
+func (f *StateFollower) readList(k int, data []byte, i int, incremental bool, next *Snapshot, raws *[][]byte) int {
 	var prev [][]byte
 	if incremental {
 		prev = f.raws[k]
 	}
 	j := 0
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return false
+	if i >= len(data) || data[i] != '[' {
+		return -1
 	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
 		f.dropFrom(k, j, len(prev))
-		return skipSpace(raw, i+1) == len(raw)
+		return i + 1
 	}
 	var fields []field
 	for {
@@ -125,26 +173,26 @@ func (f *StateFollower) readList(k int, raw []byte, incremental bool, next *Snap
 		// nothing past them, so it would end where that entry ends.
 		var entry []byte
 		switch {
-		case j < len(prev) && bytes.HasPrefix(raw[i:], prev[j]):
-			entry = raw[i : i+len(prev[j]) : i+len(prev[j])]
+		case j < len(prev) && bytes.HasPrefix(data[i:], prev[j]):
+			entry = data[i : i+len(prev[j]) : i+len(prev[j])]
 			f.keep(k, j, next)
 			j++
-		case j+1 < len(prev) && bytes.HasPrefix(raw[i:], prev[j+1]):
-			entry = raw[i : i+len(prev[j+1]) : i+len(prev[j+1])]
+		case j+1 < len(prev) && bytes.HasPrefix(data[i:], prev[j+1]):
+			entry = data[i : i+len(prev[j+1]) : i+len(prev[j+1])]
 			f.dropFrom(k, j, j+1)
 			f.keep(k, j+1, next)
 			j += 2
 		default:
-			fs, end, ok := scanFields(raw, i, fields[:0])
+			fs, end, ok := scanFields(data, i, fields[:0])
 			if !ok {
-				return false
+				return -1
 			}
 			fields = fs
-			entry = raw[i:end:end]
+			entry = data[i:end:end]
 			o := object{fields: fs}
 			*next = appendStateEntry(*next, stateLists[k], &o)
 			if o.err != nil {
-				return false
+				return -1
 			}
 			if incremental {
 				f.added(k, next)
@@ -156,18 +204,18 @@ func (f *StateFollower) readList(k int, raw []byte, incremental bool, next *Snap
 			}
 		}
 		*raws = append(*raws, entry)
-		i = skipSpace(raw, i+len(entry))
-		if i >= len(raw) {
-			return false
+		i = skipSpace(data, i+len(entry))
+		if i >= len(data) {
+			return -1
 		}
-		switch raw[i] {
+		switch data[i] {
 		case ',':
-			i = skipSpace(raw, i+1)
+			i = skipSpace(data, i+1)
 		case ']':
 			f.dropFrom(k, j, len(prev))
-			return skipSpace(raw, i+1) == len(raw)
+			return i + 1
 		default:
-			return false
+			return -1
 		}
 	}
 }

@@ -48,7 +48,7 @@ func genStateVersion(t *rapid.T, label string) string {
 		agents = append(agents, fmt.Sprintf(`{"id":"a%d","alive":%v}`, i, rapid.Bool().Draw(t, fmt.Sprintf("%s-alive-%d", label, i))))
 	}
 	doc := `{"work_items":[` + strings.Join(items, ",") + `],"agents":[` + strings.Join(agents, ",") + `],"assignments":[` + strings.Join(assigns, ",") + `]}`
-	switch rapid.IntRange(0, 12).Draw(t, label+"-odd") {
+	switch rapid.IntRange(0, 14).Draw(t, label+"-odd") {
 	case 0:
 		doc = strings.ReplaceAll(doc, ",", " ,\n ")
 	case 1:
@@ -65,6 +65,10 @@ func genStateVersion(t *rapid.T, label string) string {
 		doc = strings.Replace(doc, `"agents":`, `"extra":{"x":[1,2]},"agents":`, 1)
 	case 7:
 		doc = ""
+	case 8:
+		doc = strings.Replace(doc, `{"work_items"`, `{"agents":[{"id":"zz","alive":true}],"work_items"`, 1)
+	case 9:
+		doc = `{"assignments":[` + strings.Join(assigns, ",") + `],"agents":[` + strings.Join(agents, ",") + `] , "work_items":[` + strings.Join(items, ",") + "]}\n"
 	}
 	return doc
 }
