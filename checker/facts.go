@@ -125,7 +125,7 @@ type snapshot struct {
 type tickEnd struct {
 	tick   int
 	forced bool
-	state  int // index into facts.states of the snapshot at the tick's end
+	state  int // the version of facts.states at the tick's end
 }
 
 // facts is everything the invariants look at, parsed once and indexed.
@@ -175,9 +175,10 @@ type facts struct {
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
-	states   []snapshot // versions of state.json over the run, [0] = before any write
-	final    snapshot   // state.json as left in the sandbox
+	states   *stateHistory // versions of state.json over the run
+	final    snapshot      // state.json as left in the sandbox
 	tickEnds []tickEnd
+	holdings map[int][]holding // death tick -> what the version in force then gave out (nil: none readable)
 
 	obligations tally // what each safety and liveness check judged (see judged)
 }
@@ -403,27 +404,76 @@ func (f *facts) setMessages(delivered []*message) {
 }
 
 // parseState reads the final state.json and, from the run log, the version
-// in force at the end of every tick.
+// in force at the end of every tick: each version as what it changed
+// (stateHistory), read by a follower that decodes only changed entries, so
+// a run's versions cost what changed in them and only one is held whole.
+// What the agent-death check needs of the version in force at each death
+// is taken as the versions go by.
 func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
 	f.final = readSnapshot(data)
-	f.states = []snapshot{{missing: true}}
+	h := newStateHistory()
+	f.states = h
+	f.holdings = map[int][]holding{}
+	var pending []int // death ticks whose version in force is not known yet
+	for _, s := range f.deaths {
+		pending = append(pending, s.at.tick)
+	}
+	sort.Ints(pending)
 	var replay sandbox.StateReplay
+	var follow sandbox.StateFollower
+	var cur sandbox.Snapshot // the latest version read, when it is the latest
+	inForce := -1            // the version at the last tick end, -1 before the first
 	for _, r := range log {
 		if r.Kind != sandbox.LogTickEnd {
 			continue
+		}
+		for len(pending) > 0 && pending[0] <= r.Tick {
+			f.holdings[pending[0]] = holdingsOf(h, inForce, cur)
+			pending = pending[1:]
 		}
 		version, changed, err := replay.Next(r)
 		switch {
 		case err != nil:
 			// Only a run log that did not come through ParseRunLog gets here.
-			f.states = append(f.states, snapshot{err: &sandbox.LineError{File: sandbox.State, Line: 1, Msg: "the run log's " + err.Error()}})
+			h.addUnread(false, &sandbox.LineError{File: sandbox.State, Line: 1, Msg: "the run log's " + err.Error()})
+		case changed && len(bytes.TrimSpace(version)) == 0:
+			h.addUnread(true, nil)
 		case changed:
-			f.states = append(f.states, readSnapshot(version))
+			snap, perr, ch := follow.Next(version)
+			h.addRead(snap, perr, ch, &follow)
+			cur = snap
 		case r.Detail != "" && bytes.Contains([]byte(r.Detail), []byte(sandbox.State)):
-			f.states = append(f.states, snapshot{err: &sandbox.LineError{File: sandbox.State, Line: 1, Msg: "not a JSON object"}})
+			h.addUnread(false, &sandbox.LineError{File: sandbox.State, Line: 1, Msg: "not a JSON object"})
 		}
-		f.tickEnds = append(f.tickEnds, tickEnd{tick: r.Tick, forced: r.Forced, state: len(f.states) - 1})
+		inForce = h.last()
+		f.tickEnds = append(f.tickEnds, tickEnd{tick: r.Tick, forced: r.Forced, state: inForce})
 	}
+	for _, t := range pending {
+		f.holdings[t] = holdingsOf(h, inForce, cur)
+	}
+}
+
+// holding is one entry of a snapshot that gives a work item to an agent:
+// a work_items entry's assigned_agent or an assignments entry.
+type holding struct{ work, agent string }
+
+// holdingsOf lists the holdings of version v, in the snapshot's order
+// (work_items, then assignments), when v is readable and cur is it; nil
+// for no readable version.
+func holdingsOf(h *stateHistory, v int, cur sandbox.Snapshot) []holding {
+	if !h.readable(v) {
+		return nil
+	}
+	out := []holding{}
+	for _, wi := range cur.WorkItems {
+		if wi.AssignedAgent != nil {
+			out = append(out, holding{wi.WorkID, *wi.AssignedAgent})
+		}
+	}
+	for _, a := range cur.Assignments {
+		out = append(out, holding{a.WorkID, a.AgentID})
+	}
+	return out
 }
 
 func readSnapshot(data []byte) snapshot {

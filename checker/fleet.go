@@ -131,9 +131,11 @@ func (f *facts) fleetEvents() []fleetEvent {
 	var out []fleetEvent
 	start := stamp{math.MinInt32, math.MinInt32}
 	if f.ordered {
+		// A fleet only grows by agents listed or named, so each version
+		// brings the agents it is the first to list or name.
 		for _, te := range f.tickEnds {
-			listed, named := snapshotAgents(f.states[te.state])
-			out = append(out, fleetEvent{at: stamp{te.tick + 1, math.MinInt32}, listed: listed, named: named})
+			v := f.states.versions[te.state]
+			out = append(out, fleetEvent{at: stamp{te.tick + 1, math.MinInt32}, listed: v.newListed, named: v.newNamed})
 		}
 	} else {
 		listed, named := snapshotAgents(f.final)

@@ -48,15 +48,20 @@ func (f *facts) knownIDs() knownIDs {
 	for id := range f.modelCalls {
 		add("call_id", id)
 	}
-	for _, st := range append([]snapshot{f.final}, f.states...) {
-		if st.missing || st.err != nil {
-			continue
-		}
-		for _, wi := range st.snap.WorkItems {
+	if !f.final.missing && f.final.err == nil {
+		for _, wi := range f.final.snap.WorkItems {
 			add("work_id", wi.WorkID)
 		}
-		for _, a := range st.snap.Agents {
+		for _, a := range f.final.snap.Agents {
 			add("agent_id", a.ID)
+		}
+	}
+	if f.states != nil {
+		for id := range f.states.workIDs {
+			add("work_id", id)
+		}
+		for id := range f.states.agentIDs {
+			add("agent_id", id)
 		}
 	}
 	return k

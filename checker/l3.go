@@ -289,16 +289,9 @@ func (f *facts) heldBy(s *signal) []string {
 			add(w)
 		}
 	}
-	if snap, ok := f.stateBefore(at.tick); ok {
-		for _, wi := range snap.WorkItems {
-			if wi.AssignedAgent != nil && *wi.AssignedAgent == agent {
-				add(wi.WorkID)
-			}
-		}
-		for _, a := range snap.Assignments {
-			if a.AgentID == agent {
-				add(a.WorkID)
-			}
+	for _, hd := range f.holdings[at.tick] {
+		if hd.agent == agent {
+			add(hd.work)
 		}
 	}
 	return out
@@ -363,7 +356,7 @@ func (f *facts) movedAway(w string, s *signal) bool {
 		return f.liveHolder(f.final, w, s, endOf(s.at.tick))
 	}
 	for _, te := range f.tickEnds {
-		if te.tick >= s.at.tick && f.liveHolder(f.states[te.state], w, s, endOf(te.tick)) {
+		if te.tick >= s.at.tick && f.liveHolderAt(te.state, w, s, endOf(te.tick)) {
 			return true
 		}
 	}
@@ -376,24 +369,24 @@ func (f *facts) movedAway(w string, s *signal) bool {
 // signal's to judge. Without a readable final snapshot nothing undoes the
 // move.
 func (f *facts) keptAway(w string, s *signal) bool {
-	st := f.lastSnapshot()
-	if st.missing || st.err != nil {
-		return true
+	var a string
+	var agents []sandbox.AgentState
+	if f.ordered && len(f.tickEnds) > 0 {
+		v := f.tickEnds[len(f.tickEnds)-1].state
+		if !f.states.readable(v) {
+			return true
+		}
+		a, agents = f.states.holder(v, w), f.states.versions[v].agents
+	} else {
+		if f.final.missing || f.final.err != nil {
+			return true
+		}
+		a, agents = f.final.snap.Holder(w), f.final.snap.Agents
 	}
-	a := st.snap.Holder(w)
 	if a == "" || a == s.Target || f.deadBefore(a, s.at) {
 		return false
 	}
-	return f.deadBefore(a, endOf(f.tl.last())) || f.listedAlive(st.snap, a)
-}
-
-// lastSnapshot returns the state snapshot in force at the end of the run:
-// with a run log the version at the last tick end, else the final file.
-func (f *facts) lastSnapshot() snapshot {
-	if f.ordered && len(f.tickEnds) > 0 {
-		return f.states[f.tickEnds[len(f.tickEnds)-1].state]
-	}
-	return f.final
+	return f.deadBefore(a, endOf(f.tl.last())) || f.listedAlive(agents, a)
 }
 
 // liveHolder reports whether a snapshot gives a work item to an agent other
@@ -404,21 +397,32 @@ func (f *facts) liveHolder(st snapshot, w string, s *signal, at stamp) bool {
 	if st.missing || st.err != nil {
 		return false
 	}
-	a := st.snap.Holder(w)
+	return f.liveAgent(st.snap.Holder(w), st.snap.Agents, s, at)
+}
+
+// liveHolderAt is liveHolder of version v of the run log's state.json.
+func (f *facts) liveHolderAt(v int, w string, s *signal, at stamp) bool {
+	if !f.states.readable(v) {
+		return false
+	}
+	return f.liveAgent(f.states.holder(v, w), f.states.versions[v].agents, s, at)
+}
+
+func (f *facts) liveAgent(a string, agents []sandbox.AgentState, s *signal, at stamp) bool {
 	if a == "" || a == s.Target || f.deadBefore(a, at) {
 		return false
 	}
-	return f.listedAlive(st.snap, a)
+	return f.listedAlive(agents, a)
 }
 
 // listedAlive reports whether a snapshot lists an agent as alive. A snapshot
 // that lists no agent at all is read against the bundle's fleet, as the
 // fleet is (D28).
-func (f *facts) listedAlive(snap sandbox.Snapshot, agent string) bool {
-	if len(snap.Agents) == 0 {
+func (f *facts) listedAlive(agents []sandbox.AgentState, agent string) bool {
+	if len(agents) == 0 {
 		return contains(f.b.Fleet, agent)
 	}
-	for _, x := range snap.Agents {
+	for _, x := range agents {
 		if x.ID == agent {
 			return x.Alive
 		}
@@ -559,27 +563,11 @@ func (f *facts) holderNamedFrom(w string, t0 int) bool {
 		for ; e < len(f.tickEnds) && f.tickEnds[e].tick < t; e++ {
 			cur = f.tickEnds[e].state
 		}
-		if cur >= 0 && !f.states[cur].missing && f.states[cur].err == nil && f.states[cur].snap.Holder(w) != "" {
+		if cur >= 0 && f.states.readable(cur) && f.states.holder(cur, w) != "" {
 			return true
 		}
 	}
 	return false
-}
-
-// stateBefore returns the snapshot in force when the harness fired at tick
-// t: the one at the end of the last tick before t. It needs a run log.
-func (f *facts) stateBefore(t int) (sandbox.Snapshot, bool) {
-	idx := -1
-	for _, te := range f.tickEnds {
-		if te.tick >= t {
-			break
-		}
-		idx = te.state
-	}
-	if idx < 0 || idx >= len(f.states) || f.states[idx].missing || f.states[idx].err != nil {
-		return sandbox.Snapshot{}, false
-	}
-	return f.states[idx].snap, true
 }
 
 // checkResolutionMissing: every admitted work item has a resolution record by

@@ -247,7 +247,7 @@ type openRange struct {
 func (f *facts) stateOverRun() ([]Violation, bool) {
 	var out []Violation
 	missing := false
-	views := newViewCache(f)
+	judge := newStateJudge(f)
 	open := map[string]*openRange{}
 	for i, te := range f.tickEnds {
 		if _, down := f.downAt(te.tick); down {
@@ -255,18 +255,18 @@ func (f *facts) stateOverRun() ([]Violation, bool) {
 			// judged again when the restarted instance is quiet (D73).
 			continue
 		}
-		st := f.states[te.state]
-		problems := views.compare(te.state, st, te.tick, 0)
+		judge.advance(te.state)
+		problems := judge.compare(0, te.tick)
 		if te.forced {
 			for k := i - stateLag; k < i; k++ {
 				t := -1 // before the run: nothing written yet
 				if k >= 0 {
 					t = f.tickEnds[k].tick
 				}
-				problems = intersect(problems, views.compare(te.state, st, t, i-k))
+				problems = intersect(problems, judge.compare(i-k, t))
 			}
 		}
-		f.judgedWhen(!st.missing || len(problems) > 0, "L3.state-consistency")
+		f.judgedWhen(!f.states.versions[te.state].missing || len(problems) > 0, "L3.state-consistency")
 		now := map[string]bool{}
 		for _, p := range problems {
 			now[p.key] = true
@@ -330,54 +330,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// viewCache computes a comparison only once per (snapshot version, view),
-// and a view by moving a cursor forward: one cursor for the tick judged and
-// one for each tick of the lag allowance behind it, so each moves only
-// forward over the run.
-type viewCache struct {
-	changes []int // ticks at which some line the views read was observed, sorted
-	cursors [stateLag + 1]*viewCursor
-	results map[[2]int][]stateProblem
-}
-
-func newViewCache(f *facts) *viewCache {
-	var ticks []int
-	for _, a := range f.audit {
-		ticks = append(ticks, a.at.tick)
-	}
-	for _, s := range f.deaths {
-		ticks = append(ticks, s.at.tick)
-	}
-	sort.Ints(ticks)
-	c := &viewCache{changes: ticks, results: map[[2]int][]stateProblem{}}
-	events := viewEvents(f)
-	for i := range c.cursors {
-		c.cursors[i] = newViewCursor(f, events)
-	}
-	return c
-}
-
-// key returns the last change tick at or before t (-1 when none): every t
-// with the same key sees the same view.
-func (c *viewCache) key(t int) int {
-	i := sort.SearchInts(c.changes, t+1)
-	if i == 0 {
-		return -1
-	}
-	return c.changes[i-1]
-}
-
-// compare compares a snapshot version with the view at the end of tick t,
-// seen through cursor slot (0 for the tick judged, k for k ticks behind).
-func (c *viewCache) compare(version int, st snapshot, t, slot int) []stateProblem {
-	k := c.key(t)
-	rk := [2]int{version, k}
-	if r, ok := c.results[rk]; ok {
-		return r
-	}
-	r := compareState(st, c.cursors[slot].viewAt(t))
-	c.results[rk] = r
-	return r
 }

@@ -55,6 +55,12 @@ type viewCursor struct {
 	claimIdx map[[2]string]int
 	claims   map[string]claimState
 	dead     map[string]bool
+	// What changed since settled was called: the works whose lines moved
+	// into the view, whether an agent joined the dead, and whether the
+	// view started over.
+	dirty       map[string]bool
+	deadChanged bool
+	restarted   bool
 }
 
 func newViewCursor(f *facts, events []viewEvent) *viewCursor {
@@ -68,6 +74,13 @@ func (c *viewCursor) reset() {
 	c.v = &logView{outcome: map[string]string{}, winner: map[string]string{}, isAdmitted: map[string]bool{}}
 	c.resIdx, c.claimIdx = map[string]int{}, map[[2]string]int{}
 	c.claims, c.dead = map[string]claimState{}, map[string]bool{}
+	c.dirty, c.restarted = map[string]bool{}, true
+}
+
+// settled forgets what changed so far.
+func (c *viewCursor) settled() {
+	clear(c.dirty)
+	c.deadChanged, c.restarted = false, false
 }
 
 // viewAt moves the cursor to the end of tick t and returns its view, which
@@ -93,12 +106,14 @@ func (c *viewCursor) apply(e viewEvent) {
 		if !v.isAdmitted[w] {
 			v.isAdmitted[w] = true
 			v.admitted = append(v.admitted, w)
+			c.dirty[w] = true
 		}
 	case evResolve:
 		r := f.resolutions[e.idx]
 		if i, ok := c.resIdx[r.WorkID]; !ok || e.idx > i {
 			c.resIdx[r.WorkID] = e.idx
 			v.outcome[r.WorkID] = r.Outcome
+			c.dirty[r.WorkID] = true
 		}
 	case evClaim:
 		cl := f.claims[e.idx]
@@ -113,6 +128,7 @@ func (c *viewCursor) apply(e viewEvent) {
 			c.claims[cl.WorkID] = cs
 		}
 		cs[cl.AgentID] = cl.Outcome
+		c.dirty[cl.WorkID] = true
 		if win := cs.winners(); len(win) == 1 {
 			v.winner[cl.WorkID] = win[0]
 		} else {
@@ -123,6 +139,7 @@ func (c *viewCursor) apply(e viewEvent) {
 		if !c.dead[target] {
 			c.dead[target] = true
 			v.dead = append(v.dead, target)
+			c.deadChanged = true
 		}
 	}
 }

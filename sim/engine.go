@@ -395,9 +395,8 @@ func (e *engine) endTick(w tickWork) {
 		// The store never changes bytes in place, so the view itself is
 		// kept: a copy per changed tick costs the state's size again.
 		e.lastState = st
-		var compact bytes.Buffer
-		if json.Compact(&compact, st) == nil {
-			e.recordState(&rec, compact.Bytes())
+		if compact, ok := sandbox.CompactJSON(st); ok {
+			e.recordState(&rec, compact)
 		} else {
 			rec.Detail = "state.json is not valid JSON"
 		}

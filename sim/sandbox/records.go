@@ -629,33 +629,40 @@ func ParseState(data []byte) (Snapshot, *LineError) {
 		}
 		for i := range items {
 			o := &items[i]
-			switch key {
-			case "work_items":
-				w := WorkItemState{WorkID: o.str("work_id", true), Status: o.str("status", true)}
-				// The schema lists assigned_agent on every work item: null says
-				// no agent holds it, a missing field says nothing at all.
-				raw, ok := o.get("assigned_agent")
-				switch {
-				case !ok:
-					o.fail("assigned_agent", "required field is missing (null when no agent holds the item)")
-				case string(bytes.TrimSpace(raw)) != "null":
-					a := o.str("assigned_agent", false)
-					w.AssignedAgent = &a
-				}
-				s.WorkItems = append(s.WorkItems, w)
-			case "agents":
-				a := AgentState{ID: o.str("id", true)}
-				if raw, ok := o.get("alive"); !ok || decodeBool(raw, &a.Alive) != nil {
-					o.fail("alive", "required boolean is missing or not a boolean")
-				}
-				s.Agents = append(s.Agents, a)
-			case "assignments":
-				s.Assignments = append(s.Assignments, Assignment{WorkID: o.str("work_id", true), AgentID: o.str("agent_id", true)})
-			}
+			s = appendStateEntry(s, key, o)
 			if o.err != nil {
 				return fail(fmt.Sprintf("%s[%d].%s", key, i, o.err.Field), o.err.Msg)
 			}
 		}
 	}
 	return s, nil
+}
+
+// appendStateEntry reads one entry of a state.json list into its place in s;
+// a problem with it is left on o.
+func appendStateEntry(s Snapshot, key string, o *object) Snapshot {
+	switch key {
+	case "work_items":
+		w := WorkItemState{WorkID: o.str("work_id", true), Status: o.str("status", true)}
+		// The schema lists assigned_agent on every work item: null says
+		// no agent holds it, a missing field says nothing at all.
+		raw, ok := o.get("assigned_agent")
+		switch {
+		case !ok:
+			o.fail("assigned_agent", "required field is missing (null when no agent holds the item)")
+		case string(bytes.TrimSpace(raw)) != "null":
+			a := o.str("assigned_agent", false)
+			w.AssignedAgent = &a
+		}
+		s.WorkItems = append(s.WorkItems, w)
+	case "agents":
+		a := AgentState{ID: o.str("id", true)}
+		if raw, ok := o.get("alive"); !ok || decodeBool(raw, &a.Alive) != nil {
+			o.fail("alive", "required boolean is missing or not a boolean")
+		}
+		s.Agents = append(s.Agents, a)
+	case "assignments":
+		s.Assignments = append(s.Assignments, Assignment{WorkID: o.str("work_id", true), AgentID: o.str("agent_id", true)})
+	}
+	return s
 }

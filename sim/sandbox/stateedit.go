@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"unicode/utf8"
@@ -40,17 +41,11 @@ func NewStateEdit(prev, next []byte) (StateEdit, bool) {
 	if !utf8.Valid(next) {
 		return StateEdit{}, false
 	}
-	head := 0
-	for head < len(prev) && head < len(next) && prev[head] == next[head] {
-		head++
-	}
+	head := commonHead(prev, next)
 	for head > 0 && head < len(next) && !utf8.RuneStart(next[head]) {
 		head--
 	}
-	tail := 0
-	for tail < len(prev)-head && tail < len(next)-head && prev[len(prev)-1-tail] == next[len(next)-1-tail] {
-		tail++
-	}
+	tail := commonTail(prev[head:], next[head:])
 	for tail > 0 && !utf8.RuneStart(next[len(next)-tail]) {
 		tail--
 	}
@@ -68,6 +63,37 @@ func NewStateEdit(prev, next []byte) (StateEdit, bool) {
 		e.Hunks = append(e.Hunks, h)
 	}
 	return e, true
+}
+
+// block is how many bytes the common head and tail are compared at a time:
+// a version is mostly the one before, so the compare runs at memory speed
+// rather than a byte at a time.
+const block = 64
+
+// commonHead is the length of the longest common prefix of a and b.
+func commonHead(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonTail is the length of the longest common suffix of a and b.
+func commonTail(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[len(a)-i-block:len(a)-i], b[len(b)-i-block:len(b)-i]) {
+		i += block
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
 }
 
 // tokens splits compact JSON after every comma, so an item added to a list
@@ -217,4 +243,51 @@ func (s *StateReplay) Next(r LogRecord) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	return s.cur, true, nil
+}
+
+// CompactJSON returns data as json.Compact writes it, and false when data
+// is not valid JSON. Well-formed input (by the scanner, which is stricter
+// than encoding/json only where it gives up: nesting past maxScanDepth) is
+// compacted here, in one pass that copies the runs between spaces, and
+// returned itself, uncopied, when it holds no space to drop; anything else
+// is left to json.Compact, which then decides. json.Compact of every
+// version was most of the engine's work on large runs.
+func CompactJSON(data []byte) ([]byte, bool) {
+	start := skipSpace(data, 0)
+	end := scanValue(data, start, 1)
+	if end < 0 || skipSpace(data, end) != len(data) {
+		var b bytes.Buffer
+		if json.Compact(&b, data) != nil {
+			return nil, false
+		}
+		return b.Bytes(), true
+	}
+	return dropSpace(data[start:end]), true
+}
+
+// dropSpace removes the space outside the strings of well-formed JSON.
+func dropSpace(data []byte) []byte {
+	var out []byte
+	run := 0 // data[run:i] is yet to be copied
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			if out == nil {
+				out = make([]byte, 0, len(data))
+			}
+			out = append(out, data[run:i]...)
+			run = i + 1
+		case '"':
+			// Well-formed, so the string closes.
+			for i++; data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[run:]...)
 }

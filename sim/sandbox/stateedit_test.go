@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // Every edit rebuilds the version it was made for, and is no longer than
@@ -153,4 +155,62 @@ func TestParseRunLogReplaysStateEdits(t *testing.T) {
 	}, "\n") + "\n"
 	_, err = ParseRunLog([]byte(bad))
 	assert.ErrorContains(t, err, "run.jsonl:2: state_edit:")
+}
+
+// CompactJSON writes what json.Compact writes, and refuses what it refuses,
+// on drawn JSON spaced out, broken, nested deep and holding escapes.
+func TestCompactJSONIsJSONCompact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		parts := []string{`{`, `}`, `[`, `]`, `,`, `:`, `"a"`, `"b c"`, `"\"\\"`, `"\u00e9"`, `"é"`, `1`, `-0.5e3`, `01`,
+			`true`, `null`, `nul`, ` `, "\n", "\t", `"`, `\`, "\x01"}
+		var sb strings.Builder
+		if rapid.Bool().Draw(t, "well-formed") {
+			sb.WriteString(drawJSON(t, 0))
+		} else {
+			for _, p := range rapid.SliceOfN(rapid.SampledFrom(parts), 0, 20).Draw(t, "parts") {
+				sb.WriteString(p)
+			}
+		}
+		data := []byte(sb.String())
+		var want bytes.Buffer
+		wantErr := json.Compact(&want, data)
+		got, ok := CompactJSON(data)
+		require.Equal(t, wantErr == nil, ok, "%q", data)
+		if ok {
+			require.Equal(t, want.String(), string(got), "%q", data)
+		}
+	})
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	got, ok := CompactJSON([]byte(deep))
+	require.True(t, ok, "nesting past the scanner's bound is still JSON")
+	require.Equal(t, deep, string(got))
+}
+
+// drawJSON draws a well-formed value, spaced out or not.
+func drawJSON(t *rapid.T, depth int) string {
+	sp := func() string { return rapid.SampledFrom([]string{"", "", " ", "\n", "\t", "\r"}).Draw(t, "space") }
+	kind := rapid.IntRange(0, 5).Draw(t, "kind")
+	if depth > 3 {
+		kind %= 3
+	}
+	switch kind {
+	case 0:
+		return rapid.SampledFrom([]string{`"x"`, `"a b"`, `"\"q\""`, `"\\"`, `"ü"`, `"\u0041"`}).Draw(t, "string")
+	case 1:
+		return rapid.SampledFrom([]string{`0`, `-1`, `2.5`, `1e9`, `-0.0E-2`}).Draw(t, "number")
+	case 2:
+		return rapid.SampledFrom([]string{`true`, `false`, `null`}).Draw(t, "literal")
+	case 3, 4:
+		var items []string
+		for i, n := 0, rapid.IntRange(0, 3).Draw(t, "items"); i < n; i++ {
+			items = append(items, sp()+drawJSON(t, depth+1)+sp())
+		}
+		return "[" + strings.Join(items, ",") + "]"
+	default:
+		var fields []string
+		for i, n := 0, rapid.IntRange(0, 3).Draw(t, "fields"); i < n; i++ {
+			fields = append(fields, sp()+fmt.Sprintf(`"k%d"`, i)+sp()+":"+sp()+drawJSON(t, depth+1)+sp())
+		}
+		return sp() + "{" + strings.Join(fields, ",") + "}" + sp()
+	}
 }
