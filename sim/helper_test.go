@@ -134,12 +134,16 @@ func helperMain(role string) int {
 		return idleForever(ctx, regime)
 	case "filler":
 		// Fills a subdirectory with 40 files of 256 KiB, 10 MiB in all,
-		// none past the per-file bound, then idles.
+		// none past the per-file bound, then idles. The pause between
+		// files gives the quiescence regime's look, which a loaded machine
+		// may delay by tens of milliseconds, time to see the bound passed
+		// before everything is written (at 2 ms it once saw it only at the
+		// end, and TestTheRunDirectoryIsBounded failed on the timing alone).
 		_ = os.MkdirAll(filepath.Join(root, "data", "blobs"), 0o755)
 		blob := bytes.Repeat([]byte("x"), 256<<10)
 		for i := 0; i < 40 && ctx.Err() == nil; i++ {
 			_ = os.WriteFile(filepath.Join(root, "data", "blobs", fmt.Sprintf("%02d", i)), blob, 0o644)
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond)
 		}
 		return idleForever(ctx, regime)
 	case "link-filler":
