@@ -176,3 +176,21 @@ func TestInProcessATornStateCrashCutsTheKthVersion(t *testing.T) {
 		assert.Zero(t, c[0].Line, "a file's content has no line number")
 	}
 }
+
+// A crash aimed at state.json counts and tears it even where the spec
+// ignores state.json's writes for crashes after any write: the bundle
+// named the file.
+func TestAnAimedStateCrashOutranksIgnoreWrites(t *testing.T) {
+	requireTrace(t)
+	b := shortened(t, "l0-respond", 2)
+	b.Faults = stateCrash(2, true)
+	spec := helperSpec("states", RegimeStep)
+	spec.IgnoreWrites = []string{sandbox.State}
+	res := runProcess(t, b, spec, 1)
+	c := kinds(res, sandbox.LogCrash)
+	require.Len(t, c, 1)
+	v := "{\"tick\":1,\"v\":2}\n"
+	assert.Equal(t, sandbox.State, c[0].Torn)
+	assert.Equal(t, v[:len(v)/2], c[0].TornText)
+	assert.Equal(t, stateCuts[2].audit, c[0].Lines[sandbox.Audit])
+}
