@@ -236,6 +236,15 @@ var CrashLogs = []string{"drafts.jsonl", "outbox.jsonl", "audit.jsonl"}
 // SendLog is the log a crash right after a send counts: outbox.jsonl.
 const SendLog = "outbox.jsonl"
 
+// StateFile is the one file other than the logs a crash's WritesTo may
+// name: a crash then counts the new versions of state.json (a write that
+// replaces it, a rename onto it), so a torn one cuts the k-th version to
+// half (D157).
+const StateFile = "state.json"
+
+// CrashTargets are every value a crash's WritesTo may take.
+var CrashTargets = append(append([]string(nil), CrashLogs...), StateFile)
+
 // Fault is one scheduled fault. Which fields apply depends on Kind.
 //
 // A crash with AfterWrites 0 lands at the tick boundary, before the tick's
@@ -245,6 +254,7 @@ const SendLog = "outbox.jsonl"
 // logs: only new lines of that log count, so with "outbox.jsonl" the crash
 // lands right after the tick's k-th send, before whatever the send is
 // followed by (D138). Fewer such lines that tick land it at the tick's end.
+// With "state.json" it counts the file's new versions instead (D157).
 // Down k keeps the implementation down after the crash: the fresh instance
 // starts at the first visited tick at or after the crash's tick plus k,
 // while the harness goes on firing the schedule into the sandbox (D70).

@@ -232,7 +232,7 @@ func genFaults(b *Bundle) *rapid.Generator[[]Fault] {
 				f.At = rapid.IntRange(0, h).Draw(t, "at")
 				f.AfterWrites = rapid.IntRange(0, 3).Draw(t, "after_writes")
 				if f.AfterWrites > 0 && rapid.Bool().Draw(t, "to_one_log") {
-					f.WritesTo = rapid.SampledFrom(CrashLogs).Draw(t, "writes_to")
+					f.WritesTo = rapid.SampledFrom(CrashTargets).Draw(t, "writes_to")
 				}
 			case FaultDuplicate:
 				if len(b.Inbox) == 0 {

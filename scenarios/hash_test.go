@@ -159,6 +159,14 @@ func TestBundleHashSeesTheLogACrashCounts(t *testing.T) {
 	h0, err := b.Hash()
 	require.NoError(t, err)
 	assert.NotEqual(t, h0, h1)
+	b.Faults[0].WritesTo = scenarios.StateFile
+	state, err := b.Canonical()
+	require.NoError(t, err)
+	assert.Contains(t, string(state), `"writes_to":"state.json"`)
+	h2, err := b.Hash()
+	require.NoError(t, err)
+	assert.NotEqual(t, h0, h2)
+	assert.NotEqual(t, h1, h2)
 }
 
 // The canonical bytes of a fixed bundle are pinned: a change here changes

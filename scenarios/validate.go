@@ -513,13 +513,14 @@ func (v *validator) faults() {
 	}
 }
 
-// writesTo checks a crash's writes_to: one of the implementation's logs,
-// and only on a crash after k writes, which it narrows (D138).
+// writesTo checks a crash's writes_to: one of the implementation's logs
+// or state.json, and only on a crash after k writes, which it narrows
+// (D138, D157).
 func (v *validator) writesTo(field string, f Fault) {
 	switch {
 	case f.WritesTo == "":
-	case !slices.Contains(CrashLogs, f.WritesTo):
-		v.errorf(field+".writes_to", "%q is not one of %s", f.WritesTo, strings.Join(CrashLogs, ", "))
+	case !slices.Contains(CrashTargets, f.WritesTo):
+		v.errorf(field+".writes_to", "%q is not one of %s", f.WritesTo, strings.Join(CrashTargets, ", "))
 	case f.AfterWrites < 1:
 		v.errorf(field+".writes_to", "only a crash after k writes counts writes to one file: set after_writes")
 	}

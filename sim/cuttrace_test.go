@@ -71,6 +71,15 @@ func cutHelper(role, root string) int {
 			appendLine(root, sandbox.Drafts, line(0))
 			appendLine(root, sandbox.Outbox, line(1)+line(2))
 			appendLine(root, sandbox.Audit, line(3))
+		case "states":
+			// A draft, state.json renamed into place, a record, a second
+			// state.json, a second record: a cut after the k-th state.json
+			// lands between them (D157).
+			appendLine(root, sandbox.Drafts, line(0))
+			replaceFile(filepath.Join(root, sandbox.State), fmt.Sprintf("{\"tick\":%s,\"v\":1}\n", tick))
+			appendLine(root, sandbox.Audit, line(1))
+			replaceFile(filepath.Join(root, sandbox.State), fmt.Sprintf("{\"tick\":%s,\"v\":2}\n", tick))
+			appendLine(root, sandbox.Audit, line(2))
 		case "threads":
 			// Each line from a goroutine locked to a thread of its own, in turn.
 			for i := 0; i < 6; i++ {

@@ -253,11 +253,14 @@ type logWatch struct {
 // what it counts is what it saw, best effort. A log whose lines seen are no
 // longer all in place is reported to rewritten.
 type watcher struct {
-	root      string
-	limit     int64
-	logs      []*logWatch
-	others    map[string]stamp
-	writes    int    // writes seen since the start of the run
+	root   string
+	limit  int64
+	logs   []*logWatch
+	others map[string]stamp
+	writes int // writes seen since the start of the run
+	// states is the versions of state.json seen since the start of the
+	// run: what a crash with writes_to state.json counts (D157).
+	states    int
 	oversize  string // the first file seen past the bound
 	rewritten func(name string, rw *rewrite, how string)
 	// counts says which files other than the logs count as writes; nil
@@ -389,6 +392,9 @@ func (w *watcher) pollOthers(count bool) {
 			w.others[rel] = st
 			if count && (w.counts == nil || w.counts(rel)) {
 				w.writes++
+			}
+			if count && rel == sandbox.State {
+				w.states++
 			}
 		}
 		if st.size > w.limit && w.oversize == "" {

@@ -149,8 +149,11 @@ func (d *procDriver) landRest(a *armed) {
 }
 
 // logTotal is the complete lines of one of the implementation's logs seen
-// since the run began.
+// since the run began, or for state.json the versions of it seen (D157).
 func (w *watcher) logTotal(name string) int {
+	if name == sandbox.State {
+		return w.states
+	}
 	for _, c := range w.logs {
 		if c.name == name {
 			return c.seen.total
@@ -375,7 +378,7 @@ func (d *procDriver) atStop(st *traceStop, a *armed) bool {
 	}
 	v := traceVerdict{}
 	if a.counted(d.watch.writes) == a.at[0]-1 && (a.logs[0] == "" || st.path == a.logs[0]) {
-		v = d.lastWrite(st, a.faults[0].Torn)
+		v = d.lastWrite(st, a.faults[0].Torn, a.logs[0] != "")
 	}
 	st.reply <- v
 	return false
@@ -385,9 +388,11 @@ func (d *procDriver) atStop(st *traceStop, a *armed) bool {
 // lands after. A write of several lines is cut to its first, so the crash
 // lands after exactly k lines; a torn crash lets half the line through, or
 // cuts the file a rename puts in place of a counted one to half its size.
-func (d *procDriver) lastWrite(st *traceStop, torn bool) traceVerdict {
+// A file the crash is aimed at (writes_to) counts whatever ignore_writes
+// says: the bundle named it.
+func (d *procDriver) lastWrite(st *traceStop, torn, aimed bool) traceVerdict {
 	isWrite := st.call == "write" || st.call == "pwrite64"
-	counted := sandbox.IsImplLog(st.path) || d.watch.counts == nil || d.watch.counts(st.path)
+	counted := sandbox.IsImplLog(st.path) || aimed || d.watch.counts == nil || d.watch.counts(st.path)
 	switch {
 	case isWrite && sandbox.IsImplLog(st.path) && st.line > 0:
 		if torn {

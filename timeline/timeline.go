@@ -382,6 +382,9 @@ func crashEntry(r sandbox.LogRecord) Entry {
 			where = fmt.Sprintf("%s:%d", r.Torn, r.Line)
 		}
 		when = fmt.Sprintf("in the middle of write %d this tick (%s torn after %d byte(s))", r.AfterWrites, where, len(r.TornText))
+	case r.AfterWrites > 0 && r.WritesTo == sandbox.State:
+		// It counted the new versions of state.json only (D157).
+		when = fmt.Sprintf("after %d new version(s) of %s this tick", r.AfterWrites, r.WritesTo)
 	case r.AfterWrites > 0 && r.WritesTo != "":
 		// It counted one log's lines only (D138).
 		when = fmt.Sprintf("after %d new line(s) of %s this tick", r.AfterWrites, r.WritesTo)

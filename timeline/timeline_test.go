@@ -145,6 +145,16 @@ func TestACrashAfterASendSaysWhatItCounted(t *testing.T) {
 	assert.NotContains(t, text, "crash after 1 write(s) this tick")
 }
 
+// A crash aimed at state.json says it counted versions of it (D157).
+func TestACrashAfterAStateSaysWhatItCounted(t *testing.T) {
+	b := bundleNamed(t, "l3-fleet-concurrent")
+	b.Faults = append(b.Faults, scenarios.Fault{At: 0, Kind: scenarios.FaultCrash, AfterWrites: 1, WritesTo: scenarios.StateFile})
+	b.Normalize()
+	text := render(t, timeline.Build(play(t, b, "reference", 1)), timeline.TextOptions{})
+	assert.Contains(t, text, "crash after 1 new version(s) of state.json this tick")
+	assert.NotContains(t, text, "new line(s) of state.json")
+}
+
 func TestBindingAndTargetsAreShown(t *testing.T) {
 	b := bundleNamed(t, "l4-operator-escalation")
 	in := play(t, b, "weak-ignore-escalation", 1)
