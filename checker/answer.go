@@ -28,6 +28,14 @@ func (f *facts) inferred() *answers {
 func (f *facts) inferAnswers() *answers {
 	a := &answers{message: map[string]*message{}, works: map[string][]string{}}
 	taken := map[string]bool{}
+	// Each work item's admissions of a known message, so that finding them
+	// is not a scan of every admission per work item.
+	knownAdm := map[string][]string{}
+	for _, adm := range f.admissions {
+		if f.msgByID[adm.MessageID] != nil {
+			knownAdm[adm.WorkID] = append(knownAdm[adm.WorkID], adm.MessageID)
+		}
+	}
 	var open []*draft
 	seen := map[string]bool{}
 	for _, d := range f.drafts {
@@ -35,13 +43,10 @@ func (f *facts) inferAnswers() *answers {
 			continue
 		}
 		seen[d.WorkID] = true
-		known := false
-		for _, adm := range f.admissions {
-			if adm.WorkID == d.WorkID && f.msgByID[adm.MessageID] != nil {
-				taken[adm.MessageID], known = true, true
-			}
+		for _, id := range knownAdm[d.WorkID] {
+			taken[id] = true
 		}
-		if !known {
+		if len(knownAdm[d.WorkID]) == 0 {
 			open = append(open, d)
 		}
 	}
@@ -61,8 +66,8 @@ func (f *facts) inferAnswers() *answers {
 // conversation that had arrived by its declaration, that some rule in force
 // may admit (a message no rule admits is not work), and that is not taken.
 func (f *facts) earliestOpen(d *draft, taken map[string]bool) *message {
-	for _, m := range f.messages {
-		if m.ConversationID != d.ConversationID || taken[m.ID] || d.at.before(m.at) {
+	for _, m := range f.look().byConv[d.ConversationID] {
+		if taken[m.ID] || d.at.before(m.at) {
 			continue
 		}
 		if may, _ := f.judge(m); may {

@@ -131,6 +131,8 @@ type tickEnd struct {
 // facts is everything the invariants look at, parsed once and indexed.
 type facts struct {
 	b *scenarios.Bundle
+	// bx finds the bundle's messages and approvals by id.
+	bx *scenarios.Index
 	// parsed is the run's shared parse (Input.Parsed), nil when the checker
 	// parses alone.
 	parsed   *sandbox.Parsed
@@ -185,7 +187,7 @@ type facts struct {
 
 func build(in Input) *facts {
 	b := in.Bundle
-	f := &facts{b: b, top: clampLevel(b.Meta.TopLevel), tl: newTimeline(b), parsed: in.Parsed}
+	f := &facts{b: b, bx: b.Index(), top: clampLevel(b.Meta.TopLevel), tl: newTimeline(b), parsed: in.Parsed}
 	f.regimes = newRegimes(b, f.tl, in.Log)
 	f.ordered = hasTickEnds(in.Log)
 	file := func(name string) []byte { return in.Files[name] }

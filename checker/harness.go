@@ -72,7 +72,7 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 		src, at := runLogRef(i), stamp{r.Tick, seqHarness}
 		switch r.Kind {
 		case sandbox.LogDeliver, sandbox.LogDuplicate:
-			d, ok := f.b.Message(r.ID)
+			d, ok := f.bx.Message(r.ID)
 			if !ok {
 				continue
 			}
@@ -380,7 +380,7 @@ func (f *facts) inboxFromBundle(data []byte) []*message {
 	var out []*message
 	for _, l := range lines {
 		at := ref(sandbox.Inbox, l.N)
-		d, ok := f.b.Message(l.Rec.ID)
+		d, ok := f.bx.Message(l.Rec.ID)
 		if !ok {
 			f.disagree(l.Rec.At, fmt.Sprintf("%s delivers message %s, which the bundle does not schedule.", at, l.Rec.ID), at)
 			continue

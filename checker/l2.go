@@ -117,8 +117,8 @@ func (f *facts) warranted(m *message, a *auditLine) bool {
 }
 
 func (f *facts) admittedBy(msg string, t int) bool {
-	for _, a := range f.admissions {
-		if a.MessageID == msg && a.at.by(t) {
+	for _, a := range f.look().admsByMsg[msg] {
+		if a.at.by(t) {
 			return true
 		}
 	}
@@ -234,8 +234,8 @@ func (f *facts) authorized(e *effect) *approval {
 	if e.draft == nil {
 		return nil
 	}
-	for _, a := range f.approvals {
-		if a.valid && a.Decision == scenarios.DecisionApprove && a.DraftID == e.DraftID && a.at.before(e.at) {
+	for _, a := range f.look().byDraft[e.DraftID] {
+		if a.valid && a.Decision == scenarios.DecisionApprove && a.at.before(e.at) {
 			return a
 		}
 	}
@@ -257,7 +257,7 @@ func (f *facts) forgedAuthority(e *effect) *approval {
 		if a.DraftID == e.DraftID || e.draft != nil && a.ContentHash == e.draft.ContentHash {
 			return a
 		}
-		if sched, ok := f.b.ApprovalByID(a.ApprovalID); ok && msg != nil && f.matches(sched.Match, msg) {
+		if sched, ok := f.bx.ApprovalByID(a.ApprovalID); ok && msg != nil && f.matches(sched.Match, msg) {
 			return a
 		}
 	}
@@ -346,13 +346,13 @@ func (f *facts) sentBy(w string, t int) bool {
 // escalated, rejected by a valid approval, orphaned by the loss of the whole
 // fleet, or already abandoned before the approval at came.
 func (f *facts) stoppedBy(w string, at stamp, d int) bool {
-	for _, s := range f.escalations {
-		if s.Target == w && s.at.by(d) {
+	for _, s := range f.look().escByTarget[w] {
+		if s.at.by(d) {
 			return true
 		}
 	}
-	for _, a := range f.approvals {
-		if a.valid && a.Decision == scenarios.DecisionReject && a.draft.WorkID == w && a.at.by(d) {
+	for _, a := range f.look().rejectsByWork[w] {
+		if a.at.by(d) {
 			return true
 		}
 	}

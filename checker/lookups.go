@@ -11,6 +11,10 @@ type lookups struct {
 	approvalsFor  map[string][]scenarios.Approval // message id -> the bundle's approvals naming it, in bundle order
 	signalsFor    map[string][]scenarios.Signal   // likewise the bundle's signals
 	byConv        map[string][]*message           // conversation id -> its messages, in delivery order
+	admsByMsg     map[string][]*auditLine         // message id -> its admission records, in line order
+	byDraft       map[string][]*approval          // draft id -> approvals lines naming it, in line order
+	rejectsByWork map[string][]*approval          // work id -> valid reject lines of its drafts, in line order
+	escByTarget   map[string][]*signal            // work id -> escalations naming it, in line order
 }
 
 func (f *facts) look() *lookups {
@@ -19,7 +23,20 @@ func (f *facts) look() *lookups {
 	}
 	l := &lookups{worksByMsg: map[string][]string{}, firstApproval: map[string]*approval{},
 		approvalsFor: map[string][]scenarios.Approval{}, signalsFor: map[string][]scenarios.Signal{},
-		byConv: map[string][]*message{}}
+		byConv: map[string][]*message{}, admsByMsg: map[string][]*auditLine{}, byDraft: map[string][]*approval{},
+		rejectsByWork: map[string][]*approval{}, escByTarget: map[string][]*signal{}}
+	for _, a := range f.admissions {
+		l.admsByMsg[a.MessageID] = append(l.admsByMsg[a.MessageID], a)
+	}
+	for _, a := range f.approvals {
+		l.byDraft[a.DraftID] = append(l.byDraft[a.DraftID], a)
+		if a.valid && a.Decision == scenarios.DecisionReject {
+			l.rejectsByWork[a.draft.WorkID] = append(l.rejectsByWork[a.draft.WorkID], a)
+		}
+	}
+	for _, s := range f.escalations {
+		l.escByTarget[s.Target] = append(l.escByTarget[s.Target], s)
+	}
 	for _, m := range f.messages {
 		l.byConv[m.ConversationID] = append(l.byConv[m.ConversationID], m)
 	}

@@ -53,7 +53,7 @@ type Message struct {
 }
 
 // admissionOf collects a run's admission material; nil without a bundle.
-func admissionOf(in Input) *Admission {
+func admissionOf(in Input, bx *scenarios.Index) *Admission {
 	b := in.Bundle
 	if b == nil {
 		return nil
@@ -79,7 +79,7 @@ func admissionOf(in Input) *Admission {
 	seen := map[string]bool{}
 	lines, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
 	for _, l := range lines {
-		d, ok := b.Message(l.Rec.ID)
+		d, ok := bx.Message(l.Rec.ID)
 		if !ok || seen[d.ID] {
 			continue
 		}

@@ -35,7 +35,7 @@ func Compile(in Input) *History {
 	}
 	c.finalState()
 	c.finish()
-	c.h.Admission = admissionOf(in)
+	c.h.Admission = admissionOf(in, c.bx)
 	return c.h
 }
 
@@ -111,6 +111,7 @@ var implFiles = []string{sandbox.Drafts, sandbox.Audit, sandbox.Outbox}
 
 type compiler struct {
 	in        Input
+	bx        *scenarios.Index // the bundle's messages and approvals by id
 	h         *History
 	inbox     map[int]sandbox.Message
 	approvals map[int]sandbox.ApprovalRecord
@@ -137,7 +138,7 @@ type compiler struct {
 }
 
 func newCompiler(in Input) *compiler {
-	c := &compiler{in: in, h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
+	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
 		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
 		signals: map[int]sandbox.SignalRecord{}, impl: map[string]map[int]*Op{},
 		own: map[string]map[int]int{}, placed: map[string]bool{}, callsAt: map[int][]int{}}
@@ -304,7 +305,7 @@ func (c *compiler) message(typ string, line int, id string, tick int, src string
 		op.MessageID, op.ConversationID, op.Src = m.ID, m.ConversationID, ref(sandbox.Inbox, line)
 	}
 	if c.in.Bundle != nil {
-		if d, ok := c.in.Bundle.Message(op.MessageID); ok {
+		if d, ok := c.bx.Message(op.MessageID); ok {
 			op.ConversationID = d.ConversationID
 		}
 	}
@@ -717,7 +718,7 @@ func (c *compiler) fromFiles() {
 		// its line says when only that differs: another harness stamps a
 		// late delivery with the tick it made it (D35).
 		if c.in.Bundle != nil {
-			if d, ok := c.in.Bundle.Message(m.ID); ok {
+			if d, ok := c.bx.Message(m.ID); ok {
 				line := m
 				m = sandbox.Message(d)
 				line.At = d.At

@@ -31,6 +31,7 @@ type admission struct {
 // bundleBounds is what judging harness lines against the bundle needs.
 type bundleBounds struct {
 	b      *scenarios.Bundle
+	bx     *scenarios.Index
 	tl     timeline
 	drafts map[string][]declaration // draft id -> declarations in file order
 	admits map[string][]admission   // message id -> admissions in file order
@@ -38,7 +39,7 @@ type bundleBounds struct {
 }
 
 func (c *compiler) bounds() *bundleBounds {
-	bb := &bundleBounds{b: c.in.Bundle, tl: newTimeline(c.in.Bundle),
+	bb := &bundleBounds{b: c.in.Bundle, bx: c.bx, tl: newTimeline(c.in.Bundle),
 		drafts: map[string][]declaration{}, admits: map[string][]admission{}, worked: map[string]bool{}}
 	for _, n := range sortedLines(c.impl[sandbox.Drafts]) {
 		if op := c.impl[sandbox.Drafts][n]; op != nil {
@@ -94,7 +95,7 @@ func (bb *bundleBounds) targets(m scenarios.Match, w string, t int) bool {
 // conversation (D32) would bind the message's approval to a draft of w
 // declared in the message's conversation after the message arrived.
 func (bb *bundleBounds) unadmittedReply(msg, w string, t int) bool {
-	d, ok := bb.b.Message(msg)
+	d, ok := bb.bx.Message(msg)
 	if !ok {
 		return false
 	}
@@ -119,7 +120,7 @@ func (bb *bundleBounds) unadmittedReply(msg, w string, t int) bool {
 // declared by then, or one whose hash is not its draft's first
 // declaration's, whichever kind the bundle names (D33).
 func (bb *bundleBounds) approvalExplained(rec sandbox.ApprovalRecord) bool {
-	a, ok := bb.b.ApprovalByID(rec.ApprovalID)
+	a, ok := bb.bx.ApprovalByID(rec.ApprovalID)
 	if !ok || rec.Decision != a.Decision || !bb.onTime(rec.DecidedAt, a.At) {
 		return false
 	}

@@ -16,7 +16,7 @@ import (
 func requireSameClock(t require.TestingT, b *scenarios.Bundle) {
 	want := []int(scenarios.TimelineOf(b))
 	require.Equal(t, want, []int(newTimeline(b)), "compiled history timeline")
-	require.Equal(t, want, admissionOf(Input{Bundle: b}).ticks(), "admission clock")
+	require.Equal(t, want, admissionOf(Input{Bundle: b}, b.Index()).ticks(), "admission clock")
 }
 
 func l0Respond(t require.TestingT) *scenarios.Bundle {

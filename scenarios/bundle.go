@@ -325,6 +325,53 @@ func (b *Bundle) ApprovalByID(id string) (Approval, bool) {
 	return Approval{}, false
 }
 
+// Index finds a bundle's deliveries and approvals by id without a scan:
+// what Message and ApprovalByID answer, for a judge that asks once per line
+// of a long run. It is a snapshot of the bundle when made; a nil bundle has
+// an empty one.
+type Index struct {
+	b         *Bundle
+	messages  map[string]int // id -> position of its first delivery
+	approvals map[string]int // id -> position of its first approval
+}
+
+// Index makes the bundle's Index.
+func (b *Bundle) Index() *Index {
+	x := &Index{b: b, messages: map[string]int{}, approvals: map[string]int{}}
+	if b == nil {
+		return x
+	}
+	for i, d := range b.Inbox {
+		if _, ok := x.messages[d.ID]; !ok {
+			x.messages[d.ID] = i
+		}
+	}
+	for i, a := range b.Approvals {
+		if _, ok := x.approvals[a.ID]; !ok {
+			x.approvals[a.ID] = i
+		}
+	}
+	return x
+}
+
+// Message is Bundle.Message.
+func (x *Index) Message(id string) (Delivery, bool) {
+	i, ok := x.messages[id]
+	if !ok {
+		return Delivery{}, false
+	}
+	return x.b.Inbox[i], true
+}
+
+// ApprovalByID is Bundle.ApprovalByID.
+func (x *Index) ApprovalByID(id string) (Approval, bool) {
+	i, ok := x.approvals[id]
+	if !ok {
+		return Approval{}, false
+	}
+	return x.b.Approvals[i], true
+}
+
 // Normalize puts schedules in a stable order (by tick, then by their
 // position), fills defaults, and leaves the meaning unchanged. Generators,
 // shrinkers and savers call it so two equal bundles have equal bytes. A
