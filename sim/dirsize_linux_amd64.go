@@ -24,17 +24,7 @@ func dirSize(root string, maxBytes int64) (size int64, entries int) {
 // reports whether to go on.
 func sizeDir(fd int, buf []byte, maxBytes int64, size *int64, entries *int) bool {
 	defer syscall.Close(fd)
-	var names []string
-	for {
-		n, err := syscall.ReadDirent(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if n <= 0 || err != nil {
-			break
-		}
-		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
-	}
+	names := dirNames(fd, buf)
 	for _, name := range names {
 		if *entries++; *entries > maxRunDirEntries {
 			return false
@@ -74,4 +64,20 @@ func lstatAt(dirfd int, name string, st *syscall.Stat_t) error {
 		return errno
 	}
 	return nil
+}
+
+// dirNames lists the open directory fd's entries, reading with buf; a read
+// that fails ends the list where it is.
+func dirNames(fd int, buf []byte) []string {
+	var names []string
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if n <= 0 || err != nil {
+			return names
+		}
+		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
+	}
 }

@@ -133,17 +133,7 @@ func (m *runMeasure) walk(fd int, path string, buf []byte) bool {
 	if path == m.sandbox {
 		m.sbxWd = wd
 	}
-	var names []string
-	for {
-		n, err := syscall.ReadDirent(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if n <= 0 || err != nil {
-			break
-		}
-		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
-	}
+	names := dirNames(fd, buf)
 	for _, name := range names {
 		if m.count++; m.count > maxRunDirEntries {
 			return false
