@@ -268,7 +268,10 @@ a second command that replays the recorded cuts (amr replay --cut-from).
 Progress goes to stderr at most every 500ms when stderr is a terminal or with
 --progress (runs, runs/s, failing and invalid runs so far); a summary with the
 coverage counters ends every campaign. The garbage collector runs at GOGC=400
-unless GOGC is set.
+unless GOGC is set, under a soft heap limit of 16 MiB plus 4 MiB a worker
+unless GOMEMLIMIT is set, so that a campaign's peak memory does not grow with
+its length (D160). Without --out no result file is written, and no per-run coverage tape
+is kept for one.
 
 Before a failing run is reported it is replayed --replays times with its own
 bundle and seeds. A replay in which the harness gave up on the implementation
