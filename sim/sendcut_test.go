@@ -105,11 +105,12 @@ func TestAWatchedSendCrashLandsNoEarlierThanTheSend(t *testing.T) {
 	}
 }
 
-// sender writes, at each tick, a draft, state.json, two sends and their
-// record, one write each, then a private note that the tick is done.
-type sender struct{}
+// tickWriter makes its writes once a tick, one call each (a log line
+// appended, state.json written whole), then a private note that the tick is
+// done, so a restart in the same tick writes nothing again.
+type tickWriter [][2]string
 
-func (sender) Step(env *sandbox.Env) error {
+func (ws tickWriter) Step(env *sandbox.Env) error {
 	clock, err := env.Files.Read(sandbox.Clock)
 	if err != nil {
 		return err
@@ -117,10 +118,9 @@ func (sender) Step(env *sandbox.Env) error {
 	if done, _ := env.Files.Read("private/done"); bytes.Equal(done, clock) {
 		return nil
 	}
-	for _, w := range [][2]string{{sandbox.Drafts, `{"d":1}`}, {sandbox.State, ""}, {sandbox.Outbox, `{"e":1}`},
-		{sandbox.Outbox, `{"e":2}`}, {sandbox.Audit, `{"a":1}`}} {
+	for _, w := range ws {
 		if w[0] == sandbox.State {
-			err = env.Files.Write(sandbox.State, []byte("{}"))
+			err = env.Files.Write(sandbox.State, []byte(w[1]))
 		} else {
 			err = env.Files.Append(w[0], []byte(w[1]))
 		}
@@ -130,6 +130,11 @@ func (sender) Step(env *sandbox.Env) error {
 	}
 	return env.Files.Write("private/done", clock)
 }
+
+// sender writes, at each tick, a draft, state.json, two sends and their
+// record.
+var sender = tickWriter{{sandbox.Drafts, `{"d":1}`}, {sandbox.State, `{}`}, {sandbox.Outbox, `{"e":1}`},
+	{sandbox.Outbox, `{"e":2}`}, {sandbox.Audit, `{"a":1}`}}
 
 // In process the crash lands inside the step, right after the k-th send
 // of tick 1: the draft and state.json before it do not count, the record
@@ -142,7 +147,7 @@ func TestInProcessACrashLandsRightAfterTheKthSend(t *testing.T) {
 		b := toyBundle()
 		b.Meta.Horizon = 1
 		b.Faults = sendCrash(k, false)
-		res := run(t, b, func() sandbox.Implementation { return sender{} }, 1)
+		res := run(t, b, func() sandbox.Implementation { return sender }, 1)
 		c := kinds(res, sandbox.LogCrash)
 		require.Len(t, c, 1, "k=%d", k)
 		assert.Equal(t, scenarios.SendLog, c[0].WritesTo)
@@ -157,7 +162,7 @@ func TestInProcessATornSendCrashTearsTheSend(t *testing.T) {
 	b := toyBundle()
 	b.Meta.Horizon = 1
 	b.Faults = sendCrash(2, true)
-	res := run(t, b, func() sandbox.Implementation { return sender{} }, 1)
+	res := run(t, b, func() sandbox.Implementation { return sender }, 1)
 	c := kinds(res, sandbox.LogCrash)
 	require.Len(t, c, 1)
 	assert.Equal(t, sandbox.Outbox, c[0].Torn)

@@ -103,31 +103,9 @@ func TestAWatchedStateCrashLandsNoEarlierThanTheState(t *testing.T) {
 }
 
 // stater writes, at each tick, a draft, state.json, a record, state.json
-// again and a record, one write each, then a private note that the tick
-// is done.
-type stater struct{}
-
-func (stater) Step(env *sandbox.Env) error {
-	clock, err := env.Files.Read(sandbox.Clock)
-	if err != nil {
-		return err
-	}
-	if done, _ := env.Files.Read("private/done"); bytes.Equal(done, clock) {
-		return nil
-	}
-	for _, w := range [][2]string{{sandbox.Drafts, `{"d":1}`}, {sandbox.State, `{"v":1}`}, {sandbox.Audit, `{"a":1}`},
-		{sandbox.State, `{"v":2}`}, {sandbox.Audit, `{"a":2}`}} {
-		if w[0] == sandbox.State {
-			err = env.Files.Write(sandbox.State, []byte(w[1]))
-		} else {
-			err = env.Files.Append(w[0], []byte(w[1]))
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return env.Files.Write("private/done", clock)
-}
+// again and a record.
+var stater = tickWriter{{sandbox.Drafts, `{"d":1}`}, {sandbox.State, `{"v":1}`}, {sandbox.Audit, `{"a":1}`},
+	{sandbox.State, `{"v":2}`}, {sandbox.Audit, `{"a":2}`}}
 
 // In process the crash lands inside the step right after the k-th
 // state.json of tick 1: the draft before it does not count, the record
@@ -144,7 +122,7 @@ func TestInProcessACrashLandsRightAfterTheKthState(t *testing.T) {
 			b := toyBundle()
 			b.Meta.Horizon = 1
 			b.Faults = stateCrash(k, false)
-			res := run(t, b, func() sandbox.Implementation { return stater{} }, 1)
+			res := run(t, b, func() sandbox.Implementation { return stater }, 1)
 			c := kinds(res, sandbox.LogCrash)
 			require.Len(t, c, 1, "k=%d", k)
 			assert.Equal(t, scenarios.StateFile, c[0].WritesTo)
@@ -168,7 +146,7 @@ func TestInProcessATornStateCrashCutsTheKthVersion(t *testing.T) {
 		b := toyBundle()
 		b.Meta.Horizon = 1
 		b.Faults = stateCrash(k, true)
-		res := run(t, b, func() sandbox.Implementation { return stater{} }, 1)
+		res := run(t, b, func() sandbox.Implementation { return stater }, 1)
 		c := kinds(res, sandbox.LogCrash)
 		require.Len(t, c, 1)
 		assert.Equal(t, sandbox.State, c[0].Torn, "k=%d", k)
