@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -227,4 +228,20 @@ func FuzzFastLoad(f *testing.F) {
 	addHostile(f)
 	bundle := fastDoc{into: func() any { return new(Bundle) }}
 	f.Fuzz(func(t *testing.T, data []byte) { decodeBoth(t, bundle, data) })
+}
+
+// A published bundle's positions name files in the repository, both the
+// positions recorded while loading and those Locate falls back to.
+func TestPublishedPositionsAreRepositoryPaths(t *testing.T) {
+	pubs, err := Published()
+	require.NoError(t, err)
+	for _, p := range pubs {
+		if len(p.Bundle.Inbox) < 2 {
+			continue
+		}
+		dir := "scenarios/" + p.Name
+		assert.Equal(t, Pos{File: dir + "/" + FileInbox, Line: 2}, p.Source.Locate("inbox[1].at"), p.Name)
+		assert.Equal(t, Pos{File: dir + "/" + FileBundle, Line: 1}, p.Source.Locate(""), p.Name)
+		assert.Equal(t, filepath.Join(dir, FileSignals), p.Source.Locate("signals[99].at").File, p.Name)
+	}
 }

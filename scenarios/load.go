@@ -45,6 +45,8 @@ type Source struct {
 	// Dir is true for the directory form.
 	Dir bool
 	pos map[string]Pos
+	// prefix goes before the file of every recorded position (rebase).
+	prefix string
 }
 
 // Locate returns the position of a field path such as "inbox[2].at", falling
@@ -55,6 +57,7 @@ func (s *Source) Locate(path string) Pos {
 	}
 	for p := path; ; {
 		if pos, ok := s.pos[p]; ok {
+			pos.File = s.prefix + pos.File
 			return pos
 		}
 		i := strings.LastIndexAny(p, ".[")
