@@ -245,3 +245,54 @@ func TestPublishedPositionsAreRepositoryPaths(t *testing.T) {
 		assert.Equal(t, filepath.Join(dir, FileSignals), p.Source.Locate("signals[99].at").File, p.Name)
 	}
 }
+
+// jsonText draws a JSON text of any shape: odd whitespace, escapes, empty
+// and nested containers, every number form, repeated keys now and then.
+func jsonText(t *rapid.T, depth int) string {
+	ws := func() string { return rapid.SampledFrom([]string{"", "", " ", "\n", "\t", "\r\n", " \n  "}).Draw(t, "ws") }
+	str := func() string {
+		return `"` + rapid.SampledFrom([]string{"", "a", "id", "at", `\"`, `\\`, `\/`, `\u00e9`, `\ud83d\ude00`, "é", `x\ny`, "\xff", `\u0069d`}).Draw(t, "str") + `"`
+	}
+	kind := rapid.IntRange(0, 5).Draw(t, "kind")
+	if depth <= 0 {
+		kind = rapid.IntRange(0, 3).Draw(t, "leaf")
+	}
+	switch kind {
+	case 0:
+		return str()
+	case 1:
+		return rapid.SampledFrom([]string{"0", "-0", "7", "-12", "1.5", "1e2", "1E+2", "2e-3", "99999999999999999999"}).Draw(t, "num")
+	case 2:
+		return rapid.SampledFrom([]string{"true", "false", "null"}).Draw(t, "lit")
+	case 3, 4:
+		n := rapid.IntRange(0, 3).Draw(t, "n")
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = ws() + jsonText(t, depth-1) + ws()
+		}
+		return "[" + ws() + strings.Join(parts, ",") + "]"
+	}
+	n := rapid.IntRange(0, 3).Draw(t, "n")
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = ws() + str() + ws() + ":" + ws() + jsonText(t, depth-1) + ws()
+	}
+	return "{" + ws() + strings.Join(parts, ",") + "}"
+}
+
+// On any JSON text, read as any value or as a bundle, the one pass never
+// panics and ends where the positional reader ends.
+func TestFastLoadAgreesOnAnyJSON(t *testing.T) {
+	docs := []fastDoc{
+		{name: "any", into: func() any { return new(any) }},
+		{name: "bundle", into: func() any { return new(Bundle) }},
+		{name: "raw list", into: func() any { return new([]json.RawMessage) }},
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		text := jsonText(rt, 4)
+		require.True(rt, json.Valid([]byte(text)), text)
+		for _, d := range docs {
+			decodeBoth(rt, d, []byte(text))
+		}
+	})
+}
