@@ -249,7 +249,9 @@ func TestPublishedPositionsAreRepositoryPaths(t *testing.T) {
 // jsonText draws a JSON text of any shape: odd whitespace, escapes, empty
 // and nested containers, every number form, repeated keys now and then.
 func jsonText(t *rapid.T, depth int) string {
-	ws := func() string { return rapid.SampledFrom([]string{"", "", " ", "\n", "\t", "\r\n", " \n  "}).Draw(t, "ws") }
+	ws := func() string {
+		return rapid.SampledFrom([]string{"", "", " ", "\n", "\t", "\r\n", " \n  "}).Draw(t, "ws")
+	}
 	str := func() string {
 		return `"` + rapid.SampledFrom([]string{"", "a", "id", "at", `\"`, `\\`, `\/`, `\u00e9`, `\ud83d\ude00`, "é", `x\ny`, "\xff", `\u0069d`}).Draw(t, "str") + `"`
 	}
