@@ -45,6 +45,8 @@ type Source struct {
 	// Dir is true for the directory form.
 	Dir bool
 	pos map[string]Pos
+	// prefix goes before the file of every recorded position (rebase).
+	prefix string
 }
 
 // Locate returns the position of a field path such as "inbox[2].at", falling
@@ -55,6 +57,7 @@ func (s *Source) Locate(path string) Pos {
 	}
 	for p := path; ; {
 		if pos, ok := s.pos[p]; ok {
+			pos.File = s.prefix + pos.File
 			return pos
 		}
 		i := strings.LastIndexAny(p, ".[")
@@ -272,7 +275,7 @@ func decodeLines[T any](files fileReader, dir, name, path string, src *Source, i
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		elem := fmt.Sprintf("%s[%d]", path, len(*into))
+		elem := path + "[" + strconv.Itoa(len(*into)) + "]"
 		var v T
 		probs = append(probs, decodeStrict(full, line, i+1, elem, reflect.TypeOf(v), src, &v)...)
 		*into = append(*into, v)
@@ -282,10 +285,22 @@ func decodeLines[T any](files fileReader, dir, name, path string, src *Source, i
 
 // decodeStrict decodes one JSON document, indexes the line of every field
 // path, and reports syntax errors, type errors, duplicate keys and unknown
-// fields with positions.
+// fields with positions. A clean document is read in one pass (fastIndex);
+// anything else, and anything the one pass doubts, by the positional reader,
+// which alone words problems (D165).
 func decodeStrict(file string, data []byte, firstLine int, base string, t reflect.Type, src *Source, into any) Problems {
-	// The indexer below recurses and names every value's path, so nesting
-	// is bounded before it runs (D65).
+	if ps := depthProblems(file, data, firstLine, base); ps != nil {
+		return ps
+	}
+	if json.Valid(data) && fastIndex(file, data, firstLine, base, t, src) && json.Unmarshal(data, into) == nil {
+		return nil
+	}
+	return decodePositional(file, data, firstLine, base, t, src, into)
+}
+
+// depthProblems bounds the nesting before either reader runs: both recurse
+// and name every value's path (D65).
+func depthProblems(file string, data []byte, firstLine int, base string) Problems {
 	if err := jsondepth.Check(data, 0); err != nil {
 		var de *jsondepth.Error
 		line := firstLine
@@ -294,6 +309,12 @@ func decodeStrict(file string, data []byte, firstLine int, base string, t reflec
 		}
 		return Problems{{Pos: Pos{File: file, Line: line}, Field: base, Msg: err.Error()}}
 	}
+	return nil
+}
+
+// decodePositional is decodeStrict's reader of record: every token with its
+// line, a generic copy checked beside the Go type, then the decode.
+func decodePositional(file string, data []byte, firstLine int, base string, t reflect.Type, src *Source, into any) Problems {
 	// Every token asks for its line, so the newlines are indexed once:
 	// counting from the start each time is quadratic in the file size.
 	var newlines []int64
@@ -460,7 +481,7 @@ func checkFields(v any, t reflect.Type, path string, src *Source) Problems {
 			case t.Kind() == reflect.Map:
 				ft = t.Elem()
 			default:
-				if ft = jsonFields(t)[k]; ft == nil {
+				if ft = cachedFields(t)[k]; ft == nil {
 					ps = append(ps, Problem{Pos: src.Locate(child), Field: child, Msg: "unknown field"})
 					continue
 				}

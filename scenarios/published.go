@@ -45,11 +45,9 @@ func Published() ([]PublishedBundle, error) {
 }
 
 // rebase prefixes every recorded file name, so positions of an embedded
-// bundle read as paths in the repository.
+// bundle read as paths in the repository. The prefix is applied when a
+// position is asked for (Locate): a clean bundle is never asked.
 func (s *Source) rebase(prefix string) {
 	s.Path = prefix + s.Path
-	for k, p := range s.pos {
-		p.File = prefix + p.File
-		s.pos[k] = p
-	}
+	s.prefix = prefix + s.prefix
 }

@@ -333,7 +333,9 @@ func NewRunReport(i int, s seeds.Seeds, res *sim.Result, j play.Judgement) RunRe
 	rr.Process = res.Process
 	rr.Class = failureClass(j.Level.Failed(), res.Process)
 	if res.Files != nil {
-		if st := sandbox.SummarizeModelCalls(res.Files.View(sandbox.ModelCalls)); st.Notable() {
+		// The oracles parsed model-calls.jsonl already; their parse is reused.
+		calls, _ := j.Parsed.ModelCalls(res.Files.View(sandbox.ModelCalls))
+		if st := sandbox.SummarizeModelCallLines(calls); st.Notable() {
 			rr.Model = &st
 		}
 	}

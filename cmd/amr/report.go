@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -90,7 +91,10 @@ func vacuousLevels(reports []*suite.Report) int {
 // bundles, each with the run seed its name gives), a RUN SEED column shows
 // each row's: 'amr run --seed' with it plays the row's runs again.
 func printTable(w io.Writer, reports []*suite.Report, maxShown int, runSeeds bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// The tab writer hands each cell to its writer on its own: buffered, the
+	// table is one write instead of one per cell and padding.
+	bw := bufio.NewWriter(w)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	header := "SCENARIO\tL0\tL1\tL2\tL3\tL4\tL5\tL6\tORIGIN\tRUNS"
 	procs := anyProcess(reports)
 	if procs {
@@ -115,6 +119,7 @@ func printTable(w io.Writer, reports []*suite.Report, maxShown int, runSeeds boo
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	bw.Flush()
 	printLegend(w, reports)
 	if procs {
 		printProcessEvents(w, reports)

@@ -76,6 +76,12 @@ func (s *ModelCallStats) Add(o ModelCallStats) {
 // ignored. Lines that do not parse are not counted.
 func SummarizeModelCalls(data []byte) ModelCallStats {
 	calls, _ := ParseModelCalls(data)
+	return SummarizeModelCallLines(calls)
+}
+
+// SummarizeModelCallLines is SummarizeModelCalls of lines already parsed
+// (a run's shared parse, Parsed).
+func SummarizeModelCallLines(calls []Line[ModelCall]) ModelCallStats {
 	var s ModelCallStats
 	for _, l := range calls {
 		if l.Rec.Rejected != nil {
