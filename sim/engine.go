@@ -70,6 +70,10 @@ type Result struct {
 	Output map[string][]byte
 	// Process is what a process run's processes did; nil in process.
 	Process *ProcessFacts
+	// Parsed holds the engine's own parse of the final audit.jsonl and
+	// drafts.jsonl, for the oracles to share; nil for a process run, whose
+	// files are read back from disk.
+	Parsed *sandbox.Parsed
 }
 
 // LogBytes renders the run log as JSONL.
@@ -246,8 +250,25 @@ func (e *engine) run() (*Result, error) {
 	res := &Result{Files: files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}
 	if pd, ok := e.drv.(*procDriver); ok {
 		res.Workdir, res.Output, res.Process = pd.workdir, pd.output(), pd.final
+	} else {
+		res.Parsed = e.parsed(files)
 	}
 	return res, nil
+}
+
+// parsed brings the engine's indexes of audit.jsonl and drafts.jsonl to the
+// final files and hands their parse on: an index returns exactly its
+// parser's answer for the content it is given, and usually only the lines
+// since its last look are left to parse.
+func (e *engine) parsed(files *sandbox.Memory) *sandbox.Parsed {
+	p := &sandbox.Parsed{}
+	audit := files.View(sandbox.Audit)
+	lines, errs := e.audit.Update(audit)
+	p.SeedAudit(audit, lines, errs)
+	drafts := files.View(sandbox.Drafts)
+	dlines, derrs := e.drafts.Update(drafts)
+	p.SeedDrafts(drafts, dlines, derrs)
+	return p
 }
 
 func (e *engine) log(r sandbox.LogRecord) {
