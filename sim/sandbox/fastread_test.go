@@ -51,3 +51,18 @@ func TestPlainClockAgreesWithUnmarshal(t *testing.T) {
 	_, ok = plainClock([]byte(`{"tick":01}` + "\n"))
 	assert.False(t, ok, "a leading zero is not JSON: Unmarshal refuses it")
 }
+
+// A marshalled line is the encoder's bytes without the newline, and its
+// own: the buffer it was encoded in is reused by the next line, which must
+// not show through.
+func TestMarshalLineOwnsItsBytes(t *testing.T) {
+	first, err := MarshalLine(Message{ID: "m1", Body: "<a & b>"})
+	assert.NoError(t, err)
+	want := `{"id":"m1","conversation_id":"","from":"","subject":"","body":"<a & b>","at":0}`
+	second, err := MarshalLine(Message{ID: "m2", Body: "other text, longer than the first line was"})
+	assert.NoError(t, err)
+	assert.Equal(t, want, string(first), "HTML characters as written, and untouched by the next line")
+	assert.Contains(t, string(second), `"id":"m2"`)
+	_, err = MarshalLine(func() {})
+	assert.Error(t, err, "what JSON cannot hold is an error, as before")
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Completion is the stub model's answer to one call.
@@ -108,14 +109,36 @@ func AppendJSON(s Store, name string, v any) error {
 
 // MarshalLine renders v as one compact JSON line without HTML escaping.
 func MarshalLine(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	le := lineEncoders.Get().(*lineEncoder)
+	defer func() {
+		if le.buf.Cap() <= maxKeptLine {
+			lineEncoders.Put(le)
+		}
+	}()
+	le.buf.Reset()
+	if err := le.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return bytes.Clone(bytes.TrimRight(le.buf.Bytes(), "\n")), nil
 }
+
+// lineEncoder is an encoder with its buffer, kept for the next line: every
+// harness line and every line the reference writes is marshalled, and a
+// buffer grown from nothing and an encoder each was most of the cost.
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// maxKeptLine bounds the buffer kept: a rare huge line is not held on to.
+const maxKeptLine = 64 << 10
+
+var lineEncoders = sync.Pool{New: func() any {
+	le := &lineEncoder{}
+	le.enc = json.NewEncoder(&le.buf)
+	le.enc.SetEscapeHTML(false)
+	return le
+}}
 
 // ModelError is a call to the stub model that failed: the bundle made it
 // fail, in one of the ways a real endpoint does. CallID is the call's id
