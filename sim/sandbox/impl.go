@@ -49,6 +49,12 @@ func ReadClock(s Store) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return ParseClock(data)
+}
+
+// ParseClock reads the tick from the clock file's bytes, as ReadClock does
+// from the store.
+func ParseClock(data []byte) (int, error) {
 	if tick, ok := plainClock(data); ok {
 		return tick, nil
 	}
