@@ -69,7 +69,9 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 	delivered := map[string]bool{}
 	var messages []*message
 	for i, r := range log {
-		src, at := runLogRef(i), stamp{r.Tick, seqHarness}
+		// The record's reference is made only for the records that keep one:
+		// most records are tick ends.
+		at := stamp{r.Tick, seqHarness}
 		switch r.Kind {
 		case sandbox.LogDeliver, sandbox.LogDuplicate:
 			d, ok := f.bx.Message(r.ID)
@@ -78,7 +80,7 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 			}
 			rec := sandbox.Message(d)
 			if r.Line > 0 {
-				inbox[r.Line] = written[sandbox.Message]{rec, r.Tick, src}
+				inbox[r.Line] = written[sandbox.Message]{rec, r.Tick, runLogRef(i)}
 			}
 			if !delivered[d.ID] {
 				delivered[d.ID] = true
@@ -97,13 +99,13 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 				fired[r.ID] = rec
 			}
 			if r.Line > 0 {
-				apps[r.Line] = written[sandbox.ApprovalRecord]{rec, r.Tick, src}
+				apps[r.Line] = written[sandbox.ApprovalRecord]{rec, r.Tick, runLogRef(i)}
 			}
 			f.approvals = append(f.approvals, &approval{ApprovalRecord: rec, line: max(r.Line, 0), at: at})
 		case sandbox.LogSignal:
 			rec := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: lineTick(r)}
 			if r.Line > 0 {
-				sigs[r.Line] = written[sandbox.SignalRecord]{rec, r.Tick, src}
+				sigs[r.Line] = written[sandbox.SignalRecord]{rec, r.Tick, runLogRef(i)}
 			}
 			f.addSignal(&signal{SignalRecord: rec, line: max(r.Line, 0), at: at})
 		}
@@ -757,7 +759,7 @@ func (f *facts) judgeFixtureFiles(file func(string) []byte, log []sandbox.LogRec
 	mode := sandbox.ModeFile{Posture: final.posture}
 	modeSrc := "the bundle's posture in force at the end"
 	clock, clockSrc := f.tl.last(), "the bundle's timeline"
-	sawTick := false
+	sawTick, lastEnd := false, 0
 	if len(log) > 0 {
 		mode = sandbox.ModeFile{Posture: f.b.Mode.Posture, ChangedAt: f.b.Mode.ChangedAt}
 		modeSrc = "the harness wrote the bundle's initial mode"
@@ -768,8 +770,11 @@ func (f *facts) judgeFixtureFiles(file func(string) []byte, log []sandbox.LogRec
 			mode = sandbox.ModeFile{Posture: r.Posture, ChangedAt: r.Tick}
 			modeSrc = fmt.Sprintf("the harness last wrote it at tick %d (%s)", r.Tick, runLogRef(i))
 		case sandbox.LogTickEnd:
-			clock, clockSrc, sawTick = r.Tick, runLogRef(i), true
+			clock, lastEnd, sawTick = r.Tick, i, true
 		}
+	}
+	if sawTick {
+		clockSrc = runLogRef(lastEnd)
 	}
 	f.judgeMode(file(sandbox.Mode), mode, modeSrc, len(log) > 0)
 	if len(log) == 0 || sawTick {

@@ -34,8 +34,13 @@ func (j Judgement) Invalid() bool { return !j.Guard.Agree }
 // files' own ticks. Play judges with it, and so does amr check, which
 // judges a sandbox no engine of ours played.
 func Judge(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord) Judgement {
+	return judgeParsed(b, files, log, &sandbox.Parsed{})
+}
+
+// judgeParsed is Judge starting from parsed, the parse of files a reader
+// already made (the engine's of the logs it indexed).
+func judgeParsed(b *scenarios.Bundle, files map[string][]byte, log []sandbox.LogRecord, parsed *sandbox.Parsed) Judgement {
 	level, hist := currentOracles()
-	parsed := &sandbox.Parsed{}
 	j := Judgement{Level: level(checker.Input{Bundle: b, Files: files, Log: log, Parsed: parsed}), Parsed: parsed}
 	j.Compiled = history.Compile(history.Input{Bundle: b, Files: files, Log: log, Parsed: parsed})
 	j.History = hist(j.Compiled)

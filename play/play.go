@@ -79,8 +79,12 @@ func Play(b *scenarios.Bundle, impl Impl, s seeds.Seeds, opt Options) (*Run, err
 	if err != nil {
 		return nil, err
 	}
+	parsed := res.Parsed
+	if parsed == nil {
+		parsed = &sandbox.Parsed{}
+	}
 	r := &Run{Bundle: b, BundleHash: hash, Seeds: s, Result: res,
-		Judgement: Judge(b, res.Files.Files(), res.Log)}
+		Judgement: judgeParsed(b, res.Files.Files(), res.Log, parsed)}
 	if !opt.KeepWorkdir {
 		_ = res.Cleanup()
 	}

@@ -70,6 +70,10 @@ type Result struct {
 	Output map[string][]byte
 	// Process is what a process run's processes did; nil in process.
 	Process *ProcessFacts
+	// Parsed holds the engine's own parse of the final audit.jsonl and
+	// drafts.jsonl, for the oracles to share; nil for a process run, whose
+	// files are read back from disk.
+	Parsed *sandbox.Parsed
 }
 
 // LogBytes renders the run log as JSONL.
@@ -167,7 +171,12 @@ type engine struct {
 	// lastCompact is the last state version recorded as an edit, the base
 	// of the next one.
 	lastCompact []byte
-	params      map[string]string // extra start parameters of the driver
+	// differ makes the state edits, its scratch kept across ticks.
+	differ sandbox.StateDiffer
+	// lastLines is the last lines map put on a tick_end record: a tick
+	// whose counts did not move shares it (records are never modified).
+	lastLines map[string]int
+	params    map[string]string // extra start parameters of the driver
 	// audit and drafts index the implementation's logs, which the engine
 	// reads to bind approvals and signals at fire time.
 	audit  *sandbox.LogIndex[sandbox.AuditRecord]
@@ -241,8 +250,25 @@ func (e *engine) run() (*Result, error) {
 	res := &Result{Files: files, Log: e.logs, Ticks: len(timeline), Steps: e.steps, Crashes: e.crashes, Forced: e.forced}
 	if pd, ok := e.drv.(*procDriver); ok {
 		res.Workdir, res.Output, res.Process = pd.workdir, pd.output(), pd.final
+	} else {
+		res.Parsed = e.parsed(files)
 	}
 	return res, nil
+}
+
+// parsed brings the engine's indexes of audit.jsonl and drafts.jsonl to the
+// final files and hands their parse on: an index returns exactly its
+// parser's answer for the content it is given, and usually only the lines
+// since its last look are left to parse.
+func (e *engine) parsed(files *sandbox.Memory) *sandbox.Parsed {
+	p := &sandbox.Parsed{}
+	audit := files.View(sandbox.Audit)
+	lines, errs := e.audit.Update(audit)
+	p.SeedAudit(audit, lines, errs)
+	drafts := files.View(sandbox.Drafts)
+	dlines, derrs := e.drafts.Update(drafts)
+	p.SeedDrafts(drafts, dlines, derrs)
+	return p
 }
 
 func (e *engine) log(r sandbox.LogRecord) {
@@ -423,7 +449,7 @@ func sameView(a, b []byte) bool {
 // the last version recorded, so the run log grows with what changed rather
 // than with the state's size on every tick.
 func (e *engine) recordState(rec *sandbox.LogRecord, next []byte) {
-	if edit, ok := sandbox.NewStateEdit(e.lastCompact, next); ok {
+	if edit, ok := e.differ.Edit(e.lastCompact, next); ok {
 		rec.StateEdit = &edit
 		e.lastCompact = next
 		return
@@ -469,12 +495,28 @@ func (e *engine) declared(name string) []byte {
 	return e.seen[name].history()
 }
 
-// linesSeen counts, per log, the lines seen since the run began.
+// linesSeen counts, per log, the lines seen since the run began. Most
+// ticks see no new line, so the map of the tick before is returned again
+// when every count is the same: a map a tick was a run's most frequent
+// allocation but one.
 func (e *engine) linesSeen() map[string]int {
+	if last := e.lastLines; last != nil && len(last) == len(e.seen) {
+		same := true
+		for name, l := range e.seen {
+			if n, ok := last[name]; !ok || n != l.total {
+				same = false
+				break
+			}
+		}
+		if same {
+			return last
+		}
+	}
 	out := make(map[string]int, len(e.seen))
 	for name, l := range e.seen {
 		out[name] = l.total
 	}
+	e.lastLines = out
 	return out
 }
 

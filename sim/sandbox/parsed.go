@@ -42,6 +42,26 @@ func (m *memo[T]) get(data []byte, parse func([]byte) ([]Line[T], []LineError)) 
 	return m.lines, m.errs
 }
 
+// seed records lines and errs as the parse of data, which they must be
+// exactly (what a LogIndex returns for data is).
+func (m *memo[T]) seed(data []byte, lines []Line[T], errs []LineError) {
+	m.lines, m.errs = lines, errs
+	m.data, m.done = append(m.data[:0], data...), true
+}
+
+// SeedAudit gives p the parse of audit.jsonl's content data that a reader
+// of the run already made: lines and errs must be ParseAudit(data), as a
+// LogIndex's Update of data returns them. The engine indexes the log as it
+// grows, so the oracles need not parse it again.
+func (p *Parsed) SeedAudit(data []byte, lines []Line[AuditRecord], errs []LineError) {
+	p.audit.seed(data, lines, errs)
+}
+
+// SeedDrafts is SeedAudit for drafts.jsonl.
+func (p *Parsed) SeedDrafts(data []byte, lines []Line[Draft], errs []LineError) {
+	p.drafts.seed(data, lines, errs)
+}
+
 // Inbox is ParseInbox of data.
 func (p *Parsed) Inbox(data []byte) ([]Line[Message], []LineError) {
 	if p == nil {

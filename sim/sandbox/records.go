@@ -315,7 +315,7 @@ func (o *object) keep() map[string]json.RawMessage {
 	for _, f := range o.fields {
 		start := len(buf)
 		buf = append(buf, f.val...)
-		m[string(f.key)] = buf[start:len(buf):len(buf)]
+		m[intern(f.key)] = buf[start:len(buf):len(buf)]
 	}
 	return m
 }

@@ -82,7 +82,84 @@ func plainString(raw []byte) (string, bool) {
 	if !utf8.Valid(in) {
 		return "", false
 	}
-	return string(in), true
+	return intern(in), true
+}
+
+// intern returns b as a string, without allocating one when b is a word
+// the files are made of: a field name or one of the values the spec fixes.
+// Every line of every log spells them again, and a string each was the
+// parsers' most frequent allocation.
+func intern(b []byte) string {
+	if len(b) > 19 {
+		return string(b)
+	}
+	switch string(b) {
+	case "event":
+		return "event"
+	case "at":
+		return "at"
+	case "work_id":
+		return "work_id"
+	case "message_id":
+		return "message_id"
+	case "rules_hash":
+		return "rules_hash"
+	case "rule_id":
+		return "rule_id"
+	case "posture":
+		return "posture"
+	case "agent_id":
+		return "agent_id"
+	case "outcome":
+		return "outcome"
+	case "reason":
+		return "reason"
+	case "signal_id":
+		return "signal_id"
+	case "draft_id":
+		return "draft_id"
+	case "approval_id":
+		return "approval_id"
+	case "effect_id":
+		return "effect_id"
+	case "conversation_id":
+		return "conversation_id"
+	case "content_hash":
+		return "content_hash"
+	case "declared_at":
+		return "declared_at"
+	case "decision":
+		return "decision"
+	case "decided_at":
+		return "decided_at"
+	case "admission":
+		return "admission"
+	case "claim":
+		return "claim"
+	case "resolution":
+		return "resolution"
+	case "claimed":
+		return "claimed"
+	case "won":
+		return "won"
+	case "stood_down":
+		return "stood_down"
+	case "completed":
+		return "completed"
+	case "abandoned":
+		return "abandoned"
+	case "normal":
+		return "normal"
+	case "approve":
+		return "approve"
+	case "reject":
+		return "reject"
+	case "maintenance":
+		return "maintenance"
+	case "operator_escalation":
+		return "operator_escalation"
+	}
+	return string(b)
 }
 
 // scanObject reads data when it is exactly one well-formed JSON object

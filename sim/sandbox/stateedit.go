@@ -38,6 +38,28 @@ const maxTokenEdits = 256
 // not valid UTF-8, which a JSON string cannot carry byte for byte (the
 // record then carries the full copy, as older logs do).
 func NewStateEdit(prev, next []byte) (StateEdit, bool) {
+	var d StateDiffer
+	return d.Edit(prev, next)
+}
+
+// StateDiffer makes state edits as NewStateEdit does, keeping its working
+// buffers from one edit to the next: an engine makes one per changed tick,
+// and the diff's scratch was most of what a run allocated. The zero value
+// is ready; it is not safe for concurrent use.
+type StateDiffer struct {
+	oldStarts, curStarts []int
+	oldSums, curSums     []uint64
+	v                    []int
+	// trace holds, for each step d of the diff, the part of v the step
+	// reads and backtracking needs (diagonals -d-1 to d+1), one after the
+	// other: a full copy of v per step was 4 KB each.
+	trace  []int
+	seed   maphash.Seed
+	seeded bool
+}
+
+// Edit returns the edit from prev to next, as NewStateEdit does.
+func (d *StateDiffer) Edit(prev, next []byte) (StateEdit, bool) {
 	if !utf8.Valid(next) {
 		return StateEdit{}, false
 	}
@@ -54,14 +76,14 @@ func NewStateEdit(prev, next []byte) (StateEdit, bool) {
 	if len(old) == 0 && len(cur) == 0 {
 		return e, true
 	}
-	hunks, ok := tokenHunks(old, cur)
+	hunks, ok := d.tokenHunks(old, cur)
 	if !ok {
 		hunks = []Hunk{{Del: len(old), Text: string(cur)}}
 	}
-	for _, h := range hunks {
-		h.At += head
-		e.Hunks = append(e.Hunks, h)
+	for i := range hunks {
+		hunks[i].At += head
 	}
+	e.Hunks = hunks
 	return e, true
 }
 
@@ -98,8 +120,9 @@ func commonTail(a, b []byte) int {
 
 // tokens splits compact JSON after every comma, so an item added to a list
 // or one field changed is a token or two. The cut is at an ASCII byte, so
-// every token of valid UTF-8 is valid UTF-8.
-func tokens(data []byte, seed maphash.Seed) (starts []int, sums []uint64) {
+// every token of valid UTF-8 is valid UTF-8. The starts and sums are
+// appended to the buffers given.
+func tokens(data []byte, seed maphash.Seed, starts []int, sums []uint64) ([]int, []uint64) {
 	start := 0
 	for start < len(data) {
 		end := bytes.IndexByte(data[start:], ',')
@@ -119,22 +142,30 @@ func tokens(data []byte, seed maphash.Seed) (starts []int, sums []uint64) {
 // script), and reports false when more than maxTokenEdits tokens differ.
 // Equal hashes are checked byte for byte, so a collision only makes a hunk
 // longer, never wrong.
-func tokenHunks(old, cur []byte) ([]Hunk, bool) {
-	seed := maphash.MakeSeed()
-	as, ah := tokens(old, seed)
-	bs, bh := tokens(cur, seed)
+func (d *StateDiffer) tokenHunks(old, cur []byte) ([]Hunk, bool) {
+	if !d.seeded {
+		d.seed, d.seeded = maphash.MakeSeed(), true
+	}
+	d.oldStarts, d.oldSums = tokens(old, d.seed, d.oldStarts[:0], d.oldSums[:0])
+	d.curStarts, d.curSums = tokens(cur, d.seed, d.curStarts[:0], d.curSums[:0])
+	as, ah, bs, bh := d.oldStarts, d.oldSums, d.curStarts, d.curSums
 	eq := func(x, y int) bool {
 		return ah[x] == bh[y] && bytes.Equal(old[as[x]:as[x+1]], cur[bs[y]:bs[y+1]])
 	}
 	n, m := len(ah), len(bh)
 	off := maxTokenEdits + 1
-	v := make([]int, 2*maxTokenEdits+3)
-	var trace [][]int
-	for d := 0; d <= maxTokenEdits; d++ {
-		trace = append(trace, append([]int(nil), v...))
-		for k := -d; k <= d; k += 2 {
+	if d.v == nil {
+		d.v = make([]int, 2*maxTokenEdits+3)
+	}
+	v := d.v
+	clear(v)
+	trace := d.trace[:0]
+	defer func() { d.trace = trace[:0] }()
+	for step := 0; step <= maxTokenEdits; step++ {
+		trace = append(trace, v[off-step-1:off+step+2]...)
+		for k := -step; k <= step; k += 2 {
 			x := v[off+k-1] + 1
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+			if k == -step || (k != step && v[off+k-1] < v[off+k+1]) {
 				x = v[off+k+1]
 			}
 			y := x - k
@@ -143,16 +174,23 @@ func tokenHunks(old, cur []byte) ([]Hunk, bool) {
 			}
 			v[off+k] = x
 			if x >= n && y >= m {
-				return backtrack(trace, off, n, m, as, bs, cur), true
+				return backtrack(trace, step, n, m, as, bs, cur), true
 			}
 		}
 	}
 	return nil, false
 }
 
-// backtrack walks the diff back from the end and gathers each run of
-// deleted and inserted tokens into a hunk.
-func backtrack(trace [][]int, off, n, m int, as, bs []int, cur []byte) []Hunk {
+// traceAt is v[k] as it stood before step d, from the trace tokenHunks
+// keeps: step d's part starts at (d+1)^2-1, after the 2e+3 entries of each
+// step e before it, and holds diagonals -d-1 to d+1.
+func traceAt(trace []int, d, k int) int {
+	return trace[(d+1)*(d+1)-1+k+d+1]
+}
+
+// backtrack walks the diff back from the end (step last) and gathers each
+// run of deleted and inserted tokens into a hunk.
+func backtrack(trace []int, last, n, m int, as, bs []int, cur []byte) []Hunk {
 	var hunks []Hunk
 	x, y := n, m
 	// the open hunk, as token ranges [x0,x1) of old and [y0,y1) of cur
@@ -163,14 +201,13 @@ func backtrack(trace [][]int, off, n, m int, as, bs []int, cur []byte) []Hunk {
 			open = false
 		}
 	}
-	for d := len(trace) - 1; d >= 0; d-- {
-		v := trace[d]
+	for d := last; d >= 0; d-- {
 		k := x - y
 		prevK := k - 1
-		if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+		if k == -d || (k != d && traceAt(trace, d, k-1) < traceAt(trace, d, k+1)) {
 			prevK = k + 1
 		}
-		px := v[off+prevK]
+		px := traceAt(trace, d, prevK)
 		py := px - prevK
 		if x > px && y > py {
 			closeHunk(x, y)
