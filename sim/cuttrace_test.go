@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -446,4 +447,38 @@ func TestAnInjectedFilterStopsAShellAtEachWrite(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a\nb\n", string(data))
 	assert.True(t, p.tr.exitStatus().Exited() && p.tr.exitStatus().ExitStatus() == 0, "status %#x", uint32(p.tr.exitStatus()))
+}
+
+// Where the kernel lets the harness trace a child at all, the probe
+// passes: a refusal then is the harness's own failure (an injection that
+// broke), not the machine's, and must not turn every exact-cut test into a
+// skip.
+func TestTheProbePassesWhereAChildCanBeTraced(t *testing.T) {
+	requireLinux(t)
+	if !traceSupported || os.Getenv(EnvNoTrace) != "" {
+		t.Skip("no tracing on this platform, or it is turned off")
+	}
+	if statusField(t, os.Getpid(), "Seccomp") == "" {
+		t.Skip("the kernel has no seccomp")
+	}
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			done <- err
+			return
+		}
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(cmd.Process.Pid, &ws, syscall.WALL, nil)
+		_ = cmd.Process.Kill()
+		_, _ = syscall.Wait4(cmd.Process.Pid, &ws, syscall.WALL, nil)
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Skip("this machine refuses to trace a child: " + err.Error())
+	}
+	assert.Empty(t, traceRefused(), "a child can be traced here, so the probe must pass")
 }
