@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/internal/safefile"
@@ -24,8 +25,9 @@ const OriginPromoted = "promoted"
 // as 'amr run' scores a published scenario with (spec §5).
 const PromotionRuns = scenarios.ScoredRuns
 
-// scenarioName is a published scenario's name: l<level>-<kebab-name>.
-var scenarioName = regexp.MustCompile(`^l([0-6])-[a-z0-9]+(-[a-z0-9]+)*$`)
+// scenarioName is a published scenario's name: l<level>-<kebab-name>,
+// compiled at its first use, not at every start of amr.
+var scenarioName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^l([0-6])-[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // ContentHash identifies what a scenario does, whatever it is called: the
 // canonical hash of the bundle with its meta reduced to the two fields that
@@ -77,7 +79,7 @@ type Promotion struct {
 // version 1, the description when one is given, and its provenance with
 // the harness version. Every refusal is bad input.
 func PreparePromotion(b *scenarios.Bundle, name, description, root, harnessVersion string) (*Promotion, error) {
-	m := scenarioName.FindStringSubmatch(name)
+	m := scenarioName().FindStringSubmatch(name)
 	if m == nil {
 		return nil, fmt.Errorf("name %q is not l<level>-<kebab-name> (for example l2-forged-approval)", name)
 	}

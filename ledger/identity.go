@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/amr-bench/amr/internal/jcs"
 	"github.com/amr-bench/amr/scenarios"
@@ -218,7 +219,8 @@ var (
 	shells       = set("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "tcsh", "csh")
 	interpreters = set("node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "luajit", "java", "Rscript", "tclsh", "elixir", "erl", "escript", "julia", "osascript", "pwsh")
 	runners      = set("go", "cargo", "npm", "npx", "pnpm", "yarn", "uv", "uvx", "poetry", "pipenv", "pipx", "bundle", "make", "just", "dotnet", "mvn", "gradle", "sbt", "mix", "stack", "cabal", "docker", "podman")
-	pythonName   = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+	// Compiled at its first use, not at every start of amr.
+	pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(python|pypy)[0-9.]*$`) })
 )
 
 func set(names ...string) map[string]bool {
@@ -233,7 +235,7 @@ func kindOf(base string) programKind {
 	switch {
 	case shells[base]:
 		return kindShell
-	case interpreters[base] || pythonName.MatchString(base):
+	case interpreters[base] || pythonName().MatchString(base):
 		return kindInterpreter
 	case runners[base]:
 		return kindRunner

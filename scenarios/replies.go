@@ -6,14 +6,17 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
-var placeholderRe = regexp.MustCompile(`\{\{[^{}]*\}\}`)
+// placeholderRe is compiled at its first use, not at every start of amr
+// (an instance of serve-impl never validates a bundle).
+var placeholderRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^{}]*\}\}`) })
 
 // placeholders warns of a {{name}} a template uses that the stub does not
 // replace: it reaches the implementation as written.
 func (v *validator) placeholders(field, tmpl string) {
-	for _, p := range placeholderRe.FindAllString(tmpl, -1) {
+	for _, p := range placeholderRe().FindAllString(tmpl, -1) {
 		if !slices.Contains(Placeholders, p) {
 			v.warnf(field, "%s is not a placeholder (%s): it is sent as written", p, strings.Join(Placeholders, ", "))
 		}

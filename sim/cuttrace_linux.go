@@ -18,11 +18,15 @@ import (
 
 // An exact cut (D105): every call of the implementation that changes a file
 // under its sandbox stops it before the call runs, while a crash after k
-// writes is armed, and the harness looks at the sandbox there. The process
-// is started through a trampoline (amr itself, re-executed) that installs a
-// seccomp filter sending only the file-changing calls to the tracer, so the
-// calls that change nothing (reads, the clock, futexes, the network) never
-// stop, and, when no crash is armed, a stopped call goes on at once.
+// writes is armed, and the harness looks at the sandbox there. A seccomp
+// filter sends only the file-changing calls to the tracer, so the calls
+// that change nothing (reads, the clock, futexes, the network) never stop,
+// and, when no crash is armed, a stopped call goes on at once. Where the
+// tracer can inject it (injectsFilter), the filter is installed by the
+// tracer itself at the process's first instruction after its exec, through
+// two system calls it makes the process run (D173); elsewhere the process
+// is started through a trampoline (amr itself, re-executed) that installs
+// it and executes the implementation.
 
 // trampolineArg0 is argv[0] of the trampoline: amr re-executed by itself to
 // install the filter and exec the implementation.
@@ -32,14 +36,28 @@ const trampolineArg0 = "amr:exact-cut-trampoline"
 // executing anything: the probe that tells whether this machine traces.
 const probeTarget = "amr:probe"
 
+// probeArg0 is argv[0] of amr re-executed as the probe where the tracer
+// injects the filter: it makes one filtered call and exits.
+const probeArg0 = "amr:exact-cut-probe"
+
 // EnvNoTrace, set to any non-empty value, makes the harness act as if the
 // kernel refused tracing: every process run then cuts by watching.
 const EnvNoTrace = "AMR_NO_TRACE"
 
 func init() {
-	if len(os.Args) >= 2 && os.Args[0] == trampolineArg0 {
+	switch {
+	case len(os.Args) >= 1 && os.Args[0] == probeArg0:
+		probeCall()
+	case len(os.Args) >= 2 && os.Args[0] == trampolineArg0:
 		trampoline(os.Args[1], os.Args[2:])
 	}
+}
+
+// probeCall is a filtered call the tracer must see; fd -1 makes it change
+// nothing.
+func probeCall() {
+	_, _ = syscall.Write(-1, nil)
+	os.Exit(0)
 }
 
 // trampoline runs in the re-executed harness, traced, before any of the
@@ -52,9 +70,7 @@ func trampoline(path string, argv []string) {
 		os.Exit(126)
 	}
 	if path == probeTarget {
-		// A filtered call the tracer must see; fd -1 makes it change nothing.
-		_, _ = syscall.Write(-1, nil)
-		os.Exit(0)
+		probeCall()
 	}
 	err := syscall.Exec(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "amr: executing %s: %v\n", path, err)
@@ -139,8 +155,8 @@ func traceRefused() string {
 	return probe.why
 }
 
-// runProbe starts the trampoline in probe mode, traced, and waits for the
-// stop its filtered call makes.
+// runProbe starts amr traced in probe mode, with the filter installed the
+// way an instance's is, and waits for the stop its filtered call makes.
 func runProbe() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -150,8 +166,11 @@ func runProbe() string {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		cmd := exec.Command(exe, probeTarget)
-		cmd.Args[0] = trampolineArg0
+		cmd := exec.Command(exe)
+		cmd.Args = []string{probeArg0}
+		if !injectsFilter {
+			cmd.Args = []string{trampolineArg0, probeTarget}
+		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
 			done <- "ptrace refused: " + err.Error()
@@ -159,8 +178,13 @@ func runProbe() string {
 		}
 		defer func() { _ = cmd.Process.Release() }()
 		pid := cmd.Process.Pid
+		if err := bootTracee(pid); err != nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			reapGroup(pid)
+			done <- err.Error()
+			return
+		}
 		saw := false
-		first := true
 		for {
 			var ws syscall.WaitStatus
 			tid, err := syscall.Wait4(-pid, &ws, syscall.WALL|wNoThread, nil)
@@ -176,14 +200,6 @@ func runProbe() string {
 					return
 				}
 				continue
-			}
-			if first && tid == pid {
-				first = false
-				if err := syscall.PtraceSetOptions(pid, traceOptions); err != nil {
-					syscall.Kill(pid, syscall.SIGKILL)
-					done <- "ptrace options refused: " + err.Error()
-					return
-				}
 			}
 			if ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() == ptraceEventSeccomp {
 				saw = true
@@ -201,6 +217,55 @@ func runProbe() string {
 		done <- ""
 	}()
 	return <-done
+}
+
+// bootTracee takes a freshly started tracee from its first stop, the one
+// after its exec: it sets the tracing options, installs the filter where
+// the tracer injects it, and lets the process run.
+func bootTracee(pid int) error {
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(pid, &ws, syscall.WALL|wNoThread, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for the process's first stop: %w", err)
+		}
+		if !ws.Stopped() {
+			return fmt.Errorf("the process ended before its first instruction (status %#x)", uint32(ws))
+		}
+		if ws.StopSignal() != syscall.SIGTRAP {
+			// A signal before the exec is the process's own; the exec's
+			// stop follows.
+			_ = syscall.PtraceCont(pid, int(ws.StopSignal()))
+			continue
+		}
+		break
+	}
+	if err := syscall.PtraceSetOptions(pid, traceOptions); err != nil {
+		return fmt.Errorf("ptrace options refused: %w", err)
+	}
+	if injectsFilter {
+		if err := injectFilter(pid); err != nil {
+			return fmt.Errorf("installing the write filter: %w", err)
+		}
+	}
+	return syscall.PtraceCont(pid, 0)
+}
+
+// reapGroup waits until every tracee of pid's group has ended.
+func reapGroup(pid int) {
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(-pid, &ws, syscall.WALL|wNoThread, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // wNoThread waits only for this thread's children and tracees, never for
@@ -257,21 +322,27 @@ type tracer struct {
 // traceSupported reports whether this build can cut exactly.
 const traceSupported = true
 
-// startTraced starts cmd traced through the trampoline on a thread of its
-// own. The command's path must already be resolved.
-func startTraced(cmd *exec.Cmd, root string) (*tracer, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
+// startTraced starts cmd traced on a thread of its own, armed from its first
+// instruction when armed is set. The command's path must already be
+// resolved.
+func startTraced(cmd *exec.Cmd, root string, armed bool) (*tracer, error) {
 	if err := syscall.Access(cmd.Path, 1 /* X_OK */); err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: cmd.Path, Err: err}
 	}
-	args := append([]string{trampolineArg0, cmd.Path}, cmd.Args...)
-	cmd.Path, cmd.Args = exe, args
+	if !injectsFilter {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		args := append([]string{trampolineArg0, cmd.Path}, cmd.Args...)
+		cmd.Path, cmd.Args = exe, args
+	}
 	cmd.SysProcAttr.Ptrace = true
 	t := &tracer{root: root, stops: make(chan *traceStop), started: make(chan error, 1),
 		leaderDone: make(chan struct{}), done: make(chan struct{}), fresh: map[int]bool{}, seen: map[int]bool{}}
+	if armed {
+		t.armed = make(chan struct{})
+	}
 	go t.run(cmd)
 	if err := <-t.started; err != nil {
 		return nil, err
@@ -321,9 +392,16 @@ func (t *tracer) run(cmd *exec.Cmd) {
 		return
 	}
 	t.leader = cmd.Process.Pid
-	t.started <- nil
 	defer func() { _ = cmd.Process.Release() }()
-	first := true
+	if err := bootTracee(t.leader); err != nil {
+		_ = syscall.Kill(t.leader, syscall.SIGKILL)
+		reapGroup(t.leader)
+		t.endLeader()
+		t.started <- err
+		return
+	}
+	t.seen[t.leader] = true
+	t.started <- nil
 	for {
 		// Only the instance's group: the thread may be one that forked
 		// other children of the harness before it was locked.
@@ -340,15 +418,6 @@ func (t *tracer) run(cmd *exec.Cmd) {
 			continue
 		}
 		if !ws.Stopped() {
-			continue
-		}
-		if first && tid == t.leader {
-			first = false
-			if syscall.PtraceSetOptions(tid, traceOptions) != nil {
-				_ = syscall.Kill(tid, syscall.SIGKILL)
-			}
-			t.seen[tid] = true
-			t.resume(tid, 0)
 			continue
 		}
 		t.stopped(tid, ws)

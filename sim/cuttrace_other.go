@@ -38,7 +38,7 @@ type tracer struct {
 	done       chan struct{}
 }
 
-func startTraced(*exec.Cmd, string) (*tracer, error) { panic("sim: no tracing on this platform") }
-func (t *tracer) arm()                               {}
-func (t *tracer) disarm()                            {}
-func (t *tracer) exitStatus() syscall.WaitStatus     { return 0 }
+func startTraced(*exec.Cmd, string, bool) (*tracer, error) { panic("sim: no tracing on this platform") }
+func (t *tracer) arm()                                     {}
+func (t *tracer) disarm()                                  {}
+func (t *tracer) exitStatus() syscall.WaitStatus           { return 0 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -363,4 +365,120 @@ func TestATracedRunKillsNoChildOfAnotherThread(t *testing.T) {
 		st, ok := procStat(filepath.Join("/proc", strconv.Itoa(c.Process.Pid)))
 		assert.True(t, ok && st.state != 'Z' && st.state != 'X', "child %d of another thread was killed (state %q)", c.Process.Pid, st.state)
 	}
+}
+
+// statusField is a field of /proc/PID/status.
+func statusField(t *testing.T, pid int, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", name, pid)
+	return ""
+}
+
+// Where the tracer injects the filter (D173), a traced instance is the
+// implementation from its start, never amr first: once startTraced
+// returns, the process is the command's executable, with the filter and
+// no_new_privs in place. An untraced start has neither.
+func TestATracedInstanceStartsOnceWithItsFilter(t *testing.T) {
+	requireTrace(t)
+	if !injectsFilter {
+		t.Skip("this platform installs the filter through the trampoline")
+	}
+	sh, err := exec.LookPath("sh")
+	require.NoError(t, err)
+	sh, err = filepath.EvalSymlinks(sh)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	start := func(traced bool) (*proc, int) {
+		p, err := startProc([]string{sh, "-c", "read line"}, dir, os.Environ(), io.Discard, io.Discard, true, false, traced, false)
+		require.NoError(t, err)
+		t.Cleanup(func() { p.kill() })
+		return p, p.pgid
+	}
+	_, pid := start(true)
+	exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+	require.NoError(t, err)
+	assert.Equal(t, sh, exe, "the traced instance is the command itself")
+	assert.Equal(t, "2", statusField(t, pid, "Seccomp"), "a filter is installed")
+	assert.Equal(t, "1", statusField(t, pid, "NoNewPrivs"))
+
+	_, pid = start(false)
+	assert.Equal(t, "0", statusField(t, pid, "Seccomp"), "an untraced instance has no filter")
+	assert.Equal(t, "0", statusField(t, pid, "NoNewPrivs"))
+}
+
+// A dynamically linked program traced from its first instruction runs as
+// it would untraced once the injection has put its entry point and its
+// registers back, and its writes stop at the tracer while armed: each
+// write of a shell's lines is a stop naming the file, and the file holds
+// every line once the stops are answered.
+func TestAnInjectedFilterStopsAShellAtEachWrite(t *testing.T) {
+	requireTrace(t)
+	sh, err := exec.LookPath("sh")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	script := "printf 'a\\n' >> " + sandbox.Audit + "; printf 'b\\n' >> " + sandbox.Audit + "; echo done"
+	p, err := startProc([]string{sh, "-c", script}, dir, os.Environ(), io.Discard, io.Discard, false, false, true, true)
+	require.NoError(t, err)
+	defer p.kill()
+	var writes []string
+	deadline := time.After(10 * time.Second)
+	for done := false; !done; {
+		select {
+		case st := <-p.tr.stops:
+			if !st.exit && st.call == "write" {
+				writes = append(writes, st.path)
+			}
+			st.reply <- traceVerdict{}
+		case <-p.tr.leaderDone:
+			done = true
+		case <-deadline:
+			t.Fatal("the traced shell did not finish")
+		}
+	}
+	assert.Equal(t, []string{sandbox.Audit, sandbox.Audit}, writes)
+	data, err := os.ReadFile(filepath.Join(dir, sandbox.Audit))
+	require.NoError(t, err)
+	assert.Equal(t, "a\nb\n", string(data))
+	assert.True(t, p.tr.exitStatus().Exited() && p.tr.exitStatus().ExitStatus() == 0, "status %#x", uint32(p.tr.exitStatus()))
+}
+
+// Where the kernel lets the harness trace a child at all, the probe
+// passes: a refusal then is the harness's own failure (an injection that
+// broke), not the machine's, and must not turn every exact-cut test into a
+// skip.
+func TestTheProbePassesWhereAChildCanBeTraced(t *testing.T) {
+	requireLinux(t)
+	if !traceSupported || os.Getenv(EnvNoTrace) != "" {
+		t.Skip("no tracing on this platform, or it is turned off")
+	}
+	if statusField(t, os.Getpid(), "Seccomp") == "" {
+		t.Skip("the kernel has no seccomp")
+	}
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			done <- err
+			return
+		}
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(cmd.Process.Pid, &ws, syscall.WALL, nil)
+		_ = cmd.Process.Kill()
+		_, _ = syscall.Wait4(cmd.Process.Pid, &ws, syscall.WALL, nil)
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Skip("this machine refuses to trace a child: " + err.Error())
+	}
+	assert.Empty(t, traceRefused(), "a child can be traced here, so the probe must pass")
 }

@@ -46,7 +46,9 @@ type proc struct {
 // capped writers, except that in the step regime stdout is the protocol:
 // "idle N" lines are answers, other lines go to the writer.
 // With readyOut, a line "ready" on stdout is the readiness handshake.
-func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step, readyOut, traced bool) (*proc, error) {
+// A traced instance (exact cuts) that starts armed stops at its first
+// file-changing call.
+func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer, step, readyOut, traced, armed bool) (*proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if cmd.Err != nil {
 		return nil, cmd.Err
@@ -89,7 +91,7 @@ func startProc(argv []string, dir string, env []string, stdout, stderr io.Writer
 	}
 	var tr *tracer
 	if traced {
-		tr, err = startTraced(cmd, dir)
+		tr, err = startTraced(cmd, dir, armed)
 	} else {
 		err = cmd.Start()
 	}

@@ -335,15 +335,6 @@ func (d *procDriver) armTrace(on bool) {
 	}
 }
 
-// armStarted arms an instance started while a crash is armed (a one-shot
-// invocation, a restart) from its first call: the trampoline has not yet
-// executed the implementation when its start returns.
-func (d *procDriver) armStarted() {
-	if d.armedNow != nil && d.armedNow.pending() {
-		d.armTrace(true)
-	}
-}
-
 // tornCut is the torn write a traced crash is landing (D107): the call
 // let run with a shortened length, or the rename of a file cut short.
 type tornCut struct {

@@ -209,7 +209,8 @@ func (d *procDriver) startInstance() {
 	if d.spec.Ready == ReadyFile {
 		_ = os.Remove(d.readyPath())
 	}
-	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout, d.traced)
+	armed := d.armedNow != nil && d.armedNow.pending()
+	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout, d.traced, armed)
 	if err != nil {
 		d.cur = nil
 		if !d.lived {
@@ -221,7 +222,6 @@ func (d *procDriver) startInstance() {
 		return
 	}
 	d.cur = p
-	d.armStarted()
 	d.awaitReady(p)
 	if d.paused {
 		// Started by a boundary crash while the tick's inputs are being

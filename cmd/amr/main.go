@@ -49,7 +49,7 @@ func run(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	end := stops.watch(cancel)
-	root := newRoot()
+	root := rootFor(args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	end()

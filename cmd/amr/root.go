@@ -8,7 +8,29 @@ import (
 const version = "0.1.0"
 
 func newRoot() *cobra.Command {
-	root := &cobra.Command{
+	root := bareRoot()
+	for _, add := range commands {
+		root.AddCommand(add())
+	}
+	return root
+}
+
+// rootFor is the root command that runs args. An instance of a built-in
+// implementation (serve-impl) starts at every crash of a process run, so
+// it builds its own command alone, not every command's flags and help: the
+// command it runs is the same (D174).
+func rootFor(args []string) *cobra.Command {
+	if len(args) > 0 && args[0] == serveImplName {
+		root := bareRoot()
+		root.AddCommand(newServeImplCmd())
+		return root
+	}
+	return newRoot()
+}
+
+// bareRoot is the root command with no subcommand.
+func bareRoot() *cobra.Command {
+	return &cobra.Command{
 		Use:   "amr",
 		Short: "Deterministic harness for the Async Message Responder benchmark",
 		Long: `amr runs scenario bundles of the Async Message Responder benchmark against an
@@ -31,10 +53,6 @@ stopped by SIGINT and SIGTERM (docs/hostile.md).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	for _, add := range commands {
-		root.AddCommand(add())
-	}
-	return root
 }
 
 // commands lists the constructors of every subcommand; each command's file

@@ -12,10 +12,13 @@ import (
 
 func init() { commands = append(commands, newServeImplCmd) }
 
+// serveImplName is the command's name, which rootFor looks for.
+const serveImplName = "serve-impl"
+
 func newServeImplCmd() *cobra.Command {
 	var cfg sim.ServeConfig
 	cmd := &cobra.Command{
-		Use:   "serve-impl NAME",
+		Use:   serveImplName + " NAME",
 		Short: "Run a built-in implementation as a process speaking the sandbox contract",
 		Long: `Serve-impl runs a built-in implementation (see 'amr impls') the way any program
 under test runs: in the sandbox directory named by AMR_SANDBOX (or LITMUS_SANDBOX,
