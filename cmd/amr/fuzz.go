@@ -270,7 +270,8 @@ Progress goes to stderr at most every 500ms when stderr is a terminal or with
 coverage counters ends every campaign. The garbage collector runs at GOGC=400
 unless GOGC is set, under a soft heap limit of 16 MiB plus 4 MiB a worker
 unless GOMEMLIMIT is set, so that a campaign's peak memory does not grow with
-its length (D160). Without --out no result file is written, and no per-run coverage tape
+its length (D160); a collection that lets the heap pile past its goal while it
+marks is finished under GOGC=10, then GOGC is put back (D161). Without --out no result file is written, and no per-run coverage tape
 is kept for one.
 
 Before a failing run is reported it is replayed --replays times with its own
@@ -309,6 +310,11 @@ func fuzzMemoryLimit(workers int) int64 {
 	return base + int64(workers)*perWorker
 }
 
+// heapCapEvery is how often a campaign looks for heap piled up under a
+// collection that marks too long (fuzz.CapHeap): at the 50-80 MB a second two
+// workers allocate, 2 ms lets about 160 KB pile up before it is seen.
+const heapCapEvery = 2 * time.Millisecond
+
 func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(fuzzGCPercent))
@@ -320,6 +326,8 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(fuzzMemoryLimit(cfg.Workers)))
 	}
+	// Stopped before the GOGC above is put back (D161).
+	defer fuzz.CapHeap(heapCapEvery)()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	human := stdout
 	if o.asJSON {
