@@ -297,11 +297,11 @@ const fuzzGCPercent = 400
 
 // fuzzMemoryLimit is the soft limit on the Go heap during a campaign of
 // workers runs at once (0: the default count). At GOGC=400 the heap may grow
-// to five times the live heap of the moment, so the rare generated run with
-// a large live heap, and two of them at once, set a campaign's peak: the
-// longer the campaign, the higher (D160). Near the limit the collector runs
-// as at a lower GOGC instead; the clean runs between never come near it.
-// GOMEMLIMIT in the environment overrides it.
+// to five times the live heap of the moment, so without it a campaign's peak
+// grew with its length (D160). Near the limit the collector runs as at a
+// lower GOGC instead; what still passes it is heap piled up while a
+// collection marks, which fuzz.CapHeap curbs (D161). GOMEMLIMIT in the
+// environment overrides it.
 func fuzzMemoryLimit(workers int) int64 {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
