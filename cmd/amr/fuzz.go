@@ -270,7 +270,8 @@ Progress goes to stderr at most every 500ms when stderr is a terminal or with
 coverage counters ends every campaign. The garbage collector runs at GOGC=400
 unless GOGC is set, under a soft heap limit of 16 MiB plus 4 MiB a worker
 unless GOMEMLIMIT is set, so that a campaign's peak memory does not grow with
-its length (D160). Without --out no result file is written, and no per-run coverage tape
+its length (D160); a collection that lets the heap pile past its goal while it
+marks is finished under GOGC=10, then GOGC is put back (D161). Without --out no result file is written, and no per-run coverage tape
 is kept for one.
 
 Before a failing run is reported it is replayed --replays times with its own
@@ -296,11 +297,11 @@ const fuzzGCPercent = 400
 
 // fuzzMemoryLimit is the soft limit on the Go heap during a campaign of
 // workers runs at once (0: the default count). At GOGC=400 the heap may grow
-// to five times the live heap of the moment, so the rare generated run with
-// a large live heap, and two of them at once, set a campaign's peak: the
-// longer the campaign, the higher (D160). Near the limit the collector runs
-// as at a lower GOGC instead; the clean runs between never come near it.
-// GOMEMLIMIT in the environment overrides it.
+// to five times the live heap of the moment, so without it a campaign's peak
+// grew with its length (D160). Near the limit the collector runs as at a
+// lower GOGC instead; what still passes it is heap piled up while a
+// collection marks, which fuzz.CapHeap curbs (D161). GOMEMLIMIT in the
+// environment overrides it.
 func fuzzMemoryLimit(workers int) int64 {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -308,6 +309,11 @@ func fuzzMemoryLimit(workers int) int64 {
 	const base, perWorker = 16 << 20, 4 << 20
 	return base + int64(workers)*perWorker
 }
+
+// heapCapEvery is how often a campaign looks for heap piled up under a
+// collection that marks too long (fuzz.CapHeap): at the 50-80 MB a second two
+// workers allocate, 2 ms lets about 160 KB pile up before it is seen.
+const heapCapEvery = 2 * time.Millisecond
 
 func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
@@ -320,6 +326,8 @@ func runFuzz(cmd *cobra.Command, o fuzzOptions, pf *processFlags) error {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(fuzzMemoryLimit(cfg.Workers)))
 	}
+	// Stopped before the GOGC above is put back (D161).
+	defer fuzz.CapHeap(heapCapEvery)()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	human := stdout
 	if o.asJSON {
