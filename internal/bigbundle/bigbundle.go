@@ -31,17 +31,19 @@ const perTick = 2
 const tail = 40
 
 // BurstTicks is how many ticks the burst shape's arrivals are spread over,
-// whatever the size: few enough that the number of ticks, and so of
-// snapshot versions, does not grow with N; more than one, so that later
-// arrivals land while earlier work is still open.
-const BurstTicks = 10
+// whatever the size: a constant, so the number of ticks, and so of
+// snapshot versions, does not grow with N; and enough of them that 10^5
+// messages arrive a thousand a tick, the load of one tick the reference
+// settles in one step of well under its bound on writes (maxWrites in
+// examples).
+const BurstTicks = 100
 
 // burstCrashes are the ticks the burst shape crashes at, with the writes
 // each waits for: inside the arrivals, so a restart finds open work.
 var burstCrashes = []scenarios.Fault{
-	{At: 3, Kind: scenarios.FaultCrash, AfterWrites: 1},
-	{At: 6, Kind: scenarios.FaultCrash, AfterWrites: 2},
-	{At: 9, Kind: scenarios.FaultCrash, AfterWrites: 3},
+	{At: 30, Kind: scenarios.FaultCrash, AfterWrites: 1},
+	{At: 60, Kind: scenarios.FaultCrash, AfterWrites: 2},
+	{At: 90, Kind: scenarios.FaultCrash, AfterWrites: 3},
 }
 
 // Generate returns a bundle of n messages (n >= 1), two a tick. Every tenth
@@ -63,14 +65,16 @@ func Generate(n int) *scenarios.Bundle {
 }
 
 // GenerateBurst returns a bundle of n messages (n >= 1) arriving over
-// BurstTicks ticks, in turn one a tick, with Generate's mix of declined,
-// escalated and approved messages and three crashes during the arrivals.
+// BurstTicks ticks, in order, n/BurstTicks a tick (below BurstTicks
+// messages, one every BurstTicks/n ticks), with Generate's mix of
+// declined, escalated and approved messages and three crashes during the
+// arrivals.
 func GenerateBurst(n int) *scenarios.Bundle {
 	b := skeleton(fmt.Sprintf("l4-burst-%d", n),
 		fmt.Sprintf("%d messages over %d ticks, for measuring how cost grows with a run's size at a bounded number of ticks.", n, BurstTicks),
 		BurstTicks+tail)
 	for i := 0; i < n; i++ {
-		addMessage(b, i, 1+i%BurstTicks)
+		addMessage(b, i, 1+i*BurstTicks/n)
 	}
 	b.Faults = append(b.Faults, burstCrashes...)
 	b.Normalize()
