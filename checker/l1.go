@@ -290,8 +290,8 @@ func (f *facts) pendingAt(w string, at stamp) (*draft, *approval) {
 			return nil, nil
 		}
 	}
-	for _, a := range f.approvals {
-		if a.valid && a.Decision == "approve" && a.DraftID == d.DraftID && a.at.before(at) {
+	for _, a := range f.look().byDraft[d.DraftID] {
+		if a.valid && a.Decision == "approve" && a.at.before(at) {
 			return d, a
 		}
 	}

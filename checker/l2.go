@@ -371,15 +371,10 @@ func (f *facts) stoppedBy(w string, at stamp, d int) bool {
 // approval line for its draft was redelivered.
 func checkRedeliveryDuplicate(f *facts) []Violation {
 	var out []Violation
+	redeliveries := firstRedeliveries(f.approvals)
 	for _, w := range f.resolvedWork() {
 		effects := f.effectsOf(w)
-		var redelivered *approval
-		for _, a := range f.approvals {
-			if a.copies > 1 && !a.first && a.draft != nil && a.draft.WorkID == w {
-				redelivered = a
-				break
-			}
-		}
+		redelivered := redeliveries[w]
 		if redelivered == nil {
 			continue
 		}
@@ -394,6 +389,22 @@ func checkRedeliveryDuplicate(f *facts) []Violation {
 				w, len(effects), redelivered.ApprovalID)})
 	}
 	return out
+}
+
+// firstRedeliveries is, per work item, the first approvals line (in file
+// order) that is a later copy of a redelivered approval binding one of its
+// drafts: built once, since a scan of every line per resolved work item
+// grows with the square of the run.
+func firstRedeliveries(approvals []*approval) map[string]*approval {
+	first := map[string]*approval{}
+	for _, a := range approvals {
+		if a.copies > 1 && !a.first && a.draft != nil {
+			if _, ok := first[a.draft.WorkID]; !ok {
+				first[a.draft.WorkID] = a
+			}
+		}
+	}
+	return first
 }
 
 func contains(list []string, s string) bool {

@@ -382,4 +382,17 @@ func TestRedeliveryDuplicate(t *testing.T) {
 		w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 3)
 		assert.Empty(t, Check(w.input(true)).Violations)
 	})
+	// The work item's first redelivered copy is the one cited, however many
+	// follow (the lookup by work item keeps the first line, as the scan did).
+	t.Run("redelivered twice", func(t *testing.T) {
+		w := opened(t, 2, 30)
+		w.approve("ap1", "m1", "d1", 2)
+		w.send("e1", "d1", 2)
+		w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 3)
+		w.fire("ap1", "d1", hashOf(bodyOK), scenarios.DecisionApprove, 4)
+		w.send("e2", "d1", 4)
+		got := only(Check(w.input(true)), "L2.redelivery-duplicate")
+		require.Len(t, got, 1)
+		assert.Equal(t, []string{"approvals.jsonl:2", "outbox.jsonl:2"}, got[0].Evidence)
+	})
 }

@@ -92,8 +92,8 @@ func (f *facts) sendsAfter(e escalation) []*effect {
 func (f *facts) sameWork(w string) []string {
 	out := []string{w}
 	seen := map[string]bool{w: true}
-	for _, a := range f.admissions {
-		if a.WorkID != w || a.MessageID == "" {
+	for _, a := range f.look().admsByWork[w] {
+		if a.MessageID == "" {
 			continue
 		}
 		for _, other := range f.worksOf(a.MessageID) {

@@ -12,6 +12,7 @@ type lookups struct {
 	signalsFor    map[string][]scenarios.Signal   // likewise the bundle's signals
 	byConv        map[string][]*message           // conversation id -> its messages, in delivery order
 	admsByMsg     map[string][]*auditLine         // message id -> its admission records, in line order
+	admsByWork    map[string][]*auditLine         // work id -> its admission records, in line order
 	byDraft       map[string][]*approval          // draft id -> approvals lines naming it, in line order
 	rejectsByWork map[string][]*approval          // work id -> valid reject lines of its drafts, in line order
 	escByTarget   map[string][]*signal            // work id -> escalations naming it, in line order
@@ -23,10 +24,12 @@ func (f *facts) look() *lookups {
 	}
 	l := &lookups{worksByMsg: map[string][]string{}, firstApproval: map[string]*approval{},
 		approvalsFor: map[string][]scenarios.Approval{}, signalsFor: map[string][]scenarios.Signal{},
-		byConv: map[string][]*message{}, admsByMsg: map[string][]*auditLine{}, byDraft: map[string][]*approval{},
+		byConv: map[string][]*message{}, admsByMsg: map[string][]*auditLine{}, admsByWork: map[string][]*auditLine{},
+		byDraft:       map[string][]*approval{},
 		rejectsByWork: map[string][]*approval{}, escByTarget: map[string][]*signal{}}
 	for _, a := range f.admissions {
 		l.admsByMsg[a.MessageID] = append(l.admsByMsg[a.MessageID], a)
+		l.admsByWork[a.WorkID] = append(l.admsByWork[a.WorkID], a)
 	}
 	for _, a := range f.approvals {
 		l.byDraft[a.DraftID] = append(l.byDraft[a.DraftID], a)

@@ -3,9 +3,14 @@
 // loader's bound on one file), for measuring amr run and amr check by hand:
 //
 //	go run ./internal/bigbundle/cmd/bigbundle 10000 /tmp/big-10000
+//	go run ./internal/bigbundle/cmd/bigbundle -burst 10000 /tmp/burst-10000
+//
+// Without -burst the messages arrive two a tick (bigbundle.Generate); with
+// it over a fixed number of ticks (bigbundle.GenerateBurst).
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -15,16 +20,26 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: bigbundle N DIR")
+	burst := flag.Bool("burst", false, fmt.Sprintf("arrivals over %d ticks instead of two a tick", bigbundle.BurstTicks))
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: bigbundle [-burst] N DIR")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 2 {
+		flag.Usage()
 		os.Exit(2)
 	}
-	n, err := strconv.Atoi(os.Args[1])
+	n, err := strconv.Atoi(flag.Arg(0))
 	if err != nil || n < 1 {
-		fmt.Fprintf(os.Stderr, "bigbundle: N must be a positive number, got %q\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "bigbundle: N must be a positive number, got %q\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if err := scenarios.SaveDir(bigbundle.Generate(n), os.Args[2]); err != nil {
+	generate := bigbundle.Generate
+	if *burst {
+		generate = bigbundle.GenerateBurst
+	}
+	if err := scenarios.SaveDir(generate(n), flag.Arg(1)); err != nil {
 		fmt.Fprintln(os.Stderr, "bigbundle:", err)
 		os.Exit(1)
 	}
