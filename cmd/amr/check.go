@@ -83,6 +83,7 @@ bad input, 3 when the oracles disagree.`
 type checkOptions struct {
 	bundlePath, dir, logPath string
 	noLog, asJSON            bool
+	maxFileBytes             int64
 }
 
 func newCheckCmd() *cobra.Command {
@@ -102,6 +103,8 @@ func newCheckCmd() *cobra.Command {
 	f.StringVar(&o.logPath, "log", "", "the run log (default: DIR/../run.jsonl when present)")
 	f.BoolVar(&o.noLog, "no-log", false, "ignore any run log and judge by the files' own ticks")
 	f.BoolVar(&o.asJSON, "json", false, "print the verdict as JSON")
+	f.Int64Var(&o.maxFileBytes, "max-file-bytes", safefile.DefaultLimit,
+		"refuse a sandbox file or run log larger than this many bytes (a bound against hostile input; raise it for runs of 10^5 messages)")
 	return cmd
 }
 
@@ -114,9 +117,12 @@ func runCheck(cmd *cobra.Command, o checkOptions) error {
 		return err
 	}
 	b := bundles[0].bundle
-	files, err := play.ReadSandbox(o.dir)
+	if o.maxFileBytes <= 0 {
+		return usageErr("--max-file-bytes must be a positive number of bytes")
+	}
+	files, err := play.ReadSandboxUpTo(o.dir, o.maxFileBytes)
 	if err != nil {
-		return &exitError{code: exitBad, err: err}
+		return &exitError{code: exitBad, err: tooLargeHint(err)}
 	}
 	doc := checkJSON{Scenario: b.Meta.Name, Sandbox: o.dir, Notes: []string{}}
 	log, err := checkLog(o, &doc)
@@ -174,9 +180,9 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := safefile.ReadFile(path, 0)
+	data, err := safefile.ReadFile(path, o.maxFileBytes)
 	if err != nil {
-		return nil, &exitError{code: exitBad, err: err}
+		return nil, &exitError{code: exitBad, err: tooLargeHint(err)}
 	}
 	recs, err := sandbox.ParseRunLog(data)
 	if err != nil {
@@ -222,4 +228,12 @@ func printFixtureDefects(w io.Writer, ds []checker.FixtureDefect) {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+// tooLargeHint says how to judge a file past the size bound anyway.
+func tooLargeHint(err error) error {
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return fmt.Errorf("%w (raise the bound with --max-file-bytes)", err)
+	}
+	return err
 }

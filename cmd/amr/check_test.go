@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,4 +59,51 @@ func TestCheckShowsFixtureDefects(t *testing.T) {
 	assert.Equal(t, exitFail, code, stdout)
 	assert.Contains(t, stdout, "L0.draft-origin")
 	assert.NotContains(t, stdout, "FIXTURE DEFECT")
+}
+
+// A sandbox file or run log past --max-file-bytes is refused whole, with
+// the file and the flag named; with the bound raised the same sandbox is
+// judged as before.
+func TestCheckBoundsFileSize(t *testing.T) {
+	dir := t.TempDir()
+	b := publishedCopy(t, "l0-respond", dir)
+	out := filepath.Join(dir, "out")
+	_, _, code := execAMR(t, "run", "--runs", "1", "--out", out, b)
+	require.Equal(t, exitOK, code)
+	box := filepath.Join(out, "l0-respond", "run-1", "sandbox")
+	audit, err := os.Stat(filepath.Join(box, sandbox.Audit))
+	require.NoError(t, err)
+	runLog, err := os.Stat(filepath.Join(out, "l0-respond", "run-1", sandbox.RunLogFile))
+	require.NoError(t, err)
+
+	small := strconv.FormatInt(audit.Size()-1, 10)
+	_, stderr, code := execAMR(t, "check", "--max-file-bytes", small, "--no-log", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "file too large")
+	assert.Contains(t, stderr, "--max-file-bytes")
+
+	// Every sandbox file fits, the run log does not.
+	var most int64
+	entries, err := os.ReadDir(box)
+	require.NoError(t, err)
+	for _, e := range entries {
+		info, err := e.Info()
+		require.NoError(t, err)
+		most = max(most, info.Size())
+	}
+	require.Less(t, most, runLog.Size(), "the run log is the largest file")
+	_, stderr, code = execAMR(t, "check", "--max-file-bytes", strconv.FormatInt(most, 10), "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, sandbox.RunLogFile)
+	assert.Contains(t, stderr, "--max-file-bytes")
+
+	stdout, _, code := execAMR(t, "check", "--max-file-bytes", strconv.FormatInt(runLog.Size(), 10), "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitOK, code, stdout)
+	def, _, code := execAMR(t, "check", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, def, stdout)
+
+	_, stderr, code = execAMR(t, "check", "--max-file-bytes", "0", "--bundle", b, "--sandbox", box)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "--max-file-bytes must be a positive number")
 }

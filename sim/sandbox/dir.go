@@ -18,6 +18,9 @@ const tmpDirName = ".amr-tmp"
 // and a process implementation can share it.
 type Dir struct {
 	Root string
+	// MaxFileBytes bounds a file Read returns (safefile.DefaultLimit when
+	// zero); a larger file is an error, never a partial read.
+	MaxFileBytes int64
 }
 
 // OpenDir returns a Store over root, creating it if needed.
@@ -43,7 +46,7 @@ func (d *Dir) Read(name string) ([]byte, error) {
 	}
 	// A sandbox is the implementation's: a FIFO or a device under a
 	// sandbox name is refused, never waited on or read without end.
-	data, err := safefile.ReadFile(p, 0)
+	data, err := safefile.ReadFile(p, d.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
