@@ -160,21 +160,15 @@ func remoteCall(pid int, saved syscall.PtraceRegs, nr, a0, a1, a2 uint64) error 
 // waitCallStop waits for the tracee's next stop, which must be a system
 // call's (a signal meanwhile, or its end, fails the injection).
 func waitCallStop(pid int) error {
-	for {
-		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(pid, &ws, syscall.WALL|wNoThread, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if !ws.Stopped() {
-			return fmt.Errorf("the process ended while the filter was installed (status %#x)", uint32(ws))
-		}
-		if ws.StopSignal() != syscall.SIGTRAP|0x80 {
-			return fmt.Errorf("the process stopped with %v while the filter was installed", ws.StopSignal())
-		}
-		return nil
+	ws, err := waitTracee(pid)
+	if err != nil {
+		return err
 	}
+	if !ws.Stopped() {
+		return fmt.Errorf("the process ended while the filter was installed (status %#x)", uint32(ws))
+	}
+	if ws.StopSignal() != syscall.SIGTRAP|0x80 {
+		return fmt.Errorf("the process stopped with %v while the filter was installed", ws.StopSignal())
+	}
+	return nil
 }

@@ -224,11 +224,7 @@ func runProbe() string {
 // the tracer injects it, and lets the process run.
 func bootTracee(pid int) error {
 	for {
-		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(pid, &ws, syscall.WALL|wNoThread, nil)
-		if err == syscall.EINTR {
-			continue
-		}
+		ws, err := waitTracee(pid)
 		if err != nil {
 			return fmt.Errorf("waiting for the process's first stop: %w", err)
 		}
@@ -257,13 +253,20 @@ func bootTracee(pid int) error {
 // reapGroup waits until every tracee of pid's group has ended.
 func reapGroup(pid int) {
 	for {
-		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(-pid, &ws, syscall.WALL|wNoThread, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
+		if _, err := waitTracee(-pid); err != nil {
 			return
+		}
+	}
+}
+
+// waitTracee waits for the next stop or end of pid (of any of its group
+// when pid is negative), trying again when a signal interrupts the wait.
+func waitTracee(pid int) (syscall.WaitStatus, error) {
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(pid, &ws, syscall.WALL|wNoThread, nil)
+		if err != syscall.EINTR {
+			return ws, err
 		}
 	}
 }
