@@ -17,12 +17,7 @@ import (
 // A stub log line that cannot be read is shown as a fixture defect, in text
 // and in --json, and the draft citing the call on it does not fail L0.
 func TestCheckShowsFixtureDefects(t *testing.T) {
-	dir := t.TempDir()
-	b := publishedCopy(t, "l0-respond", dir)
-	out := filepath.Join(dir, "out")
-	_, _, code := execAMR(t, "run", "--runs", "1", "--out", out, b)
-	require.Equal(t, exitOK, code)
-	box := filepath.Join(out, "l0-respond", "run-1", "sandbox")
+	b, box := keptRun(t, "l0-respond")
 
 	stdout, _, code := execAMR(t, "check", "--bundle", b, "--sandbox", box)
 	require.Equal(t, exitOK, code, stdout)
@@ -65,15 +60,10 @@ func TestCheckShowsFixtureDefects(t *testing.T) {
 // the file and the flag named; with the bound raised the same sandbox is
 // judged as before.
 func TestCheckBoundsFileSize(t *testing.T) {
-	dir := t.TempDir()
-	b := publishedCopy(t, "l0-respond", dir)
-	out := filepath.Join(dir, "out")
-	_, _, code := execAMR(t, "run", "--runs", "1", "--out", out, b)
-	require.Equal(t, exitOK, code)
-	box := filepath.Join(out, "l0-respond", "run-1", "sandbox")
+	b, box := keptRun(t, "l0-respond")
 	audit, err := os.Stat(filepath.Join(box, sandbox.Audit))
 	require.NoError(t, err)
-	runLog, err := os.Stat(filepath.Join(out, "l0-respond", "run-1", sandbox.RunLogFile))
+	runLog, err := os.Stat(filepath.Join(filepath.Dir(box), sandbox.RunLogFile))
 	require.NoError(t, err)
 
 	small := strconv.FormatInt(audit.Size()-1, 10)
@@ -106,4 +96,16 @@ func TestCheckBoundsFileSize(t *testing.T) {
 	_, stderr, code = execAMR(t, "check", "--max-file-bytes", "0", "--bundle", b, "--sandbox", box)
 	assert.Equal(t, exitBad, code)
 	assert.Contains(t, stderr, "--max-file-bytes must be a positive number")
+}
+
+// keptRun plays one run of a copy of a published scenario with --out and
+// returns the copy's path and the kept run's sandbox.
+func keptRun(t *testing.T, name string) (bundle, box string) {
+	t.Helper()
+	dir := t.TempDir()
+	bundle = publishedCopy(t, name, dir)
+	out := filepath.Join(dir, "out")
+	_, _, code := execAMR(t, "run", "--runs", "1", "--out", out, bundle)
+	require.Equal(t, exitOK, code)
+	return bundle, filepath.Join(out, name, "run-1", "sandbox")
 }

@@ -44,13 +44,8 @@ func TestCheckSaysWhatItCannotSeeWithoutARunLog(t *testing.T) {
 }
 
 func TestCheckCatchesASandboxShorterThanItsRunLog(t *testing.T) {
-	dir := t.TempDir()
-	b := publishedCopy(t, "l0-respond", dir)
-	out := filepath.Join(dir, "out")
-	_, _, code := execAMR(t, "run", "--runs", "1", "--out", out, b)
-	require.Equal(t, exitOK, code)
-	box := filepath.Join(out, "l0-respond", "run-1", "sandbox")
-	_, _, code = execAMR(t, "check", "--bundle", b, "--sandbox", box)
+	b, box := keptRun(t, "l0-respond")
+	_, _, code := execAMR(t, "check", "--bundle", b, "--sandbox", box)
 	require.Equal(t, exitOK, code)
 
 	require.NoError(t, os.WriteFile(filepath.Join(box, sandbox.Outbox), nil, 0o644))
