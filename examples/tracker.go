@@ -56,10 +56,12 @@ type tracker struct {
 
 	// clean is, for each phase of the plan that looks at works one by
 	// one, the work index below which no active work calls for a write in
-	// that phase (D180). A record that changes a work lowers it to that
-	// work; anything that changes what every work reads (a step's first
-	// read, a death, the fleet) sets it to zero.
-	clean [scanPhases]int
+	// that phase (D180), except those in recheck: the works changed since
+	// the phase last looked at them, in file order. Anything that changes
+	// what every work reads (a step's first read, a death, the fleet) sets
+	// clean to zero.
+	clean   [scanPhases]int
+	recheck [scanPhases][]*work
 	// dirty are the works changed since the last prune, the only ones
 	// whose place among the active works can have changed.
 	dirty []*work
@@ -68,25 +70,40 @@ type tracker struct {
 	dropped int
 	// full asks the next prune to look at every list whole.
 	full bool
+	// looks counts the works the plan's scans looked at, for the tests
+	// that hold a step's cost to its writes.
+	looks int
 }
 
 // newStep forgets what the plan learnt during the last step: the harness
 // may have written since.
 func (t *tracker) newStep() {
-	t.clean = [scanPhases]int{}
+	t.everyone()
 	t.full = true
 }
 
 // touch notes a change to a work: every phase looks at it again.
 func (t *tracker) touch(wk *work) {
 	for p := range t.clean {
-		t.clean[p] = min(t.clean[p], wk.idx)
+		if wk.idx >= t.clean[p] {
+			continue
+		}
+		list := t.recheck[p]
+		i, found := slices.BinarySearchFunc(list, wk.idx, func(a *work, idx int) int { return a.idx - idx })
+		if !found {
+			t.recheck[p] = slices.Insert(list, i, wk)
+		}
 	}
 	t.dirty = append(t.dirty, wk)
 }
 
 // everyone notes a change to what every work reads.
-func (t *tracker) everyone() { t.clean = [scanPhases]int{} }
+func (t *tracker) everyone() {
+	t.clean = [scanPhases]int{}
+	for p := range t.recheck {
+		t.recheck[p] = t.recheck[p][:0]
+	}
+}
 
 // update brings the world up to the view: the records added since the
 // last update, or all of them when the world cannot be extended.
@@ -119,7 +136,8 @@ func (t *tracker) rebuild(w *world, v *view, c *caches, p policy, seed uint64) {
 		undelivered: map[string]bool{}, unadmitted: map[string]bool{}, unattached: map[string]bool{},
 		undeclared: map[string]bool{}, chosen: map[string]int{},
 		convPos: map[string]int{}, fromPos: map[string]int{}, convMsgs: map[string][]string{}, fromN: map[string]int{},
-		active: t.active[:0], touched: t.touched[:0], changed: t.changed[:0], dirty: t.dirty[:0], full: true}
+		active: t.active[:0], touched: t.touched[:0], changed: t.changed[:0], dirty: t.dirty[:0], full: true,
+		looks: t.looks}
 	w.settleAlive()
 }
 

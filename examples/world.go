@@ -336,10 +336,11 @@ const (
 )
 
 // scan returns the first write each calls for over the works the plan
-// looks at, in file order. With a tracker it starts past the works the
-// phase last found nothing to do for and that have not changed since
-// (D180): the answer is the same, and a step that writes once for each of
-// a tick's arrivals no longer looks at every open work after each write.
+// looks at, in file order. With a tracker it looks, below the phase's
+// clean mark, only at the works changed since it last looked at them, and
+// then goes on from the mark (D180): the answer is the same, and a step
+// that writes once for each of a tick's arrivals no longer looks at every
+// open work after each write.
 func (w *world) scan(phase int, each func(*work) *write) *write {
 	t := w.inc
 	if t == nil {
@@ -350,11 +351,22 @@ func (w *world) scan(phase int, each func(*work) *write) *write {
 		}
 		return nil
 	}
+	for len(t.recheck[phase]) > 0 {
+		wk := t.recheck[phase][0]
+		if wk.active && wk.idx < t.clean[phase] {
+			t.looks++
+			if next := each(wk); next != nil {
+				return next // still to look at again: the write changes it
+			}
+		}
+		t.recheck[phase] = t.recheck[phase][1:]
+	}
 	from, _ := slices.BinarySearchFunc(t.active, t.clean[phase], func(a *work, idx int) int { return a.idx - idx })
 	for _, wk := range t.active[from:] {
 		if !wk.active {
 			continue // dropped, not yet compacted out of the list
 		}
+		t.looks++
 		if next := each(wk); next != nil {
 			t.clean[phase] = wk.idx
 			return next
