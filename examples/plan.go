@@ -39,17 +39,16 @@ func (r *responder) plan(w *world, env *sandbox.Env) (*write, error) {
 // outbox: after a crash between the send and its record, this is all that
 // is left to do.
 func (r *responder) recordSends(w *world) *write {
-	for _, wk := range w.live() {
+	return w.scan(scanSends, func(wk *work) *write {
 		if wk.resolved || r.p.stopped(w, wk) || !r.p.sent(w, wk) {
-			continue
+			return nil
 		}
 		line := w.resolution(wk, sandbox.OutcomeCompleted, reasonSent)
 		if d, ok := wk.latestDraft(); ok && w.approved(d) {
 			line.ApprovalID = w.decisions[d.DraftID].approvalID
 		}
 		return audit(line)
-	}
-	return nil
+	})
 }
 
 // escalations abandons every work item an operator escalation takes over.
@@ -70,9 +69,9 @@ func (r *responder) escalations(w *world) *write {
 // agentDeaths stands down every dead agent's claim on unfinished work, then
 // has the work taken over.
 func (r *responder) agentDeaths(w *world) *write {
-	for _, wk := range w.live() {
+	return w.scan(scanDeaths, func(wk *work) *write {
 		if wk.resolved || r.p.stopped(w, wk) {
-			continue
+			return nil
 		}
 		if r.p.standsDown(reasonAgentDeath) {
 			for _, a := range wk.agents {
@@ -82,13 +81,10 @@ func (r *responder) agentDeaths(w *world) *write {
 			}
 		}
 		if wk.lastWon == "" || w.ownerAlive(wk) {
-			continue
+			return nil
 		}
-		if next := r.p.takeOver(w, wk); next != nil {
-			return next
-		}
-	}
-	return nil
+		return r.p.takeOver(w, wk)
+	})
 }
 
 // reassignee is the alive agent a dead owner's work goes to.
@@ -116,23 +112,23 @@ func (r *responder) forgeries(w *world) *write {
 // latest draft: a reject abandons it; an approve is recorded as accepted,
 // then sent, once.
 func (r *responder) decisions(w *world) *write {
-	for _, wk := range w.live() {
+	return w.scan(scanDecisions, func(wk *work) *write {
 		if r.p.stopped(w, wk) || !w.ownerAlive(wk) {
-			continue
+			return nil
 		}
 		d, ok := wk.latestDraft()
 		if !ok {
-			continue
+			return nil
 		}
 		dec, ok := w.decisions[d.DraftID]
 		if !ok {
-			continue
+			return nil
 		}
 		if next := r.p.resend(w, wk, d, dec); next != nil {
 			return next
 		}
 		if wk.resolved && !r.p.reopens(w, wk, dec) {
-			continue
+			return nil
 		}
 		if dec.decision == "reject" && !wk.resolved {
 			line := w.resolution(wk, sandbox.OutcomeAbandoned, reasonRejected)
@@ -140,19 +136,13 @@ func (r *responder) decisions(w *world) *write {
 			return audit(line)
 		}
 		if r.p.sent(w, wk) {
-			continue
+			return nil
 		}
 		if !w.accepted[d.DraftID] {
-			if next := r.p.accept(w, wk, d, dec); next != nil {
-				return next
-			}
-			continue
+			return r.p.accept(w, wk, d, dec)
 		}
-		if next := r.p.send(w, wk, d); next != nil {
-			return next
-		}
-	}
-	return nil
+		return r.p.send(w, wk, d)
+	})
 }
 
 // admissions decides each delivered message once, under the rules and
@@ -231,9 +221,9 @@ func (w *world) facts(m sandbox.Message) facts {
 // the loser. A single alive agent simply wins. Once an item has an owner or
 // has ended, every claim still open is stood down.
 func (r *responder) claims(w *world) *write {
-	for _, wk := range w.live() {
+	return w.scan(scanClaims, func(wk *work) *write {
 		if r.p.stopped(w, wk) {
-			continue
+			return nil
 		}
 		reason := reasonLostContest
 		if wk.resolved {
@@ -247,11 +237,10 @@ func (r *responder) claims(w *world) *write {
 			}
 		}
 		if wk.resolved || wk.lastWon != "" {
-			continue
+			return nil
 		}
 		return w.contest(wk)
-	}
-	return nil
+	})
 }
 
 func (w *world) contest(wk *work) *write {
@@ -284,31 +273,44 @@ func (w *world) contest(wk *work) *write {
 // its own yet, unless the latest draft is already approved (an approved
 // draft is sent as is, whoever owns the item now).
 func (r *responder) draft(w *world, env *sandbox.Env) (*write, error) {
-	for _, wk := range w.live() {
+	var err error
+	next := w.scan(scanDrafts, func(wk *work) *write {
 		if wk.resolved || r.p.stopped(w, wk) || !w.ownerAlive(wk) || w.latestApproved(wk) {
-			continue
+			return nil
 		}
 		if wk.msg.ID == "" {
-			continue // admitted for a message never delivered: there is nothing to answer
+			return nil // admitted for a message never delivered: there is nothing to answer
 		}
 		id := r.p.nameDraft(w, wk)
 		if _, ok := w.drafts[id]; ok {
-			continue
+			return nil
 		}
-		if env.Model == nil {
-			return nil, fmt.Errorf("drafting %s: no model", wk.id)
-		}
-		c, err := r.p.complete(env.Model, r.p.prompt(w, wk))
-		if err != nil {
-			return nil, fmt.Errorf("drafting %s: %w", wk.id, err)
-		}
-		return &write{file: sandbox.Drafts, rec: sandbox.Draft{
-			DraftID: id, WorkID: wk.id, ConversationID: wk.msg.ConversationID,
-			Body: c.Text, ContentHash: contentHash(c.Text), DeclaredAt: w.v.tick,
-			Origin: sandbox.Origin{CallIDs: []string{c.CallID}},
-		}}, nil
+		var d *write
+		d, err = r.draftFor(w, wk, id, env)
+		return d
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil
+	return next, nil
+}
+
+// draftFor asks the model for a work item's reply and declares it. An
+// error stops the scan with a write that is never made.
+func (r *responder) draftFor(w *world, wk *work, id string, env *sandbox.Env) (*write, error) {
+	stop := &write{}
+	if env.Model == nil {
+		return stop, fmt.Errorf("drafting %s: no model", wk.id)
+	}
+	c, err := r.p.complete(env.Model, r.p.prompt(w, wk))
+	if err != nil {
+		return stop, fmt.Errorf("drafting %s: %w", wk.id, err)
+	}
+	return &write{file: sandbox.Drafts, rec: sandbox.Draft{
+		DraftID: id, WorkID: wk.id, ConversationID: wk.msg.ConversationID,
+		Body: c.Text, ContentHash: contentHash(c.Text), DeclaredAt: w.v.tick,
+		Origin: sandbox.Origin{CallIDs: []string{c.CallID}},
+	}}, nil
 }
 
 // draftID names an agent's draft for a work item. Dead agents never come

@@ -77,6 +77,9 @@ func (r *responder) Step(env *sandbox.Env) error {
 		return err
 	}
 	r.p.see(v, &r.cache)
+	if r.track != nil {
+		r.track.newStep()
+	}
 	for n := 0; n < maxWrites; n++ {
 		w := r.derive(v, env.Seed)
 		next, err := r.plan(w, env)

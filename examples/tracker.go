@@ -53,6 +53,56 @@ type tracker struct {
 	touched []*work // works with new claims, settled again after the update
 	changed []*work // works whose state.json entry may have changed
 	state   stateCache
+
+	// clean is, for each phase of the plan that looks at works one by
+	// one, the work index below which no active work calls for a write in
+	// that phase (D180), except those in recheck: the works changed since
+	// the phase last looked at them, in file order. Anything that changes
+	// what every work reads (a step's first read, a death, the fleet) sets
+	// clean to zero.
+	clean   [scanPhases]int
+	recheck [scanPhases][]*work
+	// dirty are the works changed since the last prune, the only ones
+	// whose place among the active works can have changed.
+	dirty []*work
+	// dropped counts the works in active no longer active, left there
+	// until enough of them make compacting the list worth its pass.
+	dropped int
+	// full asks the next prune to look at every list whole.
+	full bool
+	// looks counts the works the plan's scans looked at, for the tests
+	// that hold a step's cost to its writes.
+	looks int
+}
+
+// newStep forgets what the plan learnt during the last step: the harness
+// may have written since.
+func (t *tracker) newStep() {
+	t.everyone()
+	t.full = true
+}
+
+// touch notes a change to a work: every phase looks at it again.
+func (t *tracker) touch(wk *work) {
+	for p := range t.clean {
+		if wk.idx >= t.clean[p] {
+			continue
+		}
+		list := t.recheck[p]
+		i, found := slices.BinarySearchFunc(list, wk.idx, func(a *work, idx int) int { return a.idx - idx })
+		if !found {
+			t.recheck[p] = slices.Insert(list, i, wk)
+		}
+	}
+	t.dirty = append(t.dirty, wk)
+}
+
+// everyone notes a change to what every work reads.
+func (t *tracker) everyone() {
+	t.clean = [scanPhases]int{}
+	for p := range t.recheck {
+		t.recheck[p] = t.recheck[p][:0]
+	}
 }
 
 // update brings the world up to the view: the records added since the
@@ -65,6 +115,7 @@ func (t *tracker) update(w *world, v *view, c *caches, p policy, seed uint64) *w
 	if !slices.Equal(t.fleet, v.fleet) {
 		t.fleet = slices.Clone(v.fleet)
 		w.settleAlive()
+		t.everyone()
 	}
 	t.ingest(w, v)
 	if t.stale {
@@ -85,7 +136,8 @@ func (t *tracker) rebuild(w *world, v *view, c *caches, p policy, seed uint64) {
 		undelivered: map[string]bool{}, unadmitted: map[string]bool{}, unattached: map[string]bool{},
 		undeclared: map[string]bool{}, chosen: map[string]int{},
 		convPos: map[string]int{}, fromPos: map[string]int{}, convMsgs: map[string][]string{}, fromN: map[string]int{},
-		active: t.active[:0], touched: t.touched[:0], changed: t.changed[:0]}
+		active: t.active[:0], touched: t.touched[:0], changed: t.changed[:0], dirty: t.dirty[:0], full: true,
+		looks: t.looks}
 	w.settleAlive()
 }
 
@@ -141,6 +193,7 @@ func (t *tracker) signal(w *world, s sandbox.SignalRecord) {
 		if !w.dead[s.Target] {
 			w.dead[s.Target] = true
 			w.settleAlive()
+			t.everyone()
 		}
 	case sandbox.SignalOperatorEscalation:
 		w.escalated[s.Target] = true
@@ -163,11 +216,12 @@ func (t *tracker) auditRecord(w *world, r sandbox.AuditRecord) {
 			t.stale = true
 		}
 		wk := w.newWork(r.WorkID, msg)
-		wk.idx, wk.active = len(w.works), true
+		wk.idx, wk.active, wk.listed = len(w.works), true, true
 		w.works = append(w.works, wk)
 		w.byID[wk.id] = wk
 		t.active = append(t.active, wk)
 		t.changed = append(t.changed, wk)
+		t.touch(wk)
 	case eventDeclined:
 		w.declined[auditField(r, "message_id")] = true
 	case sandbox.EventClaim:
@@ -175,11 +229,13 @@ func (t *tracker) auditRecord(w *world, r sandbox.AuditRecord) {
 			wk.claims = append(wk.claims, claim{agent: r.AgentID, outcome: r.Outcome})
 			t.touched = append(t.touched, wk)
 			t.changed = append(t.changed, wk)
+			t.touch(wk)
 		}
 	case sandbox.EventResolution:
 		if wk, ok := w.byID[r.WorkID]; ok && !wk.resolved {
 			wk.resolved, wk.outcome = true, r.Outcome
 			t.changed = append(t.changed, wk)
+			t.touch(wk)
 		}
 	case w.p.ignoredEvent():
 		id := auditField(r, "approval_id")
@@ -188,7 +244,11 @@ func (t *tracker) auditRecord(w *world, r sandbox.AuditRecord) {
 			t.stale = true
 		}
 	case eventApprovalAccepted:
-		w.accepted[auditField(r, "draft_id")] = true
+		id := auditField(r, "draft_id")
+		w.accepted[id] = true
+		if wk, ok := w.draftWork[id]; ok {
+			t.touch(wk)
+		}
 	}
 }
 
@@ -200,6 +260,7 @@ func (t *tracker) draft(w *world, d sandbox.Draft) {
 	if t.unattached[d.DraftID] || t.undeclared[d.DraftID] {
 		t.stale = true
 	}
+	t.touchNamed(w, d.DraftID)
 	wk, ok := w.byID[d.WorkID]
 	if !ok {
 		t.unadmitted[d.WorkID] = true
@@ -208,6 +269,29 @@ func (t *tracker) draft(w *world, d sandbox.Draft) {
 	wk.drafts = append(wk.drafts, d)
 	w.draftWork[d.DraftID] = wk
 	t.changed = append(t.changed, wk)
+	t.touch(wk)
+}
+
+// touchNamed touches every work whose owner's draft a new draft id may
+// be (draftID of the work and some agent): the draft phase skips a work
+// once a draft of that name is declared, whichever work declared it.
+func (t *tracker) touchNamed(w *world, draftID string) {
+	rest, ok := strings.CutPrefix(draftID, "d-")
+	if !ok {
+		return
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] != '.' {
+			continue
+		}
+		prefix := rest[:i]
+		if wk, ok := w.byID["w-"+prefix]; ok {
+			t.touch(wk)
+		}
+		if wk, ok := w.byID[prefix]; ok && !strings.HasPrefix(prefix, "w-") {
+			t.touch(wk)
+		}
+	}
 }
 
 func (t *tracker) effect(w *world, e sandbox.Effect) {
@@ -221,6 +305,7 @@ func (t *tracker) effect(w *world, e sandbox.Effect) {
 	}
 	if ok {
 		wk.effects++
+		t.touch(wk)
 	}
 }
 
@@ -243,6 +328,7 @@ func (t *tracker) approval(w *world, a sandbox.ApprovalRecord) {
 	t.chosen[a.ApprovalID]++
 	if wk, ok := w.draftWork[d.DraftID]; ok {
 		t.changed = append(t.changed, wk)
+		t.touch(wk)
 	}
 }
 
@@ -250,24 +336,73 @@ func (t *tracker) approval(w *world, a sandbox.ApprovalRecord) {
 // resolved work with no claim left to stand down, an escalation of a work
 // that ended or went out, an approval recorded as ignored, a message
 // decided. Each of these is for good: the facts that end them only grow.
+//
+// Between full prunes only the works changed since are looked at (D181):
+// a work that can no longer call for a write is marked, and the list is
+// compacted once the marked ones are half of it; a decided message is
+// dropped from the front of the undecided ones, where the admissions
+// phase took it. What is left in a list past its end yields no write,
+// so the plan's answers are those of a list pruned whole every time.
 func (t *tracker) prune(w *world) {
-	t.active = slices.DeleteFunc(t.active, func(wk *work) bool {
-		wk.active = wk.needsPlan()
-		return !wk.active
-	})
+	full := t.full
+	t.full = false
+	if full {
+		t.dropped = 0
+		t.active = slices.DeleteFunc(t.active, func(wk *work) bool {
+			wk.active = wk.needsPlan()
+			wk.listed = wk.active
+			return !wk.active
+		})
+	} else {
+		t.drop()
+	}
+	t.dirty = t.dirty[:0]
 	t.escalates = slices.DeleteFunc(t.escalates, func(s sandbox.SignalRecord) bool {
 		wk, ok := w.byID[s.Target]
 		return ok && (wk.resolved || wk.effects > 0)
 	})
 	t.unbound = slices.DeleteFunc(t.unbound, func(a sandbox.ApprovalRecord) bool { return w.ignored[a.ApprovalID] })
-	t.undecided = slices.DeleteFunc(t.undecided, func(m sandbox.Message) bool { return w.decided[m.ID] || w.declined[m.ID] })
+	gone := func(m sandbox.Message) bool { return w.decided[m.ID] || w.declined[m.ID] }
+	if full {
+		t.undecided = slices.DeleteFunc(t.undecided, gone)
+		return
+	}
+	n := 0
+	for n < len(t.undecided) && gone(t.undecided[n]) {
+		n++
+	}
+	t.undecided = t.undecided[n:]
+}
+
+// drop marks the changed works that can no longer call for a write, and
+// compacts the active list once they are half of it.
+func (t *tracker) drop() {
+	for _, wk := range t.dirty {
+		if wk.listed && wk.active && !wk.needsPlan() {
+			wk.active = false
+			t.dropped++
+		}
+	}
+	if t.dropped == 0 || 2*t.dropped < len(t.active) {
+		return
+	}
+	t.active = slices.DeleteFunc(t.active, func(wk *work) bool {
+		wk.listed = wk.active
+		return !wk.active
+	})
+	t.dropped = 0
 }
 
 // reactivate puts a work back among the active ones, in file order.
 func (t *tracker) reactivate(wk *work) {
+	wk.active = true
+	if wk.listed {
+		t.dropped--
+		return
+	}
 	i, _ := slices.BinarySearchFunc(t.active, wk.idx, func(a *work, idx int) int { return a.idx - idx })
 	t.active = slices.Insert(t.active, i, wk)
-	wk.active = true
+	wk.listed = true
 }
 
 // needsPlan reports whether the reference's plan may still write for the

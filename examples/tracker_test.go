@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/amr-bench/amr/faults"
+	"github.com/amr-bench/amr/internal/bigbundle"
 	"github.com/amr-bench/amr/internal/rng"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim"
@@ -71,6 +72,7 @@ func trackedAgainst(t *testing.T, views []*view) int {
 	c.drafts.whole, c.outbox.whole, c.audit.whole = true, true, true
 	for i, v := range views {
 		got := summary(tr.update(&tw, v, &c, reference{}, 7))
+		require.Equal(t, needingPlan(&tw), activeWorks(&tr), "active works, view %d", i)
 		want := summary(fw.derive(v, reference{}, 7))
 		require.Equal(t, want, got, "view %d", i)
 	}
@@ -141,5 +143,140 @@ func TestTrackerDerivesAgainOnlyForALateRecord(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			assert.Equal(t, 2, trackedAgainst(t, views), "the late record derives the world again")
 		})
+	}
+}
+
+// activeWorks are the works the tracker's plan looks at: those in its
+// list not dropped since.
+func activeWorks(t *tracker) []string {
+	var ids []string
+	for _, wk := range t.active {
+		if wk.active {
+			ids = append(ids, wk.id)
+		}
+	}
+	return ids
+}
+
+// needingPlan are the works a prune of the whole list keeps, in file order.
+func needingPlan(w *world) []string {
+	var ids []string
+	for _, wk := range w.works {
+		if wk.needsPlan() {
+			ids = append(ids, wk.id)
+		}
+	}
+	return ids
+}
+
+// recording is the reference's factory that keeps every instance made.
+func recording(made *[]*responder) sandbox.Factory {
+	return func() sandbox.Implementation {
+		r := &responder{p: &reference{}}
+		*made = append(*made, r)
+		return r
+	}
+}
+
+// The reference with its tracker writes what it writes deriving every
+// world afresh when many messages arrive in each tick (D180, D181).
+func TestTrackedPlanWritesWhatAFreshDeriveWritesInABurst(t *testing.T) {
+	b := bigbundle.GenerateBurst(300)
+	for seed := uint64(1); seed <= 2; seed++ {
+		var made []*responder
+		tracked, err := sim.Run(b, recording(&made), sim.Options{Seed: seed})
+		require.NoError(t, err)
+		fresh, err := sim.Run(b, factory(fresh[untracked]), sim.Options{Seed: seed})
+		require.NoError(t, err)
+		require.Equal(t, fresh.Files.Files(), tracked.Files.Files(), "seed %d", seed)
+		require.Equal(t, fresh.Log, tracked.Log, "seed %d", seed)
+		for _, r := range made {
+			require.Equal(t, needingPlan(&r.world), activeWorks(r.track), "the active works at the end")
+		}
+	}
+}
+
+// A step's scans look at a bounded number of works per write, however
+// many arrive in the tick (D180): 20 and 50 arrivals a tick cost about
+// the same per write. A plan that looked at every open work after each
+// write would look at tens per write here, and more at the larger size.
+func TestTrackedPlanLooksAtWhatChanged(t *testing.T) {
+	perWrite := map[int]float64{}
+	for _, n := range []int{2000, 5000} {
+		b := bigbundle.GenerateBurst(n)
+		var made []*responder
+		tracked, err := sim.Run(b, recording(&made), sim.Options{Seed: 1})
+		require.NoError(t, err)
+
+		looks, writes := 0, 0
+		for _, r := range made {
+			require.NotNil(t, r.track)
+			looks += r.track.looks
+			require.Equal(t, needingPlan(&r.world), activeWorks(r.track), "the active works at the end, %d messages", n)
+		}
+		files := tracked.Files.Files()
+		for _, f := range []string{sandbox.Audit, sandbox.Drafts, sandbox.Outbox} {
+			writes += strings.Count(string(files[f]), "\n")
+		}
+		require.Positive(t, writes)
+		perWrite[n] = float64(looks) / float64(writes)
+		t.Logf("%d messages: %d writes, %d works looked at, %.2f a write", n, writes, looks, perWrite[n])
+	}
+	assert.Less(t, perWrite[5000], 8.0, "works looked at per write")
+	assert.Less(t, perWrite[5000], 1.5*perWrite[2000], "works looked at per write, against the smaller run")
+}
+
+// A draft's id can be the owner's draft name of more than one work when
+// ids hold dots; every phase looks again at every work it may name, and
+// at no other.
+func TestTouchNamedFindsEveryWorkADraftMayName(t *testing.T) {
+	fleet := []string{"c", "b.c"}
+	audit := []sandbox.AuditRecord{admission("w-a", "a"), admission("w-a.b", "a.b"), admission("w-x", "x")}
+	v := &view{fleet: fleet, inbox: []sandbox.Message{msg("a"), msg("a.b"), msg("x")}, audit: audit}
+	var tr tracker
+	var w world
+	var c caches
+	c.inbox.whole, c.signals.whole, c.approvals.whole = true, true, true
+	c.drafts.whole, c.outbox.whole, c.audit.whole = true, true, true
+	tr.update(&w, v, &c, reference{}, 7)
+
+	settle := func() {
+		tr.everyone()
+		for p := range tr.clean {
+			tr.clean[p] = len(w.works)
+		}
+		tr.dirty = tr.dirty[:0]
+	}
+	ids := func(list []*work) []string {
+		out := []string{}
+		for _, wk := range list {
+			out = append(out, wk.id)
+		}
+		return out
+	}
+	rechecked := func(want ...string) {
+		if want == nil {
+			want = []string{}
+		}
+		t.Helper()
+		for p := range tr.recheck {
+			assert.Equal(t, want, ids(tr.recheck[p]), "phase %d", p)
+		}
+		assert.Equal(t, [scanPhases]int{3, 3, 3, 3, 3}, tr.clean)
+	}
+	settle()
+	tr.touchNamed(&w, "d-a.b.c")
+	assert.ElementsMatch(t, []string{"w-a", "w-a.b"}, ids(tr.dirty), "d-a.b.c is w-a's for b.c and w-a.b's for c")
+	rechecked("w-a", "w-a.b")
+
+	settle()
+	tr.touchNamed(&w, "d-x.c")
+	rechecked("w-x")
+
+	for _, id := range []string{"x-a.b", "d-abc", "d-q.c"} {
+		settle()
+		tr.touchNamed(&w, id)
+		assert.Empty(t, tr.dirty, id)
+		rechecked()
 	}
 }

@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -47,9 +48,11 @@ type work struct {
 	resolved bool
 	outcome  string
 	// idx is the work's place in world.works; active says it is among
-	// the tracker's active works.
+	// the tracker's active works, listed that it is still in their list
+	// (a work dropped from them stays listed until the list is compacted).
 	idx    int
 	active bool
+	listed bool
 }
 
 func (w *work) latestDraft() (sandbox.Draft, bool) {
@@ -322,13 +325,55 @@ func (w *world) thread(conversation, upTo string) []sandbox.Message {
 	return out
 }
 
-// live are the works the plan looks at: every one, or only those the
-// tracker keeps active.
-func (w *world) live() []*work {
-	if w.inc != nil {
-		return w.inc.active
+// The plan's phases that look at the works one by one, in file order.
+const (
+	scanSends = iota
+	scanDeaths
+	scanDecisions
+	scanClaims
+	scanDrafts
+	scanPhases
+)
+
+// scan returns the first write each calls for over the works the plan
+// looks at, in file order. With a tracker it looks, below the phase's
+// clean mark, only at the works changed since it last looked at them, and
+// then goes on from the mark (D180): the answer is the same, and a step
+// that writes once for each of a tick's arrivals no longer looks at every
+// open work after each write.
+func (w *world) scan(phase int, each func(*work) *write) *write {
+	t := w.inc
+	if t == nil {
+		for _, wk := range w.works {
+			if next := each(wk); next != nil {
+				return next
+			}
+		}
+		return nil
 	}
-	return w.works
+	for len(t.recheck[phase]) > 0 {
+		wk := t.recheck[phase][0]
+		if wk.active && wk.idx < t.clean[phase] {
+			t.looks++
+			if next := each(wk); next != nil {
+				return next // still to look at again: the write changes it
+			}
+		}
+		t.recheck[phase] = t.recheck[phase][1:]
+	}
+	from, _ := slices.BinarySearchFunc(t.active, t.clean[phase], func(a *work, idx int) int { return a.idx - idx })
+	for _, wk := range t.active[from:] {
+		if !wk.active {
+			continue // dropped, not yet compacted out of the list
+		}
+		t.looks++
+		if next := each(wk); next != nil {
+			t.clean[phase] = wk.idx
+			return next
+		}
+	}
+	t.clean[phase] = len(w.works)
+	return nil
 }
 
 // escalationSignals are the signals the escalation phase looks at.
