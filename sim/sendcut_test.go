@@ -92,17 +92,26 @@ func TestATracedTornSendCrashTearsTheSend(t *testing.T) {
 func TestAWatchedSendCrashLandsNoEarlierThanTheSend(t *testing.T) {
 	requireLinux(t)
 	for k, want := range sendCuts {
-		b := shortened(t, "l0-respond", 2)
-		b.Faults = sendCrash(k, false)
-		spec := helperSpec("send", RegimeStep)
-		spec.NoTrace = true
-		res := runProcess(t, b, spec, 1)
-		assert.Equal(t, "watch: tracing turned off", res.Log[0].Params["cut"])
-		c := kinds(res, sandbox.LogCrash)
-		require.Len(t, c, 1)
-		assert.Equal(t, scenarios.SendLog, c[0].WritesTo)
-		assert.GreaterOrEqual(t, c[0].Lines[sandbox.Outbox], want.outbox, "k=%d", k)
+		c := watchedCrash(t, "send", sendCrash(k, false))
+		assert.Equal(t, scenarios.SendLog, c.WritesTo)
+		assert.GreaterOrEqual(t, c.Lines[sandbox.Outbox], want.outbox, "k=%d", k)
 	}
+}
+
+// watchedCrash plays two ticks of l0-respond against the helper role with
+// the given faults and tracing off, checks that the run says it watched and
+// crashed once, and returns the crash's record.
+func watchedCrash(t *testing.T, role string, faults []scenarios.Fault) sandbox.LogRecord {
+	t.Helper()
+	b := shortened(t, "l0-respond", 2)
+	b.Faults = faults
+	spec := helperSpec(role, RegimeStep)
+	spec.NoTrace = true
+	res := runProcess(t, b, spec, 1)
+	assert.Equal(t, "watch: tracing turned off", res.Log[0].Params["cut"])
+	c := kinds(res, sandbox.LogCrash)
+	require.Len(t, c, 1)
+	return c[0]
 }
 
 // tickWriter makes its writes once a tick, one call each (a log line

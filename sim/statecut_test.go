@@ -88,17 +88,10 @@ func TestATracedTornStateCrashCutsTheKthVersion(t *testing.T) {
 func TestAWatchedStateCrashLandsNoEarlierThanTheState(t *testing.T) {
 	requireLinux(t)
 	for k, want := range stateCuts {
-		b := shortened(t, "l0-respond", 2)
-		b.Faults = stateCrash(k, true)
-		spec := helperSpec("states", RegimeStep)
-		spec.NoTrace = true
-		res := runProcess(t, b, spec, 1)
-		assert.Equal(t, "watch: tracing turned off", res.Log[0].Params["cut"])
-		c := kinds(res, sandbox.LogCrash)
-		require.Len(t, c, 1)
-		assert.Equal(t, scenarios.StateFile, c[0].WritesTo)
-		assert.Empty(t, c[0].Torn)
-		assert.GreaterOrEqual(t, c[0].Lines[sandbox.Audit], want.audit, "k=%d", k)
+		c := watchedCrash(t, "states", stateCrash(k, true))
+		assert.Equal(t, scenarios.StateFile, c.WritesTo)
+		assert.Empty(t, c.Torn)
+		assert.GreaterOrEqual(t, c.Lines[sandbox.Audit], want.audit, "k=%d", k)
 	}
 }
 
