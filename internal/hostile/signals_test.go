@@ -87,8 +87,8 @@ func rawWhole(t *testing.T, w *world) {
 }
 
 var phases = []phase{
-	{name: "run in process", args: []string{"run", "--runs", "200"}, want: ""},
-	{name: "run --out", args: []string{"run", "--runs", "200", "--out", "runout"}, after: absent("runout/report.json")},
+	{name: "run in process", args: []string{"run", "--runs", "2000"}, want: ""},
+	{name: "run --out", args: []string{"run", "--runs", "2000", "--out", "runout"}, after: absent("runout/report.json")},
 	{name: "run a process", args: []string{"run", "b", "--runs", "50", "--impl-cmd", "{amr} serve-impl reference", "--regime", "step"}},
 	{name: "fuzz campaign", args: []string{"fuzz", "--runs", "10000000", "--no-corpus"}, ready: "amr fuzz:",
 		want: "no failure found so far"},
@@ -101,7 +101,7 @@ var phases = []phase{
 		ready: "run seed ", after: absent("shrunk")},
 	{name: "regress", args: []string{"regress", "--runs", "20", "--baseline", "baseline.json"}},
 	{name: "regress --update", args: []string{"regress", "--runs", "20", "--baseline", "baseline.json", "--update"}, after: baselineKept},
-	{name: "conform", args: []string{"conform", "--runs", "50", "--declaration", "decl.json"}},
+	{name: "conform", args: []string{"conform", "--runs", "1000", "--declaration", "decl.json"}},
 	{name: "serve-impl", args: []string{"serve-impl", "reference", "--regime", "step"}, stdin: true},
 	{name: "stub", args: []string{"stub", "b"}, ready: "stub model for"},
 }
