@@ -76,3 +76,35 @@ func appendTo(t *testing.T, path, text string) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 }
+
+// BenchmarkLogLook is one look at a log of 20 lines that did not change:
+// opening the path each time, against the descriptor held open.
+//
+//	go test ./sim -run '^$' -bench LogLook -count 8
+func BenchmarkLogLook(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "audit.jsonl")
+	line := `{"ts":"t1","kind":"admitted","message_id":"m1","work_id":"w-1"}` + "\n"
+	data := []byte{}
+	for range 20 {
+		data = append(data, line...)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := readRegular(path, 0, 1<<20); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("held", func(b *testing.B) {
+		h := newHeldOpen()
+		defer h.close()
+		for b.Loop() {
+			if _, _, err := h.read(path, 0, 1<<20); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
