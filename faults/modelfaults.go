@@ -31,6 +31,25 @@ func (g *generator) modelFailures(b *scenarios.Bundle) {
 		if f.Kind == scenarios.ModelRateLimit && g.d.chance(100) {
 			f.RetryAfter = 1
 		}
+		if f.Kind == scenarios.ModelTimeout {
+			f.HoldMS = g.hold()
+		}
 		b.Model.Failures = append(b.Model.Failures, f)
 	}
+}
+
+// longHolds are the holds of the timeouts that outlast a client's timeout
+// of a fraction of a second, or of up to two (0: the default, 2 s).
+var longHolds = []int{0, 250}
+
+// hold draws how long the HTTP stub holds a timeout (D183): most holds are
+// a few milliseconds, so any client but one with a shorter timeout of its
+// own gets the gateway's 504 and a campaign's wall time is not spent
+// waiting; one in eight is long enough for a client with a timeout under a
+// quarter of a second, or under two seconds, to see its own.
+func (g *generator) hold() int {
+	if g.d.chance(875) {
+		return g.d.between(1, 50)
+	}
+	return pick(g.d, longHolds)
 }

@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The fields of issue 20's faults validate both ways: what they allow
@@ -34,6 +36,18 @@ func TestValidateDeploymentFaults(t *testing.T) {
 		{"retry_after on a 500", func(b *Bundle) {
 			b.Model.Failures = []ModelFailure{{Call: 1, Kind: ModelServerError, RetryAfter: 1}}
 		}, "model.failures[0].retry_after"},
+		{"a timeout's hold", func(b *Bundle) {
+			b.Model.Failures = []ModelFailure{{Call: 1, Kind: ModelTimeout, HoldMS: 1}, {Call: 2, Kind: ModelTimeout, HoldMS: MaxHoldMS}}
+		}, ""},
+		{"hold_ms on a reset", func(b *Bundle) {
+			b.Model.Failures = []ModelFailure{{Call: 1, Kind: ModelReset, HoldMS: 5}}
+		}, "model.failures[0].hold_ms"},
+		{"a negative hold", func(b *Bundle) {
+			b.Model.Failures = []ModelFailure{{Call: 1, Kind: ModelTimeout, HoldMS: -1}}
+		}, "model.failures[0].hold_ms"},
+		{"a hold past the bound", func(b *Bundle) {
+			b.Model.Failures = []ModelFailure{{Call: 1, Kind: ModelMalformed}, {Call: 2, Kind: ModelTimeout, HoldMS: MaxHoldMS + 1}}
+		}, "model.failures[1].hold_ms"},
 		{"a stamped bundle", func(b *Bundle) { b.Meta.StampScheduled = true }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,4 +66,20 @@ func TestValidateDeploymentFaults(t *testing.T) {
 			assert.Contains(t, fields, tc.field)
 		})
 	}
+}
+
+// A bad hold in a bundle's file is refused at its file and line; a timeout
+// without one is held as long as before hold_ms existed (D183).
+func TestABadHoldIsLocated(t *testing.T) {
+	b := baseBundle()
+	b.Model.Failures = []ModelFailure{{Call: 1, Kind: ModelTimeout}, {Call: 2, Kind: ModelTimeout, HoldMS: MaxHoldMS + 1}}
+	data, err := b.MarshalIndent()
+	require.NoError(t, err)
+	parsed, src, err := Parse("b.json", data)
+	require.NoError(t, err)
+	p := findProblem(t, Validate(parsed, src).Errors(), "model.failures[1].hold_ms")
+	line := lineOf(t, string(data), `"hold_ms":60001`, 1)
+	assert.Equal(t, fmt.Sprintf("b.json:%d: model.failures[1].hold_ms: hold_ms 60001 is outside 1..60000 milliseconds", line), p.String())
+	assert.Equal(t, DefaultHoldMS, parsed.Model.Failures[0].Hold())
+	assert.Equal(t, MaxHoldMS+1, parsed.Model.Failures[1].Hold())
 }

@@ -9,6 +9,10 @@ type ModelFailure struct {
 	// RetryAfter is, for a rate limit, the Retry-After the stub sends, in
 	// seconds.
 	RetryAfter int `json:"retry_after,omitempty"`
+	// HoldMS is, for a timeout, how long the HTTP stub holds the call
+	// before its 504, in milliseconds of wall time; 0 (absent) holds
+	// DefaultHoldMS (D183).
+	HoldMS int `json:"hold_ms,omitempty"`
 }
 
 // Kinds of model failure.
@@ -26,6 +30,21 @@ var ModelFailureKinds = []string{ModelRateLimit, ModelServerError, ModelUnavaila
 
 // MaxRetryAfter bounds a rate limit's Retry-After, in seconds.
 const MaxRetryAfter = 60
+
+// DefaultHoldMS is a timeout's hold when the bundle names none: what every
+// bundle written before hold_ms existed was run with.
+const DefaultHoldMS = 2000
+
+// MaxHoldMS bounds a timeout's hold, as MaxRetryAfter bounds a wait.
+const MaxHoldMS = MaxRetryAfter * 1000
+
+// Hold is how long a timeout failure is held, in milliseconds.
+func (f ModelFailure) Hold() int {
+	if f.HoldMS == 0 {
+		return DefaultHoldMS
+	}
+	return f.HoldMS
+}
 
 // FailureAt returns the failure of the n-th call, if the model has one.
 func (m Model) FailureAt(n int) (ModelFailure, bool) {

@@ -291,6 +291,12 @@ func (v *validator) modelFailures() {
 		case f.RetryAfter < 0 || f.RetryAfter > MaxRetryAfter:
 			v.errorf(field+".retry_after", "retry_after %d is outside 0..%d seconds", f.RetryAfter, MaxRetryAfter)
 		}
+		switch {
+		case f.HoldMS != 0 && f.Kind != ModelTimeout:
+			v.errorf(field+".hold_ms", "only a timeout failure has hold_ms")
+		case f.HoldMS < 0 || f.HoldMS > MaxHoldMS:
+			v.errorf(field+".hold_ms", "hold_ms %d is outside 1..%d milliseconds", f.HoldMS, MaxHoldMS)
+		}
 	}
 }
 

@@ -244,6 +244,8 @@ type logWatch struct {
 	// size is the file's size when last looked at, a partial last line
 	// included: a look that finds the same size reads no further.
 	size int64
+	// file is the log kept open between looks.
+	file heldOpen
 }
 
 // watcher observes the implementation's writes by looking at the sandbox:
@@ -271,7 +273,7 @@ type watcher struct {
 func newWatcher(root string, limit int64, seen map[string]*appendLog, rewritten func(string, *rewrite, string)) *watcher {
 	w := &watcher{root: root, limit: limit, others: map[string]stamp{}, rewritten: rewritten}
 	for _, n := range sandbox.ImplLogs {
-		w.logs = append(w.logs, &logWatch{name: n, seen: seen[n]})
+		w.logs = append(w.logs, &logWatch{name: n, seen: seen[n], file: newHeldOpen()})
 	}
 	return w
 }
@@ -319,7 +321,7 @@ func (w *watcher) rebase() { w.pollOthers(false) }
 // the whole file is compared with what was seen.
 func (w *watcher) pollLog(c *logWatch) bool {
 	last := c.seen.lastLine()
-	data, size, err := readRegular(filepath.Join(w.root, c.name), int64(c.seen.last), w.limit)
+	data, size, err := c.file.read(filepath.Join(w.root, c.name), int64(c.seen.last), w.limit)
 	if err != nil || size < c.size || !bytes.HasPrefix(data, last) {
 		return w.lookWhole(c)
 	}
@@ -335,7 +337,7 @@ func (w *watcher) pollLog(c *logWatch) bool {
 // missing, unreadable or not a regular file (a symbolic link is never
 // followed) reads as empty.
 func (w *watcher) lookWhole(c *logWatch) bool {
-	data, size, err := readRegular(filepath.Join(w.root, c.name), 0, w.limit)
+	data, size, err := c.file.read(filepath.Join(w.root, c.name), 0, w.limit)
 	how := ""
 	switch {
 	case err == nil:
@@ -402,6 +404,13 @@ func (w *watcher) pollOthers(count bool) {
 		}
 		return nil
 	})
+}
+
+// close closes the logs kept open.
+func (w *watcher) close() {
+	for _, c := range w.logs {
+		c.file.close()
+	}
 }
 
 // lines returns the lines seen in each log since the run began.

@@ -11,17 +11,30 @@ import (
 )
 
 // TimeoutHold is how long the HTTP stub holds a call that is to time out
-// before it answers 504 Gateway Timeout, unless the client hangs up first:
-// a client whose timeout is shorter sees its own timeout, any other the
-// gateway's. Either way no completion comes of the call.
-const TimeoutHold = 2 * time.Second
+// before it answers 504 Gateway Timeout, unless the client hangs up first,
+// when the failure names no hold_ms (D183): a client whose timeout is
+// shorter sees its own timeout, any other the gateway's. Either way no
+// completion comes of the call.
+const TimeoutHold = scenarios.DefaultHoldMS * time.Millisecond
+
+// holdOf is how long a timeout failure is held.
+func holdOf(f scenarios.ModelFailure) time.Duration {
+	return time.Duration(f.Hold()) * time.Millisecond
+}
+
+// currentHold is the hold of the call the stub answered last, if it is to
+// time out; the caller holds the handler's lock across the call and this.
+func (s *Stub) currentHold() time.Duration {
+	f, _ := s.model.FailureAt(s.calls)
+	return holdOf(f)
+}
 
 // failCall answers a call the bundle makes fail, as a real endpoint fails
 // (D74). Every response names its call id in the X-Amr-Call-Id header, as
 // an answered call does, the gateway's 504 that ends a held call too; only a
 // reset answers nothing (D130). The log line was written when the call
 // arrived, so every kind is logged alike.
-func failCall(w http.ResponseWriter, r *http.Request, e *sandbox.ModelError) {
+func failCall(w http.ResponseWriter, r *http.Request, e *sandbox.ModelError, hold time.Duration) {
 	if e.Kind == scenarios.ModelReset {
 		resetConn(w)
 		return
@@ -32,7 +45,7 @@ func failCall(w http.ResponseWriter, r *http.Request, e *sandbox.ModelError) {
 		select {
 		case <-r.Context().Done():
 			return
-		case <-time.After(TimeoutHold):
+		case <-time.After(hold):
 		}
 		apiError(w, http.StatusGatewayTimeout, "server_error", "timeout", "", "the model did not answer in time")
 		return

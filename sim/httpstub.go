@@ -169,10 +169,11 @@ func (h *stubHandler) complete(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	a, err := h.stub.Answer(req.Req)
+	hold := h.stub.currentHold()
 	h.mu.Unlock()
 	var me *sandbox.ModelError
 	if errors.As(err, &me) {
-		failCall(w, r, me)
+		failCall(w, r, me, hold)
 		return
 	}
 	if err != nil {

@@ -169,3 +169,33 @@ func TestATimedOutCallCatchesItsCiterAsAProcess(t *testing.T) {
 	requirePass(t, b, run(t, b, examples.Reference(), 1))
 	requirePass(t, b, runProcess(t, b, helperSpec("reference", RegimeStep), 1))
 }
+
+// A timeout is held as long as the bundle says (D183): a hold shorter than
+// the client's own timeout ends in the gateway's 504, which names the call;
+// a longer one in the client's own timeout, which names none. The log is
+// the in-process stub's either way.
+func TestATimeoutIsHeldAsTheBundleSays(t *testing.T) {
+	m := scenarios.Model{Anchors: []string{"ORD-1"}, Reply: "re {{anchor}}", ReplyNoAnchor: "re", Failures: []scenarios.ModelFailure{
+		{Call: 1, Kind: scenarios.ModelTimeout, HoldMS: 5}, {Call: 2, Kind: scenarios.ModelTimeout, HoldMS: 2000},
+	}}
+	httpMem, inMem := sandbox.NewMemory(), sandbox.NewMemory()
+	srv := httptest.NewServer(StubHandler(NewStub(m, httpMem, func() int { return 3 })))
+	defer srv.Close()
+	client := &HTTPModel{BaseURL: srv.URL + "/v1", Client: &http.Client{Timeout: 300 * time.Millisecond}}
+	in := NewStub(m, inMem, func() int { return 3 })
+	seen := func() *sandbox.ModelError {
+		_, err := client.Complete("about ORD-1")
+		var me *sandbox.ModelError
+		require.True(t, errors.As(err, &me), "%v", err)
+		_, _ = in.Complete("about ORD-1")
+		return me
+	}
+	short := seen()
+	assert.Equal(t, sandbox.ModelError{CallID: "call-0001", Kind: scenarios.ModelTimeout, Status: 504},
+		sandbox.ModelError{CallID: short.CallID, Kind: short.Kind, Status: short.Status}, "%v", short)
+	long := seen()
+	assert.Equal(t, sandbox.ModelError{Kind: scenarios.ModelTimeout},
+		sandbox.ModelError{CallID: long.CallID, Kind: long.Kind, Status: long.Status}, "%v", long)
+	assert.Contains(t, long.Msg, "Client.Timeout", "the client's own timeout")
+	assert.Equal(t, string(inMem.View(sandbox.ModelCalls)), string(httpMem.View(sandbox.ModelCalls)))
+}

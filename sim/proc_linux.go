@@ -95,18 +95,81 @@ func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
 // blocks on a FIFO an implementation put in a file's place, and it uses
 // plain system calls: this runs several times per tick.
 func readRegular(path string, off, limit int64) ([]byte, int64, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	fd, st, err := openRegular(path)
 	if err != nil {
-		return nil, 0, &os.PathError{Op: "open", Path: path, Err: err}
+		return nil, 0, err
 	}
 	defer syscall.Close(fd)
+	return preadRange(fd, path, &st, off, limit)
+}
+
+// openRegular opens a regular file for reading as readRegular does.
+func openRegular(path string) (int, syscall.Stat_t, error) {
 	var st syscall.Stat_t
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, st, &os.PathError{Op: "open", Path: path, Err: err}
+	}
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, 0, &os.PathError{Op: "stat", Path: path, Err: err}
+		syscall.Close(fd)
+		return -1, st, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, 0, errNotRegular
+		syscall.Close(fd)
+		return -1, st, errNotRegular
 	}
+	return fd, st, nil
+}
+
+// heldOpen is a file read again and again (a log the driver looks at every
+// tick), kept open between reads: a read that finds the same inode at the
+// path, with the same mode and owner, reads through the kept descriptor,
+// which is what opening the path again would give, for one system call
+// fewer than an open, a stat and a close. Anything else at the path (a
+// file renamed over it, a link, a FIFO, a changed mode) opens it afresh.
+type heldOpen struct {
+	fd    int // -1: none
+	st    syscall.Stat_t
+	opens int // for tests
+}
+
+func newHeldOpen() heldOpen { return heldOpen{fd: -1} }
+
+// read is readRegular of path through the kept descriptor when it still
+// names the file at path.
+func (k *heldOpen) read(path string, off, limit int64) ([]byte, int64, error) {
+	if k.fd >= 0 {
+		var st syscall.Stat_t
+		if syscall.Lstat(path, &st) == nil && k.same(&st) {
+			return preadRange(k.fd, path, &st, off, limit)
+		}
+		k.close()
+	}
+	fd, st, err := openRegular(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	k.fd, k.st = fd, st
+	k.opens++
+	return preadRange(fd, path, &st, off, limit)
+}
+
+// same reports whether st is the kept file as it was opened: the same
+// inode, with the same type, permissions and owner.
+func (k *heldOpen) same(st *syscall.Stat_t) bool {
+	return st.Dev == k.st.Dev && st.Ino == k.st.Ino && st.Mode == k.st.Mode && st.Uid == k.st.Uid && st.Gid == k.st.Gid
+}
+
+func (k *heldOpen) close() {
+	if k.fd >= 0 {
+		syscall.Close(k.fd)
+		k.fd = -1
+	}
+}
+
+// preadRange reads bytes [off, min(size, limit)) of the open file, whose
+// stat is st, and returns them with its size.
+func preadRange(fd int, path string, st *syscall.Stat_t, off, limit int64) ([]byte, int64, error) {
 	end := min(st.Size, limit)
 	if end <= off {
 		return nil, st.Size, nil

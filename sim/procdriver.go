@@ -815,6 +815,7 @@ func (d *procDriver) end() (*sandbox.Memory, error) {
 	d.reap()
 	d.server.close()
 	d.measure.close()
+	d.watch.close()
 	mem, cut := d.files.collect()
 	if len(cut) > 0 {
 		d.e.log(sandbox.LogRecord{Kind: sandbox.LogOversize,
@@ -842,6 +843,9 @@ func (d *procDriver) abort() {
 	d.killCur()
 	if d.measure != nil {
 		d.measure.close()
+	}
+	if d.watch != nil {
+		d.watch.close()
 	}
 	if d.root != "" {
 		for _, s := range findStrays(d.root, procMark{}) {
