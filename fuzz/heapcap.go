@@ -4,7 +4,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -18,15 +17,6 @@ import (
 // marking work in proportion, so the mark finishes on the workers' own
 // threads. The work is the mark's own, done sooner and by other threads,
 // and the collections after it are paced as before.
-//
-// Lowering GOGC still lets the runs under way allocate while they mark, and
-// a worker that starts another run goes on piling; on a loaded machine the
-// mark's own threads may wait for a core for hundreds of milliseconds. So
-// while the cap is down it also shuts heapGate, at which a campaign's
-// workers wait before starting a run (D198): the pile is then bounded by the
-// runs already under way, and the idle Ps the waiting workers leave run the
-// collector's idle mark workers. Waiting costs wall time, not CPU, and
-// which runs are played and how they are judged do not depend on it.
 
 // capLowPercent is the GOGC a piled-up collection is finished under: low
 // enough that the heap of the moment is past the goal it gives.
@@ -75,10 +65,9 @@ func (c *capper) step(s capSample) capAction {
 }
 
 // CapHeap watches the heap every interval until stop is called, finishing
-// a piled-up collection under a low GOGC, with heapGate shut, as described
-// above. stop puts back the GOGC the cap found, if it had lowered it, opens
-// the gate and waits for the watcher to end; call it before anything else
-// resets GOGC.
+// a piled-up collection under a low GOGC as described above. stop puts
+// back the GOGC the cap found, if it had lowered it, and waits for the
+// watcher to end; call it before anything else resets GOGC.
 func CapHeap(every time.Duration) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -87,7 +76,7 @@ func CapHeap(every time.Duration) (stop func()) {
 		defer wg.Done()
 		t := time.NewTicker(every)
 		defer t.Stop()
-		watchHeap(done, t.C, readCapSample(), debug.SetGCPercent, &heapGate)
+		watchHeap(done, t.C, readCapSample(), debug.SetGCPercent)
 	}()
 	return func() {
 		close(done)
@@ -96,16 +85,14 @@ func CapHeap(every time.Duration) (stop func()) {
 }
 
 // watchHeap runs the capper on a sample at every tick until done, setting
-// GOGC with set (which returns the value it replaced) and shutting g while
-// GOGC is down.
-func watchHeap(done <-chan struct{}, tick <-chan time.Time, read func() capSample, set func(int) int, g *gate) {
+// GOGC with set (which returns the value it replaced).
+func watchHeap(done <-chan struct{}, tick <-chan time.Time, read func() capSample, set func(int) int) {
 	c := &capper{}
 	for {
 		select {
 		case <-done:
 			if c.lowered {
 				set(c.saved)
-				g.open()
 			}
 			return
 		case <-tick:
@@ -115,37 +102,10 @@ func watchHeap(done <-chan struct{}, tick <-chan time.Time, read func() capSampl
 		case capLower:
 			c.lowered, c.cycle = true, s.cycles
 			c.saved = set(capLowPercent)
-			g.shut()
 		case capRestore:
 			c.lowered = false
 			set(c.saved)
-			g.open()
 		}
-	}
-}
-
-// gate is where workers wait while the heap is piled up: open, wait
-// returns at once (one atomic load); shut, it returns once opened.
-type gate struct{ ch atomic.Pointer[chan struct{}] }
-
-// heapGate is the gate CapHeap shuts; a campaign's workers wait at it
-// before each run. Like GOGC it is the process's: one CapHeap at a time.
-var heapGate gate
-
-func (g *gate) shut() {
-	ch := make(chan struct{})
-	g.ch.Store(&ch)
-}
-
-func (g *gate) open() {
-	if ch := g.ch.Swap(nil); ch != nil {
-		close(*ch)
-	}
-}
-
-func (g *gate) wait() {
-	if ch := g.ch.Load(); ch != nil {
-		<-*ch
 	}
 }
 

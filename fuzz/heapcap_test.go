@@ -1,18 +1,12 @@
 package fuzz
 
 import (
-	"context"
 	"runtime/debug"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/amr-bench/amr/examples"
-	"github.com/amr-bench/amr/play"
-	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 const mb = 1 << 20
@@ -56,7 +50,7 @@ func TestWatchHeapSetsAndRestoresGOGC(t *testing.T) {
 		finished := make(chan struct{})
 		i := 0
 		go func() {
-			watchHeap(done, tick, func() capSample { s := samples[i]; s.percent = int64(percent); i++; return s }, setter, &gate{})
+			watchHeap(done, tick, func() capSample { s := samples[i]; s.percent = int64(percent); i++; return s }, setter)
 			close(finished)
 		}()
 		for range stopAfter {
@@ -88,94 +82,4 @@ func TestCapHeapStopLeavesGOGC(t *testing.T) {
 	}
 	stop()
 	require.Equal(t, 400, debug.SetGCPercent(400))
-}
-
-// The gate is shut from the sample that finds the pile until the one that
-// finds its collection ended, and opened when the watcher stops mid-pile.
-func TestWatchHeapShutsTheGateForThePile(t *testing.T) {
-	run := func(samples []capSample, stopAfter int) (shutAt []bool, openAtEnd bool) {
-		g := &gate{}
-		done, tick := make(chan struct{}), make(chan time.Time)
-		finished := make(chan struct{})
-		i := 0
-		read := func() capSample {
-			shutAt = append(shutAt, g.ch.Load() != nil)
-			s := samples[i]
-			i++
-			return s
-		}
-		go func() {
-			watchHeap(done, tick, read, func(int) int { return 400 }, g)
-			close(finished)
-		}()
-		for range stopAfter {
-			tick <- time.Time{}
-		}
-		close(done)
-		<-finished
-		return shutAt, g.ch.Load() == nil
-	}
-	pile := []capSample{
-		{objects: 10 * mb, goal: 13 * mb, cycles: 1, percent: 400},
-		{objects: 16 * mb, goal: 13 * mb, cycles: 1, percent: 400},
-		{objects: 17 * mb, goal: 3 * mb, cycles: 1, percent: capLowPercent},
-		{objects: 4 * mb, goal: 13 * mb, cycles: 2, percent: capLowPercent},
-		{objects: 5 * mb, goal: 13 * mb, cycles: 2, percent: 400},
-	}
-	shut, open := run(pile, 5)
-	assert.Equal(t, []bool{false, false, true, true, false}, shut, "as each sample was read")
-	assert.True(t, open)
-	shut, open = run(pile, 3)
-	assert.Equal(t, []bool{false, false, true}, shut)
-	assert.True(t, open, "stopped mid-pile: opened on stop")
-}
-
-// A worker waits at a shut gate until it is opened, and passes an open one.
-func TestGateHoldsWorkersWhileShut(t *testing.T) {
-	g := &gate{}
-	g.wait() // open: returns at once
-	g.shut()
-	passed := make(chan struct{})
-	go func() {
-		g.wait()
-		close(passed)
-	}()
-	select {
-	case <-passed:
-		t.Fatal("passed a shut gate")
-	case <-time.After(20 * time.Millisecond):
-	}
-	g.open()
-	<-passed
-	g.open() // opening an open gate is harmless
-	g.wait()
-}
-
-// A campaign's workers start no run while heapGate is shut, and play the
-// whole budget, judged as ever, once it opens.
-func TestCampaignWaitsAtTheShutGate(t *testing.T) {
-	ref := builtin(t, examples.ReferenceName)
-	var started atomic.Int64
-	counted := play.Impl{Name: ref.Name, New: func() sandbox.Implementation {
-		started.Add(1)
-		return ref.New()
-	}}
-	heapGate.shut()
-	defer heapGate.open()
-	type result struct {
-		sum *Summary
-		err error
-	}
-	done := make(chan result)
-	go func() {
-		sum, err := Campaign(context.Background(), Config{Impl: counted, Seed: 3, Runs: 6, Workers: 2})
-		done <- result{sum, err}
-	}()
-	time.Sleep(50 * time.Millisecond)
-	assert.Zero(t, started.Load(), "a run started at a shut gate")
-	heapGate.open()
-	r := <-done
-	require.NoError(t, r.err)
-	assert.Equal(t, 6, r.sum.Runs)
-	assert.Equal(t, view(runCampaign(t, Config{Impl: ref, Seed: 3, Runs: 6, Workers: 2})), view(r.sum))
 }

@@ -271,9 +271,8 @@ coverage counters ends every campaign. The garbage collector runs at GOGC=400
 unless GOGC is set, under a soft heap limit of 16 MiB plus 4 MiB a worker
 unless GOMEMLIMIT is set, so that a campaign's peak memory does not grow with
 its length (D160); a collection that lets the heap pile past its goal while it
-marks is finished under GOGC=10, then GOGC is put back (D161), and no worker
-starts a run until it has ended (D198). Without --out no result file is
-written, and no per-run coverage tape is kept for one.
+marks is finished under GOGC=10, then GOGC is put back (D161). Without --out no result file is written, and no per-run coverage tape
+is kept for one.
 
 Before a failing run is reported it is replayed --replays times with its own
 bundle and seeds. A replay in which the harness gave up on the implementation
@@ -301,7 +300,7 @@ const fuzzGCPercent = 400
 // to five times the live heap of the moment, so without it a campaign's peak
 // grew with its length (D160). Near the limit the collector runs as at a
 // lower GOGC instead; what still passes it is heap piled up while a
-// collection marks, which fuzz.CapHeap curbs (D161, D198). GOMEMLIMIT in the
+// collection marks, which fuzz.CapHeap curbs (D161). GOMEMLIMIT in the
 // environment overrides it.
 func fuzzMemoryLimit(workers int) int64 {
 	if workers <= 0 {
