@@ -134,3 +134,37 @@ func TestAdmittedAgreesWithTheHarness(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A parse shared between instances answers for the bytes it was asked
+// about: other bytes are parsed afresh, a list that is not one is refused,
+// and the hash is always that of the bytes given.
+func TestSharedRulesAnswerForTheirOwnBytes(t *testing.T) {
+	a := []byte(`[{"id": "a", "admit": true}]`)
+	b := []byte(`[{"id": "b", "admit": false, "when": {"posture": "maintenance"}}]`)
+	var first, second caches
+	ra, ok := first.parseRules(a)
+	require.True(t, ok)
+	rb, ok := second.parseRules(b)
+	require.True(t, ok)
+	require.Len(t, ra, 1)
+	require.Len(t, rb, 1)
+	assert.Equal(t, "a", ra[0].id)
+	assert.Equal(t, "b", rb[0].id)
+	assert.Equal(t, rulesHash(a), first.hashOf(a))
+	assert.Equal(t, rulesHash(b), second.hashOf(b))
+	assert.Equal(t, rulesHash(b), first.hashOf(b), "bytes the instance did not parse are hashed as given")
+
+	again := append([]byte(nil), a...)
+	var fresh caches
+	r, ok := fresh.parseRules(again)
+	require.True(t, ok)
+	assert.Equal(t, "a", r[0].id)
+	again[2] = 'x' // the caller's bytes change: the parse kept its own copy
+	assert.Equal(t, rulesHash(a), fresh.hashOf(a))
+
+	var broken caches
+	_, ok = broken.parseRules([]byte(`{"id": "a"}`))
+	assert.False(t, ok)
+	_, ok = broken.parseRules(a[:10])
+	assert.False(t, ok, "a torn copy of the last bytes parsed is not a rule list")
+}

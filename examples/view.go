@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -106,6 +107,7 @@ type caches struct {
 	audit     logCache[sandbox.AuditRecord]
 	rulesRaw  []byte
 	rules     []rule
+	rulesHash string
 	fleetRaw  []byte
 	fleet     []string
 	clockRaw  []byte
@@ -225,12 +227,51 @@ func (c *caches) parseRules(raw []byte) ([]rule, bool) {
 	if c.rulesRaw != nil && bytes.Equal(raw, c.rulesRaw) {
 		return c.rules, true
 	}
-	rules, err := parseRules(raw)
-	if err != nil {
+	p := sharedRules(raw)
+	if p == nil {
 		return nil, false
 	}
-	c.rulesRaw, c.rules = append([]byte(nil), raw...), rules
-	return rules, true
+	c.rulesRaw, c.rules, c.rulesHash = p.raw, p.rules, p.hash
+	return p.rules, true
+}
+
+// hashOf is rulesHash(raw), without hashing again the rules.json last
+// parsed: every admission under it names the same hash.
+func (c *caches) hashOf(raw []byte) string {
+	if c.rulesRaw != nil && bytes.Equal(raw, c.rulesRaw) {
+		return c.rulesHash
+	}
+	return rulesHash(raw)
+}
+
+// parsedRules is one rules.json's bytes, rules and hash; never modified
+// once made.
+type parsedRules struct {
+	raw   []byte
+	rules []rule
+	hash  string
+}
+
+// lastRules is the last rules.json parsed by any instance. A fresh instance
+// (after a crash, or in the next run of the same bundle) still reads
+// rules.json from its own sandbox and parses it by the same rules; only
+// the parse of bytes already parsed is not made again, a pure function of
+// the bytes. It is shared by concurrent runs: one holding other bytes is
+// a miss, never a wrong answer.
+var lastRules atomic.Pointer[parsedRules]
+
+// sharedRules is the parse of raw, nil when it is not a rule list.
+func sharedRules(raw []byte) *parsedRules {
+	if p := lastRules.Load(); p != nil && bytes.Equal(raw, p.raw) {
+		return p
+	}
+	rules, err := parseRules(raw)
+	if err != nil {
+		return nil
+	}
+	p := &parsedRules{raw: append([]byte(nil), raw...), rules: rules, hash: rulesHash(raw)}
+	lastRules.Store(p)
+	return p
 }
 
 // parseFleet reads fleet.json's agents, reusing the last decode when the
