@@ -96,7 +96,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 			}
 			return nil
 		}
-		line, err := sandbox.MarshalLine(next.rec)
+		line, err := lineOf(next.rec)
 		if err != nil {
 			return fmt.Errorf("encoding %s line: %w", next.file, err)
 		}
