@@ -6,20 +6,32 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-// lineOf is the line the responder appends for rec: sandbox.MarshalLine's
-// bytes. The records it writes most are laid out by hand when every string
-// in them is plain printable ASCII, which the encoder writes as it is;
-// anything else goes through MarshalLine. Both write the same bytes (a
-// test compares them): the encoder's reflection was a fortieth of a run.
-func lineOf(rec any) ([]byte, error) {
-	if line := plainLine(rec); line != nil {
-		return line, nil
+// lineOf is the line the responder appends to file for rec:
+// sandbox.MarshalLine's bytes. The records it writes most are laid out by
+// hand when every string in them is plain printable ASCII, which the
+// encoder writes as it is; anything else goes through MarshalLine. Both
+// write the same bytes (a test compares them): the encoder's reflection was
+// a fortieth of a run. back is, for a line laid out by hand that the file's
+// parser is certain to accept, the record it reads back (a test compares
+// them too); nil means the caller parses the line.
+func lineOf(file string, rec any) (line []byte, back any, err error) {
+	if l := layOut(rec); l != nil {
+		return l.buf, l.readBack(file, rec), nil
 	}
-	return sandbox.MarshalLine(rec)
+	line, err = sandbox.MarshalLine(rec)
+	return line, nil, err
 }
 
-// plainLine lays rec out by hand, or returns nil when it cannot.
+// plainLine is rec laid out by hand, or nil when it cannot be.
 func plainLine(rec any) []byte {
+	if l := layOut(rec); l != nil {
+		return l.buf
+	}
+	return nil
+}
+
+// layOut lays rec out by hand, or returns nil when it cannot.
+func layOut(rec any) *jsonLine {
 	var l jsonLine
 	switch r := rec.(type) {
 	case admissionLine:
@@ -45,7 +57,10 @@ func plainLine(rec any) []byte {
 	default:
 		return nil
 	}
-	return l.end()
+	if !l.end() {
+		return nil
+	}
+	return &l
 }
 
 // jsonLine is one object being laid out; bad is set once a value needs
@@ -53,6 +68,18 @@ func plainLine(rec any) []byte {
 type jsonLine struct {
 	buf []byte
 	bad bool
+	// members are where each member's value lies in buf, for readBack.
+	members []member
+}
+
+// member is one key and the span of its value in the line.
+type member struct {
+	key        string
+	start, end int
+	// text is a string member's value; num a number's.
+	text string
+	num  int
+	str  bool
 }
 
 func (l *jsonLine) key(name string) {
@@ -69,7 +96,9 @@ func (l *jsonLine) str(name, v string) *jsonLine {
 		l.bad = true
 	}
 	l.key(name)
+	start := len(l.buf)
 	l.buf = append(append(append(l.buf, '"'), v...), '"')
+	l.members = append(l.members, member{key: name, start: start, end: len(l.buf), text: v, str: true})
 	return l
 }
 
@@ -83,7 +112,9 @@ func (l *jsonLine) opt(name, v string) *jsonLine {
 
 func (l *jsonLine) num(name string, v int) *jsonLine {
 	l.key(name)
+	start := len(l.buf)
 	l.buf = strconv.AppendInt(l.buf, int64(v), 10)
+	l.members = append(l.members, member{key: name, start: start, end: len(l.buf), num: v})
 	return l
 }
 
@@ -110,11 +141,13 @@ func (l *jsonLine) origin(o sandbox.Origin) *jsonLine {
 	return l
 }
 
-func (l *jsonLine) end() []byte {
+// end closes the object, and reports whether it was laid out whole.
+func (l *jsonLine) end() bool {
 	if l.bad || len(l.buf) == 0 {
-		return nil
+		return false
 	}
-	return append(l.buf, '}')
+	l.buf = append(l.buf, '}')
+	return true
 }
 
 // htmlFree reports whether s has none of the characters json.Marshal

@@ -320,31 +320,36 @@ func sameFiles(a, b [][]byte) bool {
 }
 
 // add records a line this instance just wrote, exactly as a fresh read of
-// the file would see it, in the view and in the caches. It reports false
-// when the line does not parse: a line the responder cannot read back would
-// be written again and again.
-func (v *view) add(c *caches, file string, line []byte) bool {
+// the file would see it, in the view and in the caches. back, when set, is
+// the record the file's parser reads from the line (lineOf). It reports
+// false when the line does not parse: a line the responder cannot read back
+// would be written again and again.
+func (v *view) add(c *caches, file string, line []byte, back any) bool {
 	switch file {
 	case sandbox.Drafts:
-		return addLine(&v.drafts, &c.drafts, line, sandbox.ParseDrafts)
+		return addLine(&v.drafts, &c.drafts, line, back, sandbox.ParseDrafts)
 	case sandbox.Outbox:
-		return addLine(&v.outbox, &c.outbox, line, sandbox.ParseOutbox)
+		return addLine(&v.outbox, &c.outbox, line, back, sandbox.ParseOutbox)
 	case sandbox.Audit:
-		return addLine(&v.audit, &c.audit, line, sandbox.ParseAudit)
+		return addLine(&v.audit, &c.audit, line, back, sandbox.ParseAudit)
 	}
 	return false
 }
 
-func addLine[T any](recs *[]T, c *logCache[T], line []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) bool {
-	lines, _ := parse(line)
-	if len(lines) != 1 {
-		return false
+func addLine[T any](recs *[]T, c *logCache[T], line []byte, back any, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) bool {
+	rec, ok := back.(T)
+	if !ok {
+		lines, _ := parse(line)
+		if len(lines) != 1 {
+			return false
+		}
+		rec = lines[0].Rec
 	}
-	if c.appended(line, lines[0].Rec) {
+	if c.appended(line, rec) {
 		// The view showed exactly the cache's records: it still does.
 		*recs = c.recs[:len(c.recs):len(c.recs)]
 	} else {
-		*recs = append(*recs, lines[0].Rec)
+		*recs = append(*recs, rec)
 	}
 	return true
 }
