@@ -32,7 +32,8 @@ func plainLine(rec any) []byte {
 
 // layOut lays rec out by hand, or returns nil when it cannot.
 func layOut(rec any) *jsonLine {
-	var l jsonLine
+	l := &jsonLine{}
+	l.members = l.room[:0]
 	switch r := rec.(type) {
 	case admissionLine:
 		l.str("event", r.Event).num("at", r.At).str("work_id", r.WorkID).str("message_id", r.MessageID).
@@ -60,7 +61,7 @@ func layOut(rec any) *jsonLine {
 	if !l.end() {
 		return nil
 	}
-	return &l
+	return l
 }
 
 // jsonLine is one object being laid out; bad is set once a value needs
@@ -68,8 +69,10 @@ func layOut(rec any) *jsonLine {
 type jsonLine struct {
 	buf []byte
 	bad bool
-	// members are where each member's value lies in buf, for readBack.
+	// members are where each member's value lies in buf, for readBack;
+	// room holds them for a record of the responder's own.
 	members []member
+	room    [8]member
 }
 
 // member is one key and the span of its value in the line.
