@@ -168,3 +168,26 @@ func TestSharedRulesAnswerForTheirOwnBytes(t *testing.T) {
 	_, ok = broken.parseRules(a[:10])
 	assert.False(t, ok, "a torn copy of the last bytes parsed is not a rule list")
 }
+
+// mode.json and fleet.json decodes shared between instances answer for
+// the bytes they were asked about, as the rules' do.
+func TestSharedModeAndFleetAnswerForTheirOwnBytes(t *testing.T) {
+	var a, b caches
+	posture, ok := a.parseMode([]byte(`{"posture":"normal","changed_at":0}` + "\n"))
+	assert.True(t, ok)
+	assert.Equal(t, "normal", posture)
+	posture, ok = b.parseMode([]byte(`{"posture":"frozen","changed_at":4}` + "\n"))
+	assert.True(t, ok)
+	assert.Equal(t, "frozen", posture, "bytes of the same length")
+	var broken caches
+	_, ok = broken.parseMode([]byte(`{"posture":`))
+	assert.False(t, ok)
+	posture, ok = (&caches{}).parseMode([]byte(`{"posture":"normal","changed_at":0}` + "\n"))
+	assert.True(t, ok)
+	assert.Equal(t, "normal", posture)
+
+	assert.Equal(t, []string{"a", "b"}, a.parseFleet([]byte(`{"agents":["a","b","a"]}`)))
+	assert.Equal(t, []string{"c"}, b.parseFleet([]byte(`{"agents":["c"]}`)))
+	assert.Equal(t, defaultFleet, broken.parseFleet([]byte(`{"agents":`)))
+	assert.Equal(t, []string{"a", "b"}, (&caches{}).parseFleet([]byte(`{"agents":["a","b","a"]}`)))
+}

@@ -212,13 +212,34 @@ func (c *caches) parseMode(data []byte) (string, bool) {
 	if c.modeRaw != nil && bytes.Equal(data, c.modeRaw) {
 		return c.posture, c.modeOK
 	}
-	var m sandbox.ModeFile
-	posture, ok := "", false
-	if json.Unmarshal(data, &m) == nil && m.Posture != "" {
-		posture, ok = m.Posture, true
+	m := sharedMode(data)
+	c.modeRaw, c.posture, c.modeOK = m.raw, m.posture, m.ok
+	return m.posture, m.ok
+}
+
+// parsedMode is one mode.json's bytes and posture; never modified once
+// made.
+type parsedMode struct {
+	raw     []byte
+	posture string
+	ok      bool
+}
+
+// lastMode is the last mode.json decoded by any instance, shared as
+// lastRules is.
+var lastMode atomic.Pointer[parsedMode]
+
+func sharedMode(data []byte) *parsedMode {
+	if m := lastMode.Load(); m != nil && bytes.Equal(data, m.raw) {
+		return m
 	}
-	c.modeRaw, c.posture, c.modeOK = append([]byte{}, data...), posture, ok
-	return posture, ok
+	var f sandbox.ModeFile
+	m := &parsedMode{raw: append([]byte{}, data...)}
+	if json.Unmarshal(data, &f) == nil && f.Posture != "" {
+		m.posture, m.ok = f.Posture, true
+	}
+	lastMode.Store(m)
+	return m
 }
 
 // parseRules decodes rules.json, reusing the last decode when the bytes did
@@ -280,8 +301,29 @@ func (c *caches) parseFleet(data []byte) []string {
 	if c.fleet != nil && bytes.Equal(data, c.fleetRaw) {
 		return c.fleet
 	}
-	c.fleetRaw, c.fleet = append([]byte(nil), data...), decodeFleet(data)
+	f := sharedFleet(data)
+	c.fleetRaw, c.fleet = f.raw, f.agents
 	return c.fleet
+}
+
+// parsedFleet is one fleet.json's bytes and agents; never modified once
+// made.
+type parsedFleet struct {
+	raw    []byte
+	agents []string
+}
+
+// lastFleet is the last fleet.json decoded by any instance, shared as
+// lastRules is.
+var lastFleet atomic.Pointer[parsedFleet]
+
+func sharedFleet(data []byte) *parsedFleet {
+	if f := lastFleet.Load(); f != nil && bytes.Equal(data, f.raw) {
+		return f
+	}
+	f := &parsedFleet{raw: append([]byte(nil), data...), agents: decodeFleet(data)}
+	lastFleet.Store(f)
+	return f
 }
 
 func decodeFleet(data []byte) []string {
