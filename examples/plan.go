@@ -180,7 +180,7 @@ func (r *responder) admissions(w *world) *write {
 
 func (r *responder) admit(w *world, m sandbox.Message, workID string) *write {
 	v := w.v
-	hash := rulesHash(v.rulesRaw)
+	hash := r.cache.hashOf(v.rulesRaw)
 	ruleID, ok := admitted(v.rules, r.p.facts(w, m))
 	if !ok {
 		return audit(declinedLine{Event: eventDeclined, At: v.tick, MessageID: m.ID, RulesHash: hash,

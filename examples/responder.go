@@ -96,14 +96,14 @@ func (r *responder) Step(env *sandbox.Env) error {
 			}
 			return nil
 		}
-		line, err := sandbox.MarshalLine(next.rec)
+		line, back, err := lineOf(next.file, next.rec)
 		if err != nil {
 			return fmt.Errorf("encoding %s line: %w", next.file, err)
 		}
 		if err := env.Files.Append(next.file, line); err != nil {
 			return fmt.Errorf("appending to %s: %w", next.file, err)
 		}
-		if !v.add(&r.cache, next.file, line) {
+		if !v.add(&r.cache, next.file, line, back) {
 			return fmt.Errorf("wrote a %s line that does not read back: %s", next.file, line)
 		}
 		if next.done != nil {

@@ -134,3 +134,60 @@ func TestAdmittedAgreesWithTheHarness(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A parse shared between instances answers for the bytes it was asked
+// about: other bytes are parsed afresh, a list that is not one is refused,
+// and the hash is always that of the bytes given.
+func TestSharedRulesAnswerForTheirOwnBytes(t *testing.T) {
+	a := []byte(`[{"id": "a", "admit": true}]`)
+	b := []byte(`[{"id": "b", "admit": false, "when": {"posture": "maintenance"}}]`)
+	var first, second caches
+	ra, ok := first.parseRules(a)
+	require.True(t, ok)
+	rb, ok := second.parseRules(b)
+	require.True(t, ok)
+	require.Len(t, ra, 1)
+	require.Len(t, rb, 1)
+	assert.Equal(t, "a", ra[0].id)
+	assert.Equal(t, "b", rb[0].id)
+	assert.Equal(t, rulesHash(a), first.hashOf(a))
+	assert.Equal(t, rulesHash(b), second.hashOf(b))
+	assert.Equal(t, rulesHash(b), first.hashOf(b), "bytes the instance did not parse are hashed as given")
+
+	again := append([]byte(nil), a...)
+	var fresh caches
+	r, ok := fresh.parseRules(again)
+	require.True(t, ok)
+	assert.Equal(t, "a", r[0].id)
+	again[2] = 'x' // the caller's bytes change: the parse kept its own copy
+	assert.Equal(t, rulesHash(a), fresh.hashOf(a))
+
+	var broken caches
+	_, ok = broken.parseRules([]byte(`{"id": "a"}`))
+	assert.False(t, ok)
+	_, ok = broken.parseRules(a[:10])
+	assert.False(t, ok, "a torn copy of the last bytes parsed is not a rule list")
+}
+
+// mode.json and fleet.json decodes shared between instances answer for
+// the bytes they were asked about, as the rules' do.
+func TestSharedModeAndFleetAnswerForTheirOwnBytes(t *testing.T) {
+	var a, b caches
+	posture, ok := a.parseMode([]byte(`{"posture":"normal","changed_at":0}` + "\n"))
+	assert.True(t, ok)
+	assert.Equal(t, "normal", posture)
+	posture, ok = b.parseMode([]byte(`{"posture":"frozen","changed_at":4}` + "\n"))
+	assert.True(t, ok)
+	assert.Equal(t, "frozen", posture, "bytes of the same length")
+	var broken caches
+	_, ok = broken.parseMode([]byte(`{"posture":`))
+	assert.False(t, ok)
+	posture, ok = (&caches{}).parseMode([]byte(`{"posture":"normal","changed_at":0}` + "\n"))
+	assert.True(t, ok)
+	assert.Equal(t, "normal", posture)
+
+	assert.Equal(t, []string{"a", "b"}, a.parseFleet([]byte(`{"agents":["a","b","a"]}`)))
+	assert.Equal(t, []string{"c"}, b.parseFleet([]byte(`{"agents":["c"]}`)))
+	assert.Equal(t, defaultFleet, broken.parseFleet([]byte(`{"agents":`)))
+	assert.Equal(t, []string{"a", "b"}, (&caches{}).parseFleet([]byte(`{"agents":["a","b","a"]}`)))
+}

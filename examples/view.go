@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -106,6 +107,7 @@ type caches struct {
 	audit     logCache[sandbox.AuditRecord]
 	rulesRaw  []byte
 	rules     []rule
+	rulesHash string
 	fleetRaw  []byte
 	fleet     []string
 	clockRaw  []byte
@@ -210,13 +212,34 @@ func (c *caches) parseMode(data []byte) (string, bool) {
 	if c.modeRaw != nil && bytes.Equal(data, c.modeRaw) {
 		return c.posture, c.modeOK
 	}
-	var m sandbox.ModeFile
-	posture, ok := "", false
-	if json.Unmarshal(data, &m) == nil && m.Posture != "" {
-		posture, ok = m.Posture, true
+	m := sharedMode(data)
+	c.modeRaw, c.posture, c.modeOK = m.raw, m.posture, m.ok
+	return m.posture, m.ok
+}
+
+// parsedMode is one mode.json's bytes and posture; never modified once
+// made.
+type parsedMode struct {
+	raw     []byte
+	posture string
+	ok      bool
+}
+
+// lastMode is the last mode.json decoded by any instance, shared as
+// lastRules is.
+var lastMode atomic.Pointer[parsedMode]
+
+func sharedMode(data []byte) *parsedMode {
+	if m := lastMode.Load(); m != nil && bytes.Equal(data, m.raw) {
+		return m
 	}
-	c.modeRaw, c.posture, c.modeOK = append([]byte{}, data...), posture, ok
-	return posture, ok
+	var f sandbox.ModeFile
+	m := &parsedMode{raw: append([]byte{}, data...)}
+	if json.Unmarshal(data, &f) == nil && f.Posture != "" {
+		m.posture, m.ok = f.Posture, true
+	}
+	lastMode.Store(m)
+	return m
 }
 
 // parseRules decodes rules.json, reusing the last decode when the bytes did
@@ -225,12 +248,51 @@ func (c *caches) parseRules(raw []byte) ([]rule, bool) {
 	if c.rulesRaw != nil && bytes.Equal(raw, c.rulesRaw) {
 		return c.rules, true
 	}
-	rules, err := parseRules(raw)
-	if err != nil {
+	p := sharedRules(raw)
+	if p == nil {
 		return nil, false
 	}
-	c.rulesRaw, c.rules = append([]byte(nil), raw...), rules
-	return rules, true
+	c.rulesRaw, c.rules, c.rulesHash = p.raw, p.rules, p.hash
+	return p.rules, true
+}
+
+// hashOf is rulesHash(raw), without hashing again the rules.json last
+// parsed: every admission under it names the same hash.
+func (c *caches) hashOf(raw []byte) string {
+	if c.rulesRaw != nil && bytes.Equal(raw, c.rulesRaw) {
+		return c.rulesHash
+	}
+	return rulesHash(raw)
+}
+
+// parsedRules is one rules.json's bytes, rules and hash; never modified
+// once made.
+type parsedRules struct {
+	raw   []byte
+	rules []rule
+	hash  string
+}
+
+// lastRules is the last rules.json parsed by any instance. A fresh instance
+// (after a crash, or in the next run of the same bundle) still reads
+// rules.json from its own sandbox and parses it by the same rules; only
+// the parse of bytes already parsed is not made again, a pure function of
+// the bytes. It is shared by concurrent runs: one holding other bytes is
+// a miss, never a wrong answer.
+var lastRules atomic.Pointer[parsedRules]
+
+// sharedRules is the parse of raw, nil when it is not a rule list.
+func sharedRules(raw []byte) *parsedRules {
+	if p := lastRules.Load(); p != nil && bytes.Equal(raw, p.raw) {
+		return p
+	}
+	rules, err := parseRules(raw)
+	if err != nil {
+		return nil
+	}
+	p := &parsedRules{raw: append([]byte(nil), raw...), rules: rules, hash: rulesHash(raw)}
+	lastRules.Store(p)
+	return p
 }
 
 // parseFleet reads fleet.json's agents, reusing the last decode when the
@@ -239,8 +301,29 @@ func (c *caches) parseFleet(data []byte) []string {
 	if c.fleet != nil && bytes.Equal(data, c.fleetRaw) {
 		return c.fleet
 	}
-	c.fleetRaw, c.fleet = append([]byte(nil), data...), decodeFleet(data)
+	f := sharedFleet(data)
+	c.fleetRaw, c.fleet = f.raw, f.agents
 	return c.fleet
+}
+
+// parsedFleet is one fleet.json's bytes and agents; never modified once
+// made.
+type parsedFleet struct {
+	raw    []byte
+	agents []string
+}
+
+// lastFleet is the last fleet.json decoded by any instance, shared as
+// lastRules is.
+var lastFleet atomic.Pointer[parsedFleet]
+
+func sharedFleet(data []byte) *parsedFleet {
+	if f := lastFleet.Load(); f != nil && bytes.Equal(data, f.raw) {
+		return f
+	}
+	f := &parsedFleet{raw: append([]byte(nil), data...), agents: decodeFleet(data)}
+	lastFleet.Store(f)
+	return f
 }
 
 func decodeFleet(data []byte) []string {
@@ -279,31 +362,36 @@ func sameFiles(a, b [][]byte) bool {
 }
 
 // add records a line this instance just wrote, exactly as a fresh read of
-// the file would see it, in the view and in the caches. It reports false
-// when the line does not parse: a line the responder cannot read back would
-// be written again and again.
-func (v *view) add(c *caches, file string, line []byte) bool {
+// the file would see it, in the view and in the caches. back, when set, is
+// the record the file's parser reads from the line (lineOf). It reports
+// false when the line does not parse: a line the responder cannot read back
+// would be written again and again.
+func (v *view) add(c *caches, file string, line []byte, back any) bool {
 	switch file {
 	case sandbox.Drafts:
-		return addLine(&v.drafts, &c.drafts, line, sandbox.ParseDrafts)
+		return addLine(&v.drafts, &c.drafts, line, back, sandbox.ParseDrafts)
 	case sandbox.Outbox:
-		return addLine(&v.outbox, &c.outbox, line, sandbox.ParseOutbox)
+		return addLine(&v.outbox, &c.outbox, line, back, sandbox.ParseOutbox)
 	case sandbox.Audit:
-		return addLine(&v.audit, &c.audit, line, sandbox.ParseAudit)
+		return addLine(&v.audit, &c.audit, line, back, sandbox.ParseAudit)
 	}
 	return false
 }
 
-func addLine[T any](recs *[]T, c *logCache[T], line []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) bool {
-	lines, _ := parse(line)
-	if len(lines) != 1 {
-		return false
+func addLine[T any](recs *[]T, c *logCache[T], line []byte, back any, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) bool {
+	rec, ok := back.(T)
+	if !ok {
+		lines, _ := parse(line)
+		if len(lines) != 1 {
+			return false
+		}
+		rec = lines[0].Rec
 	}
-	if c.appended(line, lines[0].Rec) {
+	if c.appended(line, rec) {
 		// The view showed exactly the cache's records: it still does.
 		*recs = c.recs[:len(c.recs):len(c.recs)]
 	} else {
-		*recs = append(*recs, lines[0].Rec)
+		*recs = append(*recs, rec)
 	}
 	return true
 }

@@ -41,7 +41,7 @@ func TestLogCacheTrustsItsOwnLinesOnlyWhenTheFileHoldsThem(t *testing.T) {
 			var c logCache[sandbox.AuditRecord]
 			require.Len(t, c.load([]byte(noteA+"\n"), sandbox.ParseAudit), 1)
 			var view []sandbox.AuditRecord
-			require.True(t, addLine(&view, &c, []byte(noteB), sandbox.ParseAudit))
+			require.True(t, addLine(&view, &c, []byte(noteB), nil, sandbox.ParseAudit))
 			assert.Equal(t, recsOf([]byte(noteA+"\n"+noteB+"\n")), view, "the view shows the new line")
 			assert.Equal(t, recsOf([]byte(tc.file)), c.load([]byte(tc.file), sandbox.ParseAudit))
 		})
@@ -57,7 +57,7 @@ func TestLogCacheAfterAnUnterminatedLine(t *testing.T) {
 		// which the cache must not take for a line of its own; the view
 		// still shows what this instance read, then its line.
 		before := append([]sandbox.AuditRecord(nil), view...)
-		require.True(t, addLine(&view, &c, []byte(noteB), sandbox.ParseAudit))
+		require.True(t, addLine(&view, &c, []byte(noteB), nil, sandbox.ParseAudit))
 		assert.Equal(t, append(before, recsOf([]byte(noteB))...), view, tail)
 		file := partial + noteB + "\n"
 		assert.Equal(t, recsOf([]byte(file)), c.load([]byte(file), sandbox.ParseAudit), tail)
@@ -77,7 +77,7 @@ func TestLogCacheMatchesAFreshRead(t *testing.T) {
 				line := rapid.SampledFrom(lines[:3]).Draw(t, "own")
 				var view []sandbox.AuditRecord
 				view = c.load(file, sandbox.ParseAudit)
-				require.True(t, addLine(&view, &c, []byte(line), sandbox.ParseAudit))
+				require.True(t, addLine(&view, &c, []byte(line), nil, sandbox.ParseAudit))
 				file = append(file, line+"\n"...)
 			case 1: // someone else appends a line
 				file = append(file, rapid.SampledFrom(lines).Draw(t, "other")+"\n"...)

@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Rule is one admission rule of rules.json. See docs/rules.md for the
@@ -266,6 +269,64 @@ func RulesBytes(rules []Rule) []byte {
 	if rules == nil {
 		rules = []Rule{}
 	}
+	if last := lastEncoded.Load(); last != nil && reflect.DeepEqual(last.rules, rules) {
+		return bytes.Clone(last.data)
+	}
+	data := encodeRules(rules)
+	lastEncoded.Store(&encodedRules{rules: cloneRules(rules), data: bytes.Clone(data)})
+	return data
+}
+
+// encodedRules is a rule set, a copy of its own, and its RulesBytes.
+type encodedRules struct {
+	rules []Rule
+	data  []byte
+}
+
+// lastEncoded is the last rule set encoded. A suite writes a bundle's
+// rules.json and judges it in every one of its runs, and the encoder's
+// reflection cost more than comparing the rules: equal rules encode to the
+// same bytes. Runs of other bundles at once only make it miss.
+var lastEncoded atomic.Pointer[encodedRules]
+
+// cloneRules copies rules deep, nil slices and maps kept nil, so the copy
+// is equal to them (reflect.DeepEqual) and shares nothing a caller may
+// change.
+func cloneRules(rules []Rule) []Rule {
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		out[i] = Rule{ID: r.ID, Admit: r.Admit, When: cloneConditions(r.When), Overrides: slices.Clone(r.Overrides)}
+	}
+	return out
+}
+
+func cloneConditions(c Conditions) Conditions {
+	out := Conditions{SubjectContains: clonePtr(c.SubjectContains), BodyContains: clonePtr(c.BodyContains),
+		Posture: clonePtr(c.Posture), ThreadLengthMin: clonePtr(c.ThreadLengthMin), ThreadLengthMax: clonePtr(c.ThreadLengthMax),
+		SenderHistoryMin: clonePtr(c.SenderHistoryMin), SenderHistoryMax: clonePtr(c.SenderHistoryMax)}
+	if c.FromIn != nil {
+		from := slices.Clone(*c.FromIn)
+		out.FromIn = &from
+	}
+	if c.Unknown != nil {
+		out.Unknown = make(map[string]json.RawMessage, len(c.Unknown))
+		for k, v := range c.Unknown {
+			out.Unknown[k] = bytes.Clone(v)
+		}
+	}
+	return out
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// encodeRules is RulesBytes without the memo.
+func encodeRules(rules []Rule) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

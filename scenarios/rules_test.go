@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -187,4 +188,33 @@ func TestRulesBytesAndHash(t *testing.T) {
 	saved, err := readLimited(filepath.Join(dir, FileRules))
 	require.NoError(t, err)
 	assert.Equal(t, data, saved)
+}
+
+// The encoding of the last rule set is reused only for equal rules: a rule
+// set changed in place after it was encoded is encoded afresh, and the
+// copy kept is equal to what was encoded, so equal rules do hit it.
+func TestRulesBytesFollowsTheRulesGiven(t *testing.T) {
+	s, n := "order", 2
+	from := []string{"a@x"}
+	rules := []Rule{
+		{ID: "orders", Admit: true, When: Conditions{SubjectContains: &s, ThreadLengthMax: &n, FromIn: &from,
+			Unknown: map[string]json.RawMessage{"color": json.RawMessage(`"red"`)}}, Overrides: []string{}},
+		{ID: "off", When: Conditions{FromIn: &[]string{}}},
+	}
+	first := RulesBytes(rules)
+	require.Equal(t, string(encodeRules(rules)), string(first))
+	require.True(t, reflect.DeepEqual(cloneRules(rules), rules), "the kept copy equals the rules")
+	first[0] = 'x' // a caller's copy: the next answer is unchanged
+	require.Equal(t, string(encodeRules(rules)), string(RulesBytes(rules)))
+
+	s = "refund"
+	from[0] = "b@x"
+	rules[1].Admit = true
+	changed := RulesBytes(rules)
+	require.Equal(t, string(encodeRules(rules)), string(changed))
+	require.Contains(t, string(changed), "refund")
+	require.Contains(t, string(changed), "b@x")
+
+	require.Equal(t, "[]\n", string(RulesBytes(nil)))
+	require.Equal(t, "[]\n", string(RulesBytes([]Rule{})))
 }

@@ -176,7 +176,9 @@ type engine struct {
 	// lastLines is the last lines map put on a tick_end record: a tick
 	// whose counts did not move shares it (records are never modified).
 	lastLines map[string]int
-	params    map[string]string // extra start parameters of the driver
+	// lastTotals are lastLines' counts in sandbox.ImplLogs order.
+	lastTotals []int
+	params     map[string]string // extra start parameters of the driver
 	// audit and drafts index the implementation's logs, which the engine
 	// reads to bind approvals and signals at fire time.
 	audit  *sandbox.LogIndex[sandbox.AuditRecord]
@@ -498,25 +500,35 @@ func (e *engine) declared(name string) []byte {
 // linesSeen counts, per log, the lines seen since the run began. Most
 // ticks see no new line, so the map of the tick before is returned again
 // when every count is the same: a map a tick was a run's most frequent
-// allocation but one.
+// allocation but one. The counts are compared in sandbox.ImplLogs order,
+// without ranging over either map.
 func (e *engine) linesSeen() map[string]int {
-	if last := e.lastLines; last != nil && len(last) == len(e.seen) {
+	if e.lastLines != nil && len(e.lastTotals) == len(sandbox.ImplLogs) && len(e.seen) == len(sandbox.ImplLogs) {
 		same := true
-		for name, l := range e.seen {
-			if n, ok := last[name]; !ok || n != l.total {
+		for i, name := range sandbox.ImplLogs {
+			if l := e.seen[name]; l == nil || e.lastTotals[i] != l.total {
 				same = false
 				break
 			}
 		}
 		if same {
-			return last
+			return e.lastLines
 		}
 	}
 	out := make(map[string]int, len(e.seen))
 	for name, l := range e.seen {
 		out[name] = l.total
 	}
-	e.lastLines = out
+	e.lastLines, e.lastTotals = out, e.lastTotals[:0]
+	for _, name := range sandbox.ImplLogs {
+		n, ok := out[name]
+		if !ok || len(out) != len(sandbox.ImplLogs) {
+			// Other logs than these: the next tick builds its own map.
+			e.lastTotals = e.lastTotals[:0]
+			break
+		}
+		e.lastTotals = append(e.lastTotals, n)
+	}
 	return out
 }
 

@@ -25,7 +25,45 @@ func renderTemplate(tmpl string, f fill) string {
 	if isJSONTemplate(tmpl) {
 		return renderJSONText(tmpl, f.replacer(), 0)
 	}
-	return f.replacer().Replace(tmpl)
+	return f.replace(tmpl)
+}
+
+// replace is f.replacer().Replace(s) without building a replacer for every
+// call, which was most of what drafting a reply cost: no placeholder is a
+// prefix of another, so at any position at most one matches, and the
+// replacer's leftmost, non-overlapping scan is this one.
+func (f fill) replace(s string) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	pairs := [...]struct{ old, new string }{
+		{"{{anchor}}", f.anchor}, {"{{call_id}}", f.callID}, {"{{sender}}", f.sender}, {"{{participants}}", f.participants},
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "{{")
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		b.WriteString(s[i : i+j])
+		i += j
+		matched := false
+		for _, p := range pairs {
+			if strings.HasPrefix(s[i:], p.old) {
+				b.WriteString(p.new)
+				i += len(p.old)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
 }
 
 // isJSONTemplate reports whether a template is a JSON object or array.

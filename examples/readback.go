@@ -1,0 +1,129 @@
+package examples
+
+import (
+	"encoding/json"
+
+	"github.com/amr-bench/amr/sim/sandbox"
+)
+
+// readBack is the record the parser of file reads from the line l laid
+// out for rec, made without parsing it: the parser's answer for a line
+// whose every member is a plain string or a whole number. It is nil
+// whenever the parser could refuse the line (a required string empty, a
+// tick out of range, an outcome it does not know, no call id) or reads
+// another type than rec's: the caller then parses the line, so a line that
+// does not read back is still found.
+func (l *jsonLine) readBack(file string, rec any) any {
+	switch r := rec.(type) {
+	case sandbox.Draft:
+		if file == sandbox.Drafts && draftReadsBack(r) {
+			return r
+		}
+	case sandbox.Effect:
+		if file == sandbox.Outbox && r.EffectID != "" && r.DraftID != "" && isTick(r.SentAt) {
+			return r
+		}
+	case admissionLine, claimLine, resolutionLine, declinedLine, approvalLine:
+		if file == sandbox.Audit {
+			if a, ok := l.auditRecord(); ok {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+func draftReadsBack(d sandbox.Draft) bool {
+	if d.DraftID == "" || d.WorkID == "" || d.ConversationID == "" || d.ContentHash == "" ||
+		!isTick(d.DeclaredAt) || d.Origin.ModelFree || len(d.Origin.CallIDs) == 0 {
+		return false
+	}
+	for _, id := range d.Origin.CallIDs {
+		if id == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// isTick reports whether n is a tick the parsers accept.
+func isTick(n int) bool { return n >= 0 && n <= 1<<40 }
+
+// auditRecord is sandbox.ParseAudit's record of the line: the envelope,
+// every member kept raw in Fields, and the fields its event type requires.
+func (l *jsonLine) auditRecord() (sandbox.AuditRecord, bool) {
+	event, ok := l.text("event", true)
+	at, okAt := l.tick("at")
+	if !ok || !okAt {
+		return sandbox.AuditRecord{}, false
+	}
+	fields := make(map[string]json.RawMessage, len(l.members))
+	for _, m := range l.members {
+		fields[m.key] = json.RawMessage(l.buf[m.start:m.end:m.end])
+	}
+	r := sandbox.AuditRecord{Event: event, At: at, Fields: fields}
+	switch event {
+	case sandbox.EventAdmission:
+		r.WorkID, ok = l.text("work_id", true)
+		r.MessageID, okAt = l.text("message_id", true)
+		ok = ok && okAt
+		if r.RulesHash, okAt = l.text("rules_hash", true); !okAt {
+			ok = false
+		}
+	case sandbox.EventClaim:
+		ok = l.claimFields(&r)
+	case sandbox.EventResolution:
+		ok = l.resolutionFields(&r)
+	}
+	return r, ok
+}
+
+func (l *jsonLine) claimFields(r *sandbox.AuditRecord) bool {
+	var okWork, okAgent, okReason bool
+	r.WorkID, okWork = l.text("work_id", true)
+	r.AgentID, okAgent = l.text("agent_id", true)
+	r.Reason, okReason = l.text("reason", false)
+	r.Outcome = l.oneOf("outcome", sandbox.ClaimClaimed, sandbox.ClaimWon, sandbox.ClaimStoodDown)
+	return okWork && okAgent && okReason && r.Outcome != ""
+}
+
+func (l *jsonLine) resolutionFields(r *sandbox.AuditRecord) bool {
+	var okWork, okReason bool
+	r.WorkID, okWork = l.text("work_id", true)
+	r.Reason, okReason = l.text("reason", false)
+	r.Outcome = l.oneOf("outcome", sandbox.OutcomeCompleted, sandbox.OutcomeAbandoned)
+	return okWork && okReason && r.Outcome != ""
+}
+
+// text is a string member, required non-empty when nonEmpty.
+func (l *jsonLine) text(key string, nonEmpty bool) (string, bool) {
+	for _, m := range l.members {
+		if m.key == key {
+			return m.text, m.str && (!nonEmpty || m.text != "")
+		}
+	}
+	return "", false
+}
+
+func (l *jsonLine) tick(key string) (int, bool) {
+	for _, m := range l.members {
+		if m.key == key {
+			return m.num, !m.str && isTick(m.num)
+		}
+	}
+	return 0, false
+}
+
+// oneOf is a string member that must be one of allowed ("" when not).
+func (l *jsonLine) oneOf(key string, allowed ...string) string {
+	s, ok := l.text(key, true)
+	if !ok {
+		return ""
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s
+		}
+	}
+	return ""
+}
