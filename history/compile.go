@@ -663,9 +663,12 @@ func restartsOf(b *scenarios.Bundle, tl timeline) (map[int]restart, []int) {
 	return out, idx
 }
 
-// keyed is an operation with its sort key.
+// keyed is an operation with its sort key. It points at the operation,
+// so sorting a large run's operations does not hold a third copy of them
+// beside the implementation's lines and the history.
 type keyed struct {
-	op    Op
+	op    *Op
+	tick  int
 	class int
 	rank  int
 	seq   int
@@ -674,7 +677,9 @@ type keyed struct {
 func (c *compiler) fromFiles() {
 	var ks []keyed
 	add := func(op Op, class, rank int) {
-		ks = append(ks, keyed{op: op, class: class, rank: rank, seq: len(ks)})
+		p := new(Op)
+		*p = op
+		ks = append(ks, keyed{op: p, tick: op.Tick, class: class, rank: rank, seq: len(ks)})
 	}
 	tl := newTimeline(c.in.Bundle)
 	if b := c.in.Bundle; b != nil {
@@ -781,16 +786,14 @@ func (c *compiler) fromFiles() {
 	for rank, f := range implFiles {
 		for _, line := range sortedLines(c.impl[f]) {
 			if op := c.impl[f][line]; op != nil {
-				cp := *op
-				cp.Tick = c.own[f][line]
-				add(cp, classImpl, rank)
+				ks = append(ks, keyed{op: op, tick: c.own[f][line], class: classImpl, rank: rank, seq: len(ks)})
 			}
 		}
 	}
 	sort.SliceStable(ks, func(i, j int) bool {
 		a, b := ks[i], ks[j]
-		if a.op.Tick != b.op.Tick {
-			return a.op.Tick < b.op.Tick
+		if a.tick != b.tick {
+			return a.tick < b.tick
 		}
 		if a.class != b.class {
 			return a.class < b.class
@@ -801,7 +804,9 @@ func (c *compiler) fromFiles() {
 		return a.seq < b.seq
 	})
 	for _, k := range ks {
-		c.emit(k.op)
+		op := *k.op
+		op.Tick = k.tick
+		c.emit(op)
 	}
 }
 
