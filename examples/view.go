@@ -311,7 +311,7 @@ func addLine[T any](recs *[]T, c *logCache[T], line []byte, parse func([]byte) (
 // auditField reads a string field of an audit record, free-form ones
 // included.
 func auditField(r sandbox.AuditRecord, name string) string {
-	raw, ok := r.Fields[name]
+	raw, ok := r.Field(name)
 	if !ok {
 		return ""
 	}
