@@ -70,7 +70,7 @@ func (c *compiler) size() int {
 	n := len(c.calls) + 1
 	for _, ops := range c.impl {
 		for _, op := range ops {
-			if op != nil {
+			if op != noOp {
 				n++
 			}
 		}
@@ -116,10 +116,15 @@ type compiler struct {
 	inbox     map[int]sandbox.Message
 	approvals map[int]sandbox.ApprovalRecord
 	signals   map[int]sandbox.SignalRecord
-	// impl holds the operation of every parsed implementation line, by file
-	// and line number; a line without an operation (free-form audit, bad
-	// line) maps to nil.
-	impl map[string]map[int]*Op
+	// impl indexes every implementation line, by file and line number, to
+	// its record in the parse (drafts, outbox, audit); a line without an
+	// operation (free-form audit, bad line) maps to noOp. The operation is
+	// made from the record when asked (implOp), so a large run's operations
+	// are held once, in the history, not also line by line (D196).
+	impl   map[string]map[int]int
+	drafts []sandbox.Line[sandbox.Draft]
+	outbox []sandbox.Line[sandbox.Effect]
+	audit  []sandbox.Line[sandbox.AuditRecord]
 	// own holds each implementation line's self-reported tick.
 	own   map[string]map[int]int
 	calls []Op
@@ -140,7 +145,7 @@ type compiler struct {
 func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
 		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
-		signals: map[int]sandbox.SignalRecord{}, impl: map[string]map[int]*Op{},
+		signals: map[int]sandbox.SignalRecord{}, impl: map[string]map[int]int{},
 		own: map[string]map[int]int{}, placed: map[string]bool{}, callsAt: map[int][]int{}}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
@@ -200,59 +205,83 @@ func (c *compiler) fleet() []string {
 
 func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
 
-// parseImpl turns every implementation line, as written, into its
-// operation.
+// noOp marks an implementation line without an operation.
+const noOp = -1
+
+// parseImpl indexes every implementation line, as written, to the record
+// its operation is made from.
 func (c *compiler) parseImpl() {
 	c.written = map[string]writtenLog{}
 	for _, f := range implFiles {
-		c.impl[f], c.own[f] = map[int]*Op{}, map[int]int{}
+		c.impl[f], c.own[f] = map[int]int{}, map[int]int{}
 		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log)
 	}
 	skip := func(errs []sandbox.LineError) {
 		for _, e := range errs {
-			c.impl[e.File][e.Line] = nil
+			c.impl[e.File][e.Line] = noOp
 			c.h.Skipped = append(c.h.Skipped, c.written[e.File].srcOf(e.File, e.Line))
 		}
 	}
-	drafts, errs := c.in.Parsed.Drafts(c.written[sandbox.Drafts].data)
+	var errs []sandbox.LineError
+	c.drafts, errs = c.in.Parsed.Drafts(c.written[sandbox.Drafts].data)
 	skip(errs)
-	for _, l := range drafts {
-		d := l.Rec
-		op := &Op{Actor: ActorImpl, Type: OpDraft, DraftID: d.DraftID, WorkID: d.WorkID,
-			ConversationID: d.ConversationID, ContentHash: d.ContentHash, ModelFree: d.Origin.ModelFree,
-			Calls: append([]string(nil), d.Origin.CallIDs...)}
-		c.put(sandbox.Drafts, l.N, d.DeclaredAt, op)
+	for i, l := range c.drafts {
+		c.put(sandbox.Drafts, l.N, l.Rec.DeclaredAt, i)
 	}
-	outbox, errs := c.in.Parsed.Outbox(c.written[sandbox.Outbox].data)
+	c.outbox, errs = c.in.Parsed.Outbox(c.written[sandbox.Outbox].data)
 	skip(errs)
-	for _, l := range outbox {
-		e := l.Rec
-		c.put(sandbox.Outbox, l.N, e.SentAt, &Op{Actor: ActorImpl, Type: OpSend, EffectID: e.EffectID, DraftID: e.DraftID})
+	for i, l := range c.outbox {
+		c.put(sandbox.Outbox, l.N, l.Rec.SentAt, i)
 	}
-	audit, errs := c.in.Parsed.Audit(c.written[sandbox.Audit].data)
+	c.audit, errs = c.in.Parsed.Audit(c.written[sandbox.Audit].data)
 	skip(errs)
-	for _, l := range audit {
-		r := l.Rec
-		var op *Op
-		switch r.Event {
-		case sandbox.EventAdmission:
-			op = &Op{Actor: ActorImpl, Type: OpAdmit, WorkID: r.WorkID, MessageID: r.MessageID, RulesHash: r.RulesHash}
-		case sandbox.EventClaim:
-			op = &Op{Actor: ActorImpl, Type: OpClaim, WorkID: r.WorkID, AgentID: r.AgentID, Outcome: r.Outcome, Reason: r.Reason}
-		case sandbox.EventResolution:
-			op = &Op{Actor: ActorImpl, Type: OpResolve, WorkID: r.WorkID, Outcome: r.Outcome, Reason: r.Reason}
+	for i, l := range c.audit {
+		switch l.Rec.Event {
+		case sandbox.EventAdmission, sandbox.EventClaim, sandbox.EventResolution:
+		default:
+			i = noOp
 		}
-		c.put(sandbox.Audit, l.N, r.At, op)
+		c.put(sandbox.Audit, l.N, l.Rec.At, i)
 	}
 	sort.Strings(c.h.Skipped)
 }
 
-func (c *compiler) put(file string, line, tick int, op *Op) {
-	if op != nil {
-		op.Src = c.written[file].srcOf(file, line)
-	}
-	c.impl[file][line] = op
+func (c *compiler) put(file string, line, tick, rec int) {
+	c.impl[file][line] = rec
 	c.own[file][line] = tick
+}
+
+// implOp returns the operation of an implementation line, or nil for a
+// line without one. It is made afresh: the caller may stamp it with the
+// tick the harness saw it at.
+func (c *compiler) implOp(file string, line int) *Op {
+	i, ok := c.impl[file][line]
+	if !ok || i == noOp {
+		return nil
+	}
+	op := &Op{Actor: ActorImpl, Src: c.written[file].srcOf(file, line)}
+	switch file {
+	case sandbox.Drafts:
+		d := c.drafts[i].Rec
+		op.Type, op.DraftID, op.WorkID, op.ConversationID = OpDraft, d.DraftID, d.WorkID, d.ConversationID
+		op.ContentHash, op.ModelFree = d.ContentHash, d.Origin.ModelFree
+		op.Calls = append([]string(nil), d.Origin.CallIDs...)
+	case sandbox.Outbox:
+		e := c.outbox[i].Rec
+		op.Type, op.EffectID, op.DraftID = OpSend, e.EffectID, e.DraftID
+	case sandbox.Audit:
+		r := c.audit[i].Rec
+		op.WorkID = r.WorkID
+		switch r.Event {
+		case sandbox.EventAdmission:
+			op.Type, op.MessageID, op.RulesHash = OpAdmit, r.MessageID, r.RulesHash
+		case sandbox.EventClaim:
+			op.Type, op.AgentID, op.Outcome, op.Reason = OpClaim, r.AgentID, r.Outcome, r.Reason
+		case sandbox.EventResolution:
+			op.Type, op.Outcome, op.Reason = OpResolve, r.Outcome, r.Reason
+		}
+	}
+	return op
 }
 
 func (c *compiler) emit(op Op) { c.ops = append(c.ops, op) }
@@ -524,13 +553,6 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	}
 }
 
-// implOp returns the operation of an implementation line, or nil for a
-// line without one. It is shared: the caller stamps a copy with the tick
-// the harness saw it at.
-func (c *compiler) implOp(file string, line int) *Op {
-	return c.impl[file][line]
-}
-
 // placeCited puts the not yet placed calls of tick t that a draft cites
 // right before it, in the order of model-calls.jsonl.
 func (c *compiler) placeCited(d Op, t int) {
@@ -571,10 +593,14 @@ func (c *compiler) leftovers(consumed map[string]int, end int) {
 	}
 	for rank, f := range implFiles {
 		for _, line := range sortedLines(c.impl[f]) {
-			if line <= consumed[f] || c.impl[f][line] == nil {
+			if line <= consumed[f] {
 				continue
 			}
-			op := *c.impl[f][line]
+			p := c.implOp(f, line)
+			if p == nil {
+				continue
+			}
+			op := *p
 			op.Tick = c.own[f][line]
 			rs = append(rs, rest{op, rank + 1})
 		}
@@ -594,7 +620,7 @@ func (c *compiler) leftovers(consumed map[string]int, end int) {
 	}
 }
 
-func sortedLines(m map[int]*Op) []int {
+func sortedLines(m map[int]int) []int {
 	out := make([]int, 0, len(m))
 	for n := range m {
 		out = append(out, n)
@@ -667,7 +693,11 @@ func restartsOf(b *scenarios.Bundle, tl timeline) (map[int]restart, []int) {
 // so sorting a large run's operations does not hold a third copy of them
 // beside the implementation's lines and the history.
 type keyed struct {
-	op    *Op
+	op *Op
+	// file and line name an implementation line instead, whose operation
+	// is made when it is emitted.
+	file  string
+	line  int
 	tick  int
 	class int
 	rank  int
@@ -785,8 +815,8 @@ func (c *compiler) fromFiles() {
 	}
 	for rank, f := range implFiles {
 		for _, line := range sortedLines(c.impl[f]) {
-			if op := c.impl[f][line]; op != nil {
-				ks = append(ks, keyed{op: op, tick: c.own[f][line], class: classImpl, rank: rank, seq: len(ks)})
+			if i := c.impl[f][line]; i != noOp {
+				ks = append(ks, keyed{file: f, line: line, tick: c.own[f][line], class: classImpl, rank: rank, seq: len(ks)})
 			}
 		}
 	}
@@ -804,7 +834,11 @@ func (c *compiler) fromFiles() {
 		return a.seq < b.seq
 	})
 	for _, k := range ks {
-		op := *k.op
+		p := k.op
+		if p == nil {
+			p = c.implOp(k.file, k.line)
+		}
+		op := *p
 		op.Tick = k.tick
 		c.emit(op)
 	}

@@ -42,13 +42,13 @@ func (c *compiler) bounds() *bundleBounds {
 	bb := &bundleBounds{b: c.in.Bundle, bx: c.bx, tl: newTimeline(c.in.Bundle),
 		drafts: map[string][]declaration{}, admits: map[string][]admission{}, worked: map[string]bool{}}
 	for _, n := range sortedLines(c.impl[sandbox.Drafts]) {
-		if op := c.impl[sandbox.Drafts][n]; op != nil {
+		if op := c.implOp(sandbox.Drafts, n); op != nil {
 			bb.drafts[op.DraftID] = append(bb.drafts[op.DraftID],
 				declaration{op.WorkID, op.ContentHash, op.ConversationID, c.own[sandbox.Drafts][n]})
 		}
 	}
 	for _, n := range sortedLines(c.impl[sandbox.Audit]) {
-		if op := c.impl[sandbox.Audit][n]; op != nil && op.Type == OpAdmit {
+		if op := c.implOp(sandbox.Audit, n); op != nil && op.Type == OpAdmit {
 			bb.admits[op.MessageID] = append(bb.admits[op.MessageID], admission{op.WorkID, c.own[sandbox.Audit][n]})
 			bb.worked[op.WorkID] = true
 		}
