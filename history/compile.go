@@ -127,7 +127,7 @@ type compiler struct {
 	audit  []sandbox.Line[sandbox.AuditRecord]
 	// own holds each implementation line's self-reported tick.
 	own   map[string]map[int]int
-	calls []Op
+	calls []modelCall
 	// callsAt indexes calls by tick, in the order of model-calls.jsonl, so
 	// closing a tick reads its own calls, not every call of the run.
 	callsAt map[int][]int
@@ -183,10 +183,21 @@ func newCompiler(in Input) *compiler {
 			continue
 		}
 		c.callsAt[l.Rec.At] = append(c.callsAt[l.Rec.At], len(c.calls))
-		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
-			Src: ref(sandbox.ModelCalls, l.N)})
+		c.calls = append(c.calls, modelCall{tick: l.Rec.At, id: l.Rec.CallID, line: l.N})
 	}
 	return c
+}
+
+// modelCall is a completed call of model-calls.jsonl: its operation is
+// made when it is placed, so a run's calls are held once, in the history.
+type modelCall struct {
+	tick int
+	id   string
+	line int
+}
+
+func (m modelCall) op() Op {
+	return Op{Tick: m.tick, Actor: ActorStub, Type: OpModelCall, CallID: m.id, Src: ref(sandbox.ModelCalls, m.line)}
 }
 
 // fleet is the agents the run started with: fleet.json, else the bundle's.
@@ -500,8 +511,8 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 		}
 	}
 	for _, i := range c.callsAt[t] {
-		if call := c.calls[i]; !cited[call.CallID] && !c.placed[call.CallID] {
-			c.placeCall(call, false)
+		if call := c.calls[i]; !cited[call.id] && !c.placed[call.id] {
+			c.placeCall(call.op(), false)
 		}
 	}
 	// Crash positions count writes since the previous crash. A tick whose
@@ -561,8 +572,8 @@ func (c *compiler) placeCited(d Op, t int) {
 		want[id] = true
 	}
 	for _, i := range c.callsAt[t] {
-		if call := c.calls[i]; want[call.CallID] && !c.placed[call.CallID] {
-			c.placeCall(call, false)
+		if call := c.calls[i]; want[call.id] && !c.placed[call.id] {
+			c.placeCall(call.op(), false)
 		}
 	}
 }
@@ -586,9 +597,9 @@ func (c *compiler) leftovers(consumed map[string]int, end int) {
 	}
 	var rs []rest
 	for _, call := range c.calls {
-		if !c.placed[call.CallID] {
-			rs = append(rs, rest{call, 0})
-			c.placed[call.CallID] = true
+		if !c.placed[call.id] {
+			rs = append(rs, rest{call.op(), 0})
+			c.placed[call.id] = true
 		}
 	}
 	for rank, f := range implFiles {
@@ -810,8 +821,8 @@ func (c *compiler) fromFiles() {
 		add(op, classHarness, 5)
 	}
 	for _, call := range c.calls {
-		add(call, classStub, 0)
-		c.placed[call.CallID] = true
+		add(call.op(), classStub, 0)
+		c.placed[call.id] = true
 	}
 	for rank, f := range implFiles {
 		for _, line := range sortedLines(c.impl[f]) {
