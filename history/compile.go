@@ -700,27 +700,23 @@ func restartsOf(b *scenarios.Bundle, tl timeline) (map[int]restart, []int) {
 	return out, idx
 }
 
-// keyed is an operation with its sort key. It points at the operation,
-// so sorting a large run's operations does not hold a third copy of them
-// beside the implementation's lines and the history.
+// keyed is the sort key of the operation emitted seq-th.
 type keyed struct {
-	op *Op
-	// file and line name an implementation line instead, whose operation
-	// is made when it is emitted.
-	file  string
-	line  int
 	tick  int
 	class int
 	rank  int
 	seq   int
 }
 
+// fromFiles emits every operation as it finds it, each with its key, and
+// then puts the history in the order of the keys in place, so a large
+// run's operations are held once while they are sorted.
 func (c *compiler) fromFiles() {
 	var ks []keyed
+	base := len(c.ops)
 	add := func(op Op, class, rank int) {
-		p := new(Op)
-		*p = op
-		ks = append(ks, keyed{op: p, tick: op.Tick, class: class, rank: rank, seq: len(ks)})
+		ks = append(ks, keyed{tick: op.Tick, class: class, rank: rank, seq: len(ks)})
+		c.emit(op)
 	}
 	tl := newTimeline(c.in.Bundle)
 	if b := c.in.Bundle; b != nil {
@@ -826,8 +822,9 @@ func (c *compiler) fromFiles() {
 	}
 	for rank, f := range implFiles {
 		for _, line := range sortedLines(c.impl[f]) {
-			if i := c.impl[f][line]; i != noOp {
-				ks = append(ks, keyed{file: f, line: line, tick: c.own[f][line], class: classImpl, rank: rank, seq: len(ks)})
+			if op := c.implOp(f, line); op != nil {
+				op.Tick = c.own[f][line]
+				add(*op, classImpl, rank)
 			}
 		}
 	}
@@ -844,14 +841,31 @@ func (c *compiler) fromFiles() {
 		}
 		return a.seq < b.seq
 	})
-	for _, k := range ks {
-		p := k.op
-		if p == nil {
-			p = c.implOp(k.file, k.line)
+	from := make([]int, len(ks))
+	for i, k := range ks {
+		from[i] = k.seq
+	}
+	permute(c.ops[base:], from)
+}
+
+// permute puts ops[from[i]] at i for every i, in place; from must be a
+// permutation, and is left the identity.
+func permute(ops []Op, from []int) {
+	for i := range from {
+		if from[i] == i {
+			continue
 		}
-		op := *p
-		op.Tick = k.tick
-		c.emit(op)
+		held, j := ops[i], i
+		for {
+			k := from[j]
+			from[j] = j
+			if k == i {
+				ops[j] = held
+				break
+			}
+			ops[j] = ops[k]
+			j = k
+		}
 	}
 }
 

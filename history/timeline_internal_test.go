@@ -75,3 +75,25 @@ func TestTimelinesAgreeOnHostileBundles(t *testing.T) {
 		requireSameClock(rt, b)
 	})
 }
+
+// permute puts every operation where the permutation says, cycles of every
+// length and fixed points included, and leaves the permutation the identity.
+func TestPermutePutsEachOperationWhereItsKeySays(t *testing.T) {
+	for _, from := range [][]int{{}, {0}, {1, 0}, {0, 1, 2}, {2, 0, 1}, {1, 2, 0, 4, 3, 5}, {5, 4, 3, 2, 1, 0}} {
+		ops := make([]Op, len(from))
+		for i := range ops {
+			ops[i].Index = i
+		}
+		want := make([]int, len(from))
+		copy(want, from)
+		permute(ops, from)
+		for i, op := range ops {
+			if op.Index != want[i] {
+				t.Fatalf("from %v: position %d holds %d, want %d", want, i, op.Index, want[i])
+			}
+			if from[i] != i {
+				t.Fatalf("from %v: left %v, not the identity", want, from)
+			}
+		}
+	}
+}
