@@ -68,12 +68,8 @@ func (c *compiler) finalState() {
 // action, implementation line and model call, and the final state.
 func (c *compiler) size() int {
 	n := len(c.calls) + 1
-	for _, ops := range c.impl {
-		for _, op := range ops {
-			if op != noOp {
-				n++
-			}
-		}
+	for _, x := range c.impl {
+		n += x.ops
 	}
 	if c.in.Log == nil {
 		n += len(c.inbox) + len(c.approvals) + len(c.signals)
@@ -117,17 +113,15 @@ type compiler struct {
 	approvals map[int]sandbox.ApprovalRecord
 	signals   map[int]sandbox.SignalRecord
 	// impl indexes every implementation line, by file and line number, to
-	// its record in the parse (drafts, outbox, audit); a line without an
-	// operation (free-form audit, bad line) maps to noOp. The operation is
-	// made from the record when asked (implOp), so a large run's operations
-	// are held once, in the history, not also line by line (D196).
-	impl   map[string]map[int]int
+	// its record in the parse (drafts, outbox, audit) and its self-reported
+	// tick. The operation is made from the record when asked (implOp), so a
+	// large run's operations are held once, in the history, not also line by
+	// line (D196).
+	impl   map[string]*lineIndex
 	drafts []sandbox.Line[sandbox.Draft]
 	outbox []sandbox.Line[sandbox.Effect]
 	audit  []sandbox.Line[sandbox.AuditRecord]
-	// own holds each implementation line's self-reported tick.
-	own   map[string]map[int]int
-	calls []modelCall
+	calls  []modelCall
 	// callsAt indexes calls by tick, in the order of model-calls.jsonl, so
 	// closing a tick reads its own calls, not every call of the run.
 	callsAt map[int][]int
@@ -145,8 +139,8 @@ type compiler struct {
 func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
 		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
-		signals: map[int]sandbox.SignalRecord{}, impl: map[string]map[int]int{},
-		own: map[string]map[int]int{}, placed: map[string]bool{}, callsAt: map[int][]int{}}
+		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
+		placed: map[string]bool{}, callsAt: map[int][]int{}}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
 	} else {
@@ -224,12 +218,12 @@ const noOp = -1
 func (c *compiler) parseImpl() {
 	c.written = map[string]writtenLog{}
 	for _, f := range implFiles {
-		c.impl[f], c.own[f] = map[int]int{}, map[int]int{}
+		c.impl[f] = &lineIndex{}
 		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log)
 	}
 	skip := func(errs []sandbox.LineError) {
 		for _, e := range errs {
-			c.impl[e.File][e.Line] = noOp
+			c.impl[e.File].set(e.Line, noOp, 0)
 			c.h.Skipped = append(c.h.Skipped, c.written[e.File].srcOf(e.File, e.Line))
 		}
 	}
@@ -258,19 +252,74 @@ func (c *compiler) parseImpl() {
 }
 
 func (c *compiler) put(file string, line, tick, rec int) {
-	c.impl[file][line] = rec
-	c.own[file][line] = tick
+	c.impl[file].set(line, rec, tick)
 }
 
-// implOp returns the operation of an implementation line, or nil for a
-// line without one. It is made afresh: the caller may stamp it with the
-// tick the harness saw it at.
-func (c *compiler) implOp(file string, line int) *Op {
-	i, ok := c.impl[file][line]
-	if !ok || i == noOp {
+// lineIndex is one implementation log's lines, by number: the index of
+// each one's record in the parse, or noOp, and its self-reported tick.
+type lineIndex struct {
+	rec  []int32 // at line-1: the record's index plus one, noOp, or 0 for no such line
+	tick []int
+	ops  int // the lines with an operation
+}
+
+func (x *lineIndex) set(line, rec, tick int) {
+	if line < 1 {
+		return
+	}
+	for len(x.rec) < line {
+		x.rec, x.tick = append(x.rec, 0), append(x.tick, 0)
+	}
+	if x.rec[line-1] > 0 {
+		x.ops--
+	}
+	x.rec[line-1], x.tick[line-1] = noOp, tick
+	if rec != noOp {
+		x.rec[line-1] = int32(rec + 1)
+		x.ops++
+	}
+}
+
+// record is the index of the line's record, when it has an operation.
+func (x *lineIndex) record(line int) (int, bool) {
+	if x == nil || line < 1 || line > len(x.rec) || x.rec[line-1] <= 0 {
+		return 0, false
+	}
+	return int(x.rec[line-1] - 1), true
+}
+
+// ownTick is the tick the line reports, 0 for a line without one.
+func (x *lineIndex) ownTick(line int) int {
+	if x == nil || line < 1 || line > len(x.tick) {
+		return 0
+	}
+	return x.tick[line-1]
+}
+
+// lines lists, in order, the numbers of the lines the log has: with an
+// operation or not.
+func (x *lineIndex) lines() []int {
+	if x == nil {
 		return nil
 	}
-	op := &Op{Actor: ActorImpl, Src: c.written[file].srcOf(file, line)}
+	var out []int
+	for i, r := range x.rec {
+		if r != 0 {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// implOp returns the operation of an implementation line, if it has one.
+// It is made afresh: the caller may stamp it with the tick the harness saw
+// it at.
+func (c *compiler) implOp(file string, line int) (Op, bool) {
+	i, ok := c.impl[file].record(line)
+	if !ok {
+		return Op{}, false
+	}
+	op := Op{Actor: ActorImpl, Src: c.written[file].srcOf(file, line)}
 	switch file {
 	case sandbox.Drafts:
 		d := c.drafts[i].Rec
@@ -292,7 +341,7 @@ func (c *compiler) implOp(file string, line int) *Op {
 			op.Type, op.Outcome, op.Reason = OpResolve, r.Outcome, r.Reason
 		}
 	}
-	return op
+	return op, true
 }
 
 func (c *compiler) emit(op Op) { c.ops = append(c.ops, op) }
@@ -463,9 +512,15 @@ func (c *compiler) fromLog() {
 // operation (shared, not yet stamped with the tick), whether its place is
 // approximate, and whether it counts toward crash positions.
 type slot struct {
-	op      *Op
+	op      Op
+	has     bool // whether the line has an operation
 	approx  bool
 	isWrite bool
+}
+
+func (c *compiler) slotOf(file string, line int, approx bool) slot {
+	op, ok := c.implOp(file, line)
+	return slot{op: op, has: ok, approx: approx, isWrite: !approx}
 }
 
 func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
@@ -485,26 +540,26 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 			continue
 		}
 		consumed[w]++
-		seg = append(seg, slot{op: c.implOp(w, consumed[w]), isWrite: true})
+		seg = append(seg, c.slotOf(w, consumed[w], false))
 		if i == last[w] {
 			// An append that wrote several lines: the rest follow it.
 			for consumed[w] < end.Lines[w] {
 				consumed[w]++
-				seg = append(seg, slot{op: c.implOp(w, consumed[w]), approx: true})
+				seg = append(seg, c.slotOf(w, consumed[w], true))
 			}
 		}
 	}
 	for _, f := range implFiles {
 		for consumed[f] < end.Lines[f] {
 			consumed[f]++
-			seg = append(seg, slot{op: c.implOp(f, consumed[f]), approx: true})
+			seg = append(seg, c.slotOf(f, consumed[f], true))
 		}
 	}
 	// Calls of this tick cited by a draft of this tick go right before it;
 	// the others right after the harness actions.
 	cited := map[string]bool{}
 	for _, s := range seg {
-		if s.op != nil && s.op.Type == OpDraft {
+		if s.has && s.op.Type == OpDraft {
 			for _, id := range s.op.Calls {
 				cited[id] = true
 			}
@@ -541,11 +596,11 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	}
 	flush()
 	for _, s := range seg {
-		if s.op != nil {
+		if s.has {
 			if s.op.Type == OpDraft {
-				c.placeCited(*s.op, t)
+				c.placeCited(s.op, t)
 			}
-			op := *s.op
+			op := s.op
 			op.Tick, op.Approximate = t, s.approx
 			c.emit(op)
 		}
@@ -603,16 +658,15 @@ func (c *compiler) leftovers(consumed map[string]int, end int) {
 		}
 	}
 	for rank, f := range implFiles {
-		for _, line := range sortedLines(c.impl[f]) {
+		for _, line := range c.impl[f].lines() {
 			if line <= consumed[f] {
 				continue
 			}
-			p := c.implOp(f, line)
-			if p == nil {
+			op, ok := c.implOp(f, line)
+			if !ok {
 				continue
 			}
-			op := *p
-			op.Tick = c.own[f][line]
+			op.Tick = c.impl[f].ownTick(line)
 			rs = append(rs, rest{op, rank + 1})
 		}
 	}
@@ -629,15 +683,6 @@ func (c *compiler) leftovers(consumed map[string]int, end int) {
 		}
 		c.emit(r.op)
 	}
-}
-
-func sortedLines(m map[int]int) []int {
-	out := make([]int, 0, len(m))
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Ints(out)
-	return out
 }
 
 // --- without a run log ---
@@ -821,10 +866,10 @@ func (c *compiler) fromFiles() {
 		c.placed[call.id] = true
 	}
 	for rank, f := range implFiles {
-		for _, line := range sortedLines(c.impl[f]) {
-			if op := c.implOp(f, line); op != nil {
-				op.Tick = c.own[f][line]
-				add(*op, classImpl, rank)
+		for _, line := range c.impl[f].lines() {
+			if op, ok := c.implOp(f, line); ok {
+				op.Tick = c.impl[f].ownTick(line)
+				add(op, classImpl, rank)
 			}
 		}
 	}

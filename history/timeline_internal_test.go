@@ -97,3 +97,35 @@ func TestPermutePutsEachOperationWhereItsKeySays(t *testing.T) {
 		}
 	}
 }
+
+// A log's line index lists the lines it was given, with an operation or
+// not, in order; it finds a record only for a line with an operation, and
+// counts those lines once each however often they are set.
+func TestLineIndexListsItsLines(t *testing.T) {
+	x := &lineIndex{}
+	x.set(3, 0, 7)
+	x.set(5, noOp, 9)
+	x.set(1, 4, 2)
+	x.set(3, 1, 8)
+	if got := x.lines(); len(got) != 3 || got[0] != 1 || got[1] != 3 || got[2] != 5 {
+		t.Fatalf("lines %v, want [1 3 5]", got)
+	}
+	if x.ops != 2 {
+		t.Fatalf("%d lines with an operation, want 2", x.ops)
+	}
+	for _, tc := range []struct {
+		line, rec, tick int
+		ok              bool
+	}{
+		{1, 4, 2, true}, {3, 1, 8, true}, {5, 0, 9, false}, {2, 0, 0, false}, {6, 0, 0, false}, {0, 0, 0, false},
+	} {
+		rec, ok := x.record(tc.line)
+		if ok != tc.ok || rec != tc.rec || x.ownTick(tc.line) != tc.tick {
+			t.Fatalf("line %d: record %d %v tick %d, want %d %v %d", tc.line, rec, ok, x.ownTick(tc.line), tc.rec, tc.ok, tc.tick)
+		}
+	}
+	var none *lineIndex
+	if _, ok := none.record(1); ok || none.lines() != nil {
+		t.Fatal("a log with no index has lines")
+	}
+}
