@@ -197,6 +197,21 @@ func mayCite(fields map[string]json.RawMessage, forged map[string]bool) bool {
 	return false
 }
 
+// lineMayCite is mayCite over the whole line: no member of a line that
+// holds no forged id, no escape and only valid UTF-8 can, so most lines are
+// passed over without reading their members.
+func lineMayCite(line []byte, forged map[string]bool) bool {
+	if bytes.IndexByte(line, '\\') >= 0 || !utf8.Valid(line) {
+		return true
+	}
+	for id := range forged {
+		if bytes.Contains(line, []byte(id)) {
+			return true
+		}
+	}
+	return false
+}
+
 // citeWalk visits a record depth first. around holds the claims of the
 // objects enclosing the current value, innermost last, and path the steps to
 // it; both are stacks whose slots the next sibling overwrites.

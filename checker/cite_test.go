@@ -77,7 +77,7 @@ func TestCiteForgedCitations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record(t, tc.line)
-			got, ok := citeForged(r.Fields, citeForgedSet, citeKnown)
+			got, ok := citeForged(r.Fields(), citeForgedSet, citeKnown)
 			require.True(t, ok, "want a citation of %s", tc.id)
 			assert.Equal(t, citation{id: tc.id, path: tc.path}, got)
 		})
@@ -125,7 +125,7 @@ func TestCiteForgedReports(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record(t, tc.line)
-			got, ok := citeForged(r.Fields, citeForgedSet, citeKnown)
+			got, ok := citeForged(r.Fields(), citeForgedSet, citeKnown)
 			assert.False(t, ok, "unexpected citation %+v", got)
 		})
 	}
@@ -150,8 +150,8 @@ func TestCiteForgedIsDeterministic(t *testing.T) {
 	a := record(t, `{"event":"send","at":3,"z":"f2","b":{"y":"f1"}}`)
 	b := record(t, `{"b":{"y":"f1"},"z":"f2","at":3,"event":"send"}`)
 	for i := 0; i < 20; i++ {
-		ga, _ := citeForged(a.Fields, citeForgedSet, citeKnown)
-		gb, _ := citeForged(b.Fields, citeForgedSet, citeKnown)
+		ga, _ := citeForged(a.Fields(), citeForgedSet, citeKnown)
+		gb, _ := citeForged(b.Fields(), citeForgedSet, citeKnown)
 		assert.Equal(t, citation{id: "f1", path: "b.y"}, ga)
 		assert.Equal(t, ga, gb)
 	}
@@ -234,7 +234,7 @@ func TestCiteForgedDeepRecord(t *testing.T) {
 	}
 	b = append(b, '}')
 	r := record(t, string(b))
-	got, ok := citeForged(r.Fields, citeForgedSet, citeKnown)
+	got, ok := citeForged(r.Fields(), citeForgedSet, citeKnown)
 	require.True(t, ok)
 	assert.Equal(t, "f1", got.id)
 	assert.Len(t, got.path, len("x")+depth*len(".y"))
@@ -256,4 +256,27 @@ func TestMayCite(t *testing.T) {
 	assert.Equal(t, "f\uFFFD", c.id)
 	_, ok = citeForged(raw(`"ap1"`), forged, knownIDs{})
 	assert.False(t, ok)
+}
+
+// The line's pre-filter passes over a line only when mayCite would pass
+// over its record: every line mayCite reads, it reads too, and a line with
+// no forged id, escape or invalid UTF-8 is skipped.
+func TestLineMayCiteSkipsOnlyWhatMayCiteSkips(t *testing.T) {
+	forged := map[string]bool{"f1": true, "f\uFFFD": true}
+	for _, line := range []string{
+		`{"event":"send","at":3,"x":"ap1"}`,
+		`{"event":"send","at":3,"x":{"id":"f1"}}`,
+		`{"event":"send","at":3,"x":"\u0066\u0031"}`,
+		"{\"event\":\"send\",\"at\":3,\"x\":\"f\xff\"}",
+		`{"event":"send","at":3,"f1":true}`,
+		`{"event":"f1","at":3}`,
+	} {
+		r := record(t, line)
+		if mayCite(r.Fields(), forged) {
+			assert.True(t, lineMayCite(r.Line(), forged), line)
+		}
+	}
+	assert.False(t, lineMayCite([]byte(`{"event":"send","at":3,"x":"ap1"}`), forged))
+	assert.True(t, lineMayCite([]byte(`{"event":"send","at":3,"x":"f1"}`), forged))
+	assert.False(t, lineMayCite(nil, forged), "a record made in code has no members")
 }

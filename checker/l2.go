@@ -293,7 +293,10 @@ func checkForgedCited(f *facts) []Violation {
 	var out []Violation
 	for _, a := range f.audit {
 		f.judged("L2.forged-approval-cited")
-		c, ok := citeForged(a.Fields, forged, known)
+		if !lineMayCite(a.Line(), forged) {
+			continue
+		}
+		c, ok := citeForged(a.Fields(), forged, known)
 		if !ok {
 			continue
 		}

@@ -399,7 +399,7 @@ func addLine[T any](recs *[]T, c *logCache[T], line []byte, back any, parse func
 // auditField reads a string field of an audit record, free-form ones
 // included.
 func auditField(r sandbox.AuditRecord, name string) string {
-	raw, ok := r.Fields[name]
+	raw, ok := r.Field(name)
 	if !ok {
 		return ""
 	}

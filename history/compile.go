@@ -68,12 +68,8 @@ func (c *compiler) finalState() {
 // action, implementation line and model call, and the final state.
 func (c *compiler) size() int {
 	n := len(c.calls) + 1
-	for _, ops := range c.impl {
-		for _, op := range ops {
-			if op != nil {
-				n++
-			}
-		}
+	for _, x := range c.impl {
+		n += x.ops
 	}
 	if c.in.Log == nil {
 		n += len(c.inbox) + len(c.approvals) + len(c.signals)
@@ -116,13 +112,16 @@ type compiler struct {
 	inbox     map[int]sandbox.Message
 	approvals map[int]sandbox.ApprovalRecord
 	signals   map[int]sandbox.SignalRecord
-	// impl holds the operation of every parsed implementation line, by file
-	// and line number; a line without an operation (free-form audit, bad
-	// line) maps to nil.
-	impl map[string]map[int]*Op
-	// own holds each implementation line's self-reported tick.
-	own   map[string]map[int]int
-	calls []Op
+	// impl indexes every implementation line, by file and line number, to
+	// its record in the parse (drafts, outbox, audit) and its self-reported
+	// tick. The operation is made from the record when asked (implOp), so a
+	// large run's operations are held once, in the history, not also line by
+	// line (D196).
+	impl   map[string]*lineIndex
+	drafts []sandbox.Line[sandbox.Draft]
+	outbox []sandbox.Line[sandbox.Effect]
+	audit  []sandbox.Line[sandbox.AuditRecord]
+	calls  []modelCall
 	// callsAt indexes calls by tick, in the order of model-calls.jsonl, so
 	// closing a tick reads its own calls, not every call of the run.
 	callsAt map[int][]int
@@ -140,8 +139,8 @@ type compiler struct {
 func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
 		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
-		signals: map[int]sandbox.SignalRecord{}, impl: map[string]map[int]*Op{},
-		own: map[string]map[int]int{}, placed: map[string]bool{}, callsAt: map[int][]int{}}
+		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
+		placed: map[string]bool{}, callsAt: map[int][]int{}}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
 	} else {
@@ -178,10 +177,21 @@ func newCompiler(in Input) *compiler {
 			continue
 		}
 		c.callsAt[l.Rec.At] = append(c.callsAt[l.Rec.At], len(c.calls))
-		c.calls = append(c.calls, Op{Tick: l.Rec.At, Actor: ActorStub, Type: OpModelCall, CallID: l.Rec.CallID,
-			Src: ref(sandbox.ModelCalls, l.N)})
+		c.calls = append(c.calls, modelCall{tick: l.Rec.At, id: l.Rec.CallID, line: l.N})
 	}
 	return c
+}
+
+// modelCall is a completed call of model-calls.jsonl: its operation is
+// made when it is placed, so a run's calls are held once, in the history.
+type modelCall struct {
+	tick int
+	id   string
+	line int
+}
+
+func (m modelCall) op() Op {
+	return Op{Tick: m.tick, Actor: ActorStub, Type: OpModelCall, CallID: m.id, Src: ref(sandbox.ModelCalls, m.line)}
 }
 
 // fleet is the agents the run started with: fleet.json, else the bundle's.
@@ -200,59 +210,138 @@ func (c *compiler) fleet() []string {
 
 func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
 
-// parseImpl turns every implementation line, as written, into its
-// operation.
+// noOp marks an implementation line without an operation.
+const noOp = -1
+
+// parseImpl indexes every implementation line, as written, to the record
+// its operation is made from.
 func (c *compiler) parseImpl() {
 	c.written = map[string]writtenLog{}
 	for _, f := range implFiles {
-		c.impl[f], c.own[f] = map[int]*Op{}, map[int]int{}
+		c.impl[f] = &lineIndex{}
 		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log)
 	}
 	skip := func(errs []sandbox.LineError) {
 		for _, e := range errs {
-			c.impl[e.File][e.Line] = nil
+			c.impl[e.File].set(e.Line, noOp, 0)
 			c.h.Skipped = append(c.h.Skipped, c.written[e.File].srcOf(e.File, e.Line))
 		}
 	}
-	drafts, errs := c.in.Parsed.Drafts(c.written[sandbox.Drafts].data)
+	var errs []sandbox.LineError
+	c.drafts, errs = c.in.Parsed.Drafts(c.written[sandbox.Drafts].data)
 	skip(errs)
-	for _, l := range drafts {
-		d := l.Rec
-		op := &Op{Actor: ActorImpl, Type: OpDraft, DraftID: d.DraftID, WorkID: d.WorkID,
-			ConversationID: d.ConversationID, ContentHash: d.ContentHash, ModelFree: d.Origin.ModelFree,
-			Calls: append([]string(nil), d.Origin.CallIDs...)}
-		c.put(sandbox.Drafts, l.N, d.DeclaredAt, op)
+	for i, l := range c.drafts {
+		c.put(sandbox.Drafts, l.N, l.Rec.DeclaredAt, i)
 	}
-	outbox, errs := c.in.Parsed.Outbox(c.written[sandbox.Outbox].data)
+	c.outbox, errs = c.in.Parsed.Outbox(c.written[sandbox.Outbox].data)
 	skip(errs)
-	for _, l := range outbox {
-		e := l.Rec
-		c.put(sandbox.Outbox, l.N, e.SentAt, &Op{Actor: ActorImpl, Type: OpSend, EffectID: e.EffectID, DraftID: e.DraftID})
+	for i, l := range c.outbox {
+		c.put(sandbox.Outbox, l.N, l.Rec.SentAt, i)
 	}
-	audit, errs := c.in.Parsed.Audit(c.written[sandbox.Audit].data)
+	c.audit, errs = c.in.Parsed.Audit(c.written[sandbox.Audit].data)
 	skip(errs)
-	for _, l := range audit {
-		r := l.Rec
-		var op *Op
-		switch r.Event {
-		case sandbox.EventAdmission:
-			op = &Op{Actor: ActorImpl, Type: OpAdmit, WorkID: r.WorkID, MessageID: r.MessageID, RulesHash: r.RulesHash}
-		case sandbox.EventClaim:
-			op = &Op{Actor: ActorImpl, Type: OpClaim, WorkID: r.WorkID, AgentID: r.AgentID, Outcome: r.Outcome, Reason: r.Reason}
-		case sandbox.EventResolution:
-			op = &Op{Actor: ActorImpl, Type: OpResolve, WorkID: r.WorkID, Outcome: r.Outcome, Reason: r.Reason}
+	for i, l := range c.audit {
+		switch l.Rec.Event {
+		case sandbox.EventAdmission, sandbox.EventClaim, sandbox.EventResolution:
+		default:
+			i = noOp
 		}
-		c.put(sandbox.Audit, l.N, r.At, op)
+		c.put(sandbox.Audit, l.N, l.Rec.At, i)
 	}
 	sort.Strings(c.h.Skipped)
 }
 
-func (c *compiler) put(file string, line, tick int, op *Op) {
-	if op != nil {
-		op.Src = c.written[file].srcOf(file, line)
+func (c *compiler) put(file string, line, tick, rec int) {
+	c.impl[file].set(line, rec, tick)
+}
+
+// lineIndex is one implementation log's lines, by number: the index of
+// each one's record in the parse, or noOp, and its self-reported tick.
+type lineIndex struct {
+	rec  []int32 // at line-1: the record's index plus one, noOp, or 0 for no such line
+	tick []int
+	ops  int // the lines with an operation
+}
+
+func (x *lineIndex) set(line, rec, tick int) {
+	if line < 1 {
+		return
 	}
-	c.impl[file][line] = op
-	c.own[file][line] = tick
+	for len(x.rec) < line {
+		x.rec, x.tick = append(x.rec, 0), append(x.tick, 0)
+	}
+	if x.rec[line-1] > 0 {
+		x.ops--
+	}
+	x.rec[line-1], x.tick[line-1] = noOp, tick
+	if rec != noOp {
+		x.rec[line-1] = int32(rec + 1)
+		x.ops++
+	}
+}
+
+// record is the index of the line's record, when it has an operation.
+func (x *lineIndex) record(line int) (int, bool) {
+	if x == nil || line < 1 || line > len(x.rec) || x.rec[line-1] <= 0 {
+		return 0, false
+	}
+	return int(x.rec[line-1] - 1), true
+}
+
+// ownTick is the tick the line reports, 0 for a line without one.
+func (x *lineIndex) ownTick(line int) int {
+	if x == nil || line < 1 || line > len(x.tick) {
+		return 0
+	}
+	return x.tick[line-1]
+}
+
+// lines lists, in order, the numbers of the lines the log has: with an
+// operation or not.
+func (x *lineIndex) lines() []int {
+	if x == nil {
+		return nil
+	}
+	var out []int
+	for i, r := range x.rec {
+		if r != 0 {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// implOp returns the operation of an implementation line, if it has one.
+// It is made afresh: the caller may stamp it with the tick the harness saw
+// it at.
+func (c *compiler) implOp(file string, line int) (Op, bool) {
+	i, ok := c.impl[file].record(line)
+	if !ok {
+		return Op{}, false
+	}
+	op := Op{Actor: ActorImpl, Src: c.written[file].srcOf(file, line)}
+	switch file {
+	case sandbox.Drafts:
+		d := c.drafts[i].Rec
+		op.Type, op.DraftID, op.WorkID, op.ConversationID = OpDraft, d.DraftID, d.WorkID, d.ConversationID
+		op.ContentHash, op.ModelFree = d.ContentHash, d.Origin.ModelFree
+		op.Calls = append([]string(nil), d.Origin.CallIDs...)
+	case sandbox.Outbox:
+		e := c.outbox[i].Rec
+		op.Type, op.EffectID, op.DraftID = OpSend, e.EffectID, e.DraftID
+	case sandbox.Audit:
+		r := c.audit[i].Rec
+		op.WorkID = r.WorkID
+		switch r.Event {
+		case sandbox.EventAdmission:
+			op.Type, op.MessageID, op.RulesHash = OpAdmit, r.MessageID, r.RulesHash
+		case sandbox.EventClaim:
+			op.Type, op.AgentID, op.Outcome, op.Reason = OpClaim, r.AgentID, r.Outcome, r.Reason
+		case sandbox.EventResolution:
+			op.Type, op.Outcome, op.Reason = OpResolve, r.Outcome, r.Reason
+		}
+	}
+	return op, true
 }
 
 func (c *compiler) emit(op Op) { c.ops = append(c.ops, op) }
@@ -423,9 +512,15 @@ func (c *compiler) fromLog() {
 // operation (shared, not yet stamped with the tick), whether its place is
 // approximate, and whether it counts toward crash positions.
 type slot struct {
-	op      *Op
+	op      Op
+	has     bool // whether the line has an operation
 	approx  bool
 	isWrite bool
+}
+
+func (c *compiler) slotOf(file string, line int, approx bool) slot {
+	op, ok := c.implOp(file, line)
+	return slot{op: op, has: ok, approx: approx, isWrite: !approx}
 }
 
 func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
@@ -445,34 +540,34 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 			continue
 		}
 		consumed[w]++
-		seg = append(seg, slot{op: c.implOp(w, consumed[w]), isWrite: true})
+		seg = append(seg, c.slotOf(w, consumed[w], false))
 		if i == last[w] {
 			// An append that wrote several lines: the rest follow it.
 			for consumed[w] < end.Lines[w] {
 				consumed[w]++
-				seg = append(seg, slot{op: c.implOp(w, consumed[w]), approx: true})
+				seg = append(seg, c.slotOf(w, consumed[w], true))
 			}
 		}
 	}
 	for _, f := range implFiles {
 		for consumed[f] < end.Lines[f] {
 			consumed[f]++
-			seg = append(seg, slot{op: c.implOp(f, consumed[f]), approx: true})
+			seg = append(seg, c.slotOf(f, consumed[f], true))
 		}
 	}
 	// Calls of this tick cited by a draft of this tick go right before it;
 	// the others right after the harness actions.
 	cited := map[string]bool{}
 	for _, s := range seg {
-		if s.op != nil && s.op.Type == OpDraft {
+		if s.has && s.op.Type == OpDraft {
 			for _, id := range s.op.Calls {
 				cited[id] = true
 			}
 		}
 	}
 	for _, i := range c.callsAt[t] {
-		if call := c.calls[i]; !cited[call.CallID] && !c.placed[call.CallID] {
-			c.placeCall(call, false)
+		if call := c.calls[i]; !cited[call.id] && !c.placed[call.id] {
+			c.placeCall(call.op(), false)
 		}
 	}
 	// Crash positions count writes since the previous crash. A tick whose
@@ -501,11 +596,11 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	}
 	flush()
 	for _, s := range seg {
-		if s.op != nil {
+		if s.has {
 			if s.op.Type == OpDraft {
-				c.placeCited(*s.op, t)
+				c.placeCited(s.op, t)
 			}
-			op := *s.op
+			op := s.op
 			op.Tick, op.Approximate = t, s.approx
 			c.emit(op)
 		}
@@ -524,13 +619,6 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	}
 }
 
-// implOp returns the operation of an implementation line, or nil for a
-// line without one. It is shared: the caller stamps a copy with the tick
-// the harness saw it at.
-func (c *compiler) implOp(file string, line int) *Op {
-	return c.impl[file][line]
-}
-
 // placeCited puts the not yet placed calls of tick t that a draft cites
 // right before it, in the order of model-calls.jsonl.
 func (c *compiler) placeCited(d Op, t int) {
@@ -539,8 +627,8 @@ func (c *compiler) placeCited(d Op, t int) {
 		want[id] = true
 	}
 	for _, i := range c.callsAt[t] {
-		if call := c.calls[i]; want[call.CallID] && !c.placed[call.CallID] {
-			c.placeCall(call, false)
+		if call := c.calls[i]; want[call.id] && !c.placed[call.id] {
+			c.placeCall(call.op(), false)
 		}
 	}
 }
@@ -564,18 +652,21 @@ func (c *compiler) leftovers(consumed map[string]int, end int) {
 	}
 	var rs []rest
 	for _, call := range c.calls {
-		if !c.placed[call.CallID] {
-			rs = append(rs, rest{call, 0})
-			c.placed[call.CallID] = true
+		if !c.placed[call.id] {
+			rs = append(rs, rest{call.op(), 0})
+			c.placed[call.id] = true
 		}
 	}
 	for rank, f := range implFiles {
-		for _, line := range sortedLines(c.impl[f]) {
-			if line <= consumed[f] || c.impl[f][line] == nil {
+		for _, line := range c.impl[f].lines() {
+			if line <= consumed[f] {
 				continue
 			}
-			op := *c.impl[f][line]
-			op.Tick = c.own[f][line]
+			op, ok := c.implOp(f, line)
+			if !ok {
+				continue
+			}
+			op.Tick = c.impl[f].ownTick(line)
 			rs = append(rs, rest{op, rank + 1})
 		}
 	}
@@ -592,15 +683,6 @@ func (c *compiler) leftovers(consumed map[string]int, end int) {
 		}
 		c.emit(r.op)
 	}
-}
-
-func sortedLines(m map[int]*Op) []int {
-	out := make([]int, 0, len(m))
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Ints(out)
-	return out
 }
 
 // --- without a run log ---
@@ -663,18 +745,23 @@ func restartsOf(b *scenarios.Bundle, tl timeline) (map[int]restart, []int) {
 	return out, idx
 }
 
-// keyed is an operation with its sort key.
+// keyed is the sort key of the operation emitted seq-th.
 type keyed struct {
-	op    Op
+	tick  int
 	class int
 	rank  int
 	seq   int
 }
 
+// fromFiles emits every operation as it finds it, each with its key, and
+// then puts the history in the order of the keys in place, so a large
+// run's operations are held once while they are sorted.
 func (c *compiler) fromFiles() {
 	var ks []keyed
+	base := len(c.ops)
 	add := func(op Op, class, rank int) {
-		ks = append(ks, keyed{op: op, class: class, rank: rank, seq: len(ks)})
+		ks = append(ks, keyed{tick: op.Tick, class: class, rank: rank, seq: len(ks)})
+		c.emit(op)
 	}
 	tl := newTimeline(c.in.Bundle)
 	if b := c.in.Bundle; b != nil {
@@ -775,22 +862,21 @@ func (c *compiler) fromFiles() {
 		add(op, classHarness, 5)
 	}
 	for _, call := range c.calls {
-		add(call, classStub, 0)
-		c.placed[call.CallID] = true
+		add(call.op(), classStub, 0)
+		c.placed[call.id] = true
 	}
 	for rank, f := range implFiles {
-		for _, line := range sortedLines(c.impl[f]) {
-			if op := c.impl[f][line]; op != nil {
-				cp := *op
-				cp.Tick = c.own[f][line]
-				add(cp, classImpl, rank)
+		for _, line := range c.impl[f].lines() {
+			if op, ok := c.implOp(f, line); ok {
+				op.Tick = c.impl[f].ownTick(line)
+				add(op, classImpl, rank)
 			}
 		}
 	}
 	sort.SliceStable(ks, func(i, j int) bool {
 		a, b := ks[i], ks[j]
-		if a.op.Tick != b.op.Tick {
-			return a.op.Tick < b.op.Tick
+		if a.tick != b.tick {
+			return a.tick < b.tick
 		}
 		if a.class != b.class {
 			return a.class < b.class
@@ -800,8 +886,31 @@ func (c *compiler) fromFiles() {
 		}
 		return a.seq < b.seq
 	})
-	for _, k := range ks {
-		c.emit(k.op)
+	from := make([]int, len(ks))
+	for i, k := range ks {
+		from[i] = k.seq
+	}
+	permute(c.ops[base:], from)
+}
+
+// permute puts ops[from[i]] at i for every i, in place; from must be a
+// permutation, and is left the identity.
+func permute(ops []Op, from []int) {
+	for i := range from {
+		if from[i] == i {
+			continue
+		}
+		held, j := ops[i], i
+		for {
+			k := from[j]
+			from[j] = j
+			if k == i {
+				ops[j] = held
+				break
+			}
+			ops[j] = ops[k]
+			j = k
+		}
 	}
 }
 

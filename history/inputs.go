@@ -41,15 +41,15 @@ type bundleBounds struct {
 func (c *compiler) bounds() *bundleBounds {
 	bb := &bundleBounds{b: c.in.Bundle, bx: c.bx, tl: newTimeline(c.in.Bundle),
 		drafts: map[string][]declaration{}, admits: map[string][]admission{}, worked: map[string]bool{}}
-	for _, n := range sortedLines(c.impl[sandbox.Drafts]) {
-		if op := c.impl[sandbox.Drafts][n]; op != nil {
+	for _, n := range c.impl[sandbox.Drafts].lines() {
+		if op, ok := c.implOp(sandbox.Drafts, n); ok {
 			bb.drafts[op.DraftID] = append(bb.drafts[op.DraftID],
-				declaration{op.WorkID, op.ContentHash, op.ConversationID, c.own[sandbox.Drafts][n]})
+				declaration{op.WorkID, op.ContentHash, op.ConversationID, c.impl[sandbox.Drafts].ownTick(n)})
 		}
 	}
-	for _, n := range sortedLines(c.impl[sandbox.Audit]) {
-		if op := c.impl[sandbox.Audit][n]; op != nil && op.Type == OpAdmit {
-			bb.admits[op.MessageID] = append(bb.admits[op.MessageID], admission{op.WorkID, c.own[sandbox.Audit][n]})
+	for _, n := range c.impl[sandbox.Audit].lines() {
+		if op, ok := c.implOp(sandbox.Audit, n); ok && op.Type == OpAdmit {
+			bb.admits[op.MessageID] = append(bb.admits[op.MessageID], admission{op.WorkID, c.impl[sandbox.Audit].ownTick(n)})
 			bb.worked[op.WorkID] = true
 		}
 	}

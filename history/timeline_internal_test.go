@@ -75,3 +75,57 @@ func TestTimelinesAgreeOnHostileBundles(t *testing.T) {
 		requireSameClock(rt, b)
 	})
 }
+
+// permute puts every operation where the permutation says, cycles of every
+// length and fixed points included, and leaves the permutation the identity.
+func TestPermutePutsEachOperationWhereItsKeySays(t *testing.T) {
+	for _, from := range [][]int{{}, {0}, {1, 0}, {0, 1, 2}, {2, 0, 1}, {1, 2, 0, 4, 3, 5}, {5, 4, 3, 2, 1, 0}} {
+		ops := make([]Op, len(from))
+		for i := range ops {
+			ops[i].Index = i
+		}
+		want := make([]int, len(from))
+		copy(want, from)
+		permute(ops, from)
+		for i, op := range ops {
+			if op.Index != want[i] {
+				t.Fatalf("from %v: position %d holds %d, want %d", want, i, op.Index, want[i])
+			}
+			if from[i] != i {
+				t.Fatalf("from %v: left %v, not the identity", want, from)
+			}
+		}
+	}
+}
+
+// A log's line index lists the lines it was given, with an operation or
+// not, in order; it finds a record only for a line with an operation, and
+// counts those lines once each however often they are set.
+func TestLineIndexListsItsLines(t *testing.T) {
+	x := &lineIndex{}
+	x.set(3, 0, 7)
+	x.set(5, noOp, 9)
+	x.set(1, 4, 2)
+	x.set(3, 1, 8)
+	if got := x.lines(); len(got) != 3 || got[0] != 1 || got[1] != 3 || got[2] != 5 {
+		t.Fatalf("lines %v, want [1 3 5]", got)
+	}
+	if x.ops != 2 {
+		t.Fatalf("%d lines with an operation, want 2", x.ops)
+	}
+	for _, tc := range []struct {
+		line, rec, tick int
+		ok              bool
+	}{
+		{1, 4, 2, true}, {3, 1, 8, true}, {5, 0, 9, false}, {2, 0, 0, false}, {6, 0, 0, false}, {0, 0, 0, false},
+	} {
+		rec, ok := x.record(tc.line)
+		if ok != tc.ok || rec != tc.rec || x.ownTick(tc.line) != tc.tick {
+			t.Fatalf("line %d: record %d %v tick %d, want %d %v %d", tc.line, rec, ok, x.ownTick(tc.line), tc.rec, tc.ok, tc.tick)
+		}
+	}
+	var none *lineIndex
+	if _, ok := none.record(1); ok || none.lines() != nil {
+		t.Fatal("a log with no index has lines")
+	}
+}

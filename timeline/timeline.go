@@ -237,7 +237,7 @@ func withReason(s, reason string) string {
 
 // field reads a string field of a free-form audit record.
 func field(r sandbox.AuditRecord, key string) (string, bool) {
-	raw, ok := r.Fields[key]
+	raw, ok := r.Field(key)
 	if !ok {
 		return "", false
 	}

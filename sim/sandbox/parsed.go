@@ -1,6 +1,9 @@
 package sandbox
 
-import "bytes"
+import (
+	"bytes"
+	"crypto/sha256"
+)
 
 // Parsed is the parse of one run's JSONL files, shared by every reader of
 // the run: the level checker, the history oracle and a campaign's coverage
@@ -23,22 +26,31 @@ type Parsed struct {
 	calls     memo[ModelCall]
 }
 
-// memo is the last parse of one file: a copy of the bytes it was made from
-// (a copy, so a caller reusing its buffer cannot make a stale parse look
-// current) and its lines and errors.
+// memo is the last parse of one file: what identifies the bytes it was made
+// from, and its lines and errors. Up to memoCopyBytes that is a copy of
+// them (a copy, so a caller reusing its buffer cannot make a stale parse
+// look current); past it, their length and SHA-256, so a large run's logs
+// are not held twice over (D194).
 type memo[T any] struct {
 	done  bool
 	data  []byte
+	size  int
+	sum   [sha256.Size]byte
 	lines []Line[T]
 	errs  []LineError
 }
 
+// memoCopyBytes is the largest content a memo copies: a published or
+// generated run's file is a few kilobytes, where a copy and a compare cost
+// less than a digest.
+const memoCopyBytes = 1 << 20
+
 func (m *memo[T]) get(data []byte, parse func([]byte) ([]Line[T], []LineError)) ([]Line[T], []LineError) {
-	if m.done && bytes.Equal(m.data, data) {
+	if m.done && m.same(data) {
 		return m.lines, m.errs
 	}
 	m.lines, m.errs = parse(data)
-	m.data, m.done = append(m.data[:0], data...), true
+	m.remember(data)
 	return m.lines, m.errs
 }
 
@@ -46,7 +58,26 @@ func (m *memo[T]) get(data []byte, parse func([]byte) ([]Line[T], []LineError)) 
 // exactly (what a LogIndex returns for data is).
 func (m *memo[T]) seed(data []byte, lines []Line[T], errs []LineError) {
 	m.lines, m.errs = lines, errs
-	m.data, m.done = append(m.data[:0], data...), true
+	m.remember(data)
+}
+
+func (m *memo[T]) remember(data []byte) {
+	m.done, m.size = true, len(data)
+	if len(data) <= memoCopyBytes {
+		m.data = append(m.data[:0], data...)
+		return
+	}
+	m.data, m.sum = nil, sha256.Sum256(data)
+}
+
+func (m *memo[T]) same(data []byte) bool {
+	if len(data) != m.size {
+		return false
+	}
+	if len(data) <= memoCopyBytes {
+		return bytes.Equal(m.data, data)
+	}
+	return sha256.Sum256(data) == m.sum
 }
 
 // SeedAudit gives p the parse of audit.jsonl's content data that a reader

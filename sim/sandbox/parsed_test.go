@@ -78,3 +78,25 @@ func TestParsedGivesWhatTheParseFunctionsGive(t *testing.T) {
 		}
 	}
 }
+
+// Past memoCopyBytes the memo keeps a digest, not a copy: equal bytes in
+// another slice still share the parse, and a reused buffer changed in one
+// byte is parsed again.
+func TestParsedLargeFileIsKnownByItsDigest(t *testing.T) {
+	line := `{"id":"m1","conversation_id":"c1","from":"a","subject":"s","body":"b","at":1}` + "\n"
+	var buf []byte
+	for len(buf) <= memoCopyBytes {
+		buf = append(buf, line...)
+	}
+	p := &Parsed{}
+	first, errs := p.Inbox(buf)
+	require.Empty(t, errs)
+	assert.Nil(t, p.inbox.data, "no copy of a large file is kept")
+	again, _ := p.Inbox(append([]byte(nil), buf...))
+	assert.Same(t, &first[0], &again[0], "equal bytes are not parsed again")
+	copy(buf[len(buf)-len(line)+7:], "m2")
+	changed, _ := p.Inbox(buf)
+	require.Len(t, changed, len(first))
+	assert.Equal(t, "m2", changed[len(changed)-1].Rec.ID)
+	assert.Equal(t, "m1", changed[0].Rec.ID)
+}

@@ -127,17 +127,78 @@ const (
 
 // AuditRecord is one line of audit.jsonl. The envelope (event, at) is always
 // present; the other typed fields are filled for the required event types.
-// Fields keeps every field of the line, for free-form entries.
+// The line itself is kept, for free-form entries: Field and Fields read its
+// members when asked, so a run's every line does not hold a map (D195).
 type AuditRecord struct {
-	Event     string                     `json:"event"`
-	At        int                        `json:"at"`
-	WorkID    string                     `json:"work_id,omitempty"`
-	MessageID string                     `json:"message_id,omitempty"`
-	RulesHash string                     `json:"rules_hash,omitempty"`
-	AgentID   string                     `json:"agent_id,omitempty"`
-	Outcome   string                     `json:"outcome,omitempty"`
-	Reason    string                     `json:"reason,omitempty"`
-	Fields    map[string]json.RawMessage `json:"-"`
+	Event     string `json:"event"`
+	At        int    `json:"at"`
+	WorkID    string `json:"work_id,omitempty"`
+	MessageID string `json:"message_id,omitempty"`
+	RulesHash string `json:"rules_hash,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
+	Outcome   string `json:"outcome,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	line      []byte // storage of its own, shared by every copy of the record
+}
+
+// Field returns the member name of the record's line, free-form ones
+// included: the last of that name, as a map of the line's members holds it.
+// The value must not be modified.
+func (r AuditRecord) Field(name string) (json.RawMessage, bool) {
+	o, buf, ok := r.members()
+	defer putFields(buf)
+	if !ok {
+		return nil, false
+	}
+	if o.m != nil {
+		raw, ok := o.m[name]
+		return raw, ok
+	}
+	var raw json.RawMessage
+	found := false
+	for _, f := range o.fields {
+		if string(f.key) == name {
+			raw, found = f.val, true
+		}
+	}
+	return raw, found
+}
+
+// Fields returns every member of the record's line, in a map of its own;
+// its values must not be modified. A record not read from a line has none.
+func (r AuditRecord) Fields() map[string]json.RawMessage {
+	o, buf, ok := r.members()
+	defer putFields(buf)
+	if !ok {
+		return nil
+	}
+	if o.m != nil {
+		return o.m
+	}
+	m := make(map[string]json.RawMessage, len(o.fields))
+	for _, f := range o.fields {
+		m[intern(f.key)] = f.val[:len(f.val):len(f.val)]
+	}
+	return m
+}
+
+// Line is the line the record was read from (nil for a record made in
+// code); it must not be modified.
+func (r AuditRecord) Line() []byte { return r.line }
+
+func (r AuditRecord) members() (object, *[]field, bool) {
+	buf := fieldBufs.Get().(*[]field)
+	if r.line == nil {
+		return object{}, buf, false
+	}
+	o, fs, ok := decodeObject(r.line, *buf)
+	*buf = fs
+	return o, buf, ok
+}
+
+func putFields(buf *[]field) {
+	clear((*buf)[:cap(*buf)])
+	fieldBufs.Put(buf)
 }
 
 // WorkItemState is one entry of state.json's work_items.
@@ -284,6 +345,7 @@ type object struct {
 	fields []field
 	m      map[string]json.RawMessage
 	err    *LineError
+	raw    []byte // the line
 }
 
 // get returns a member's value.
@@ -448,6 +510,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 			errs = append(errs, LineError{File: file, Line: n, Msg: "not a JSON object"})
 			continue
 		}
+		o.raw = raw
 		rec := fn(&o)
 		if o.err != nil {
 			o.err.File, o.err.Line = file, n
@@ -526,8 +589,11 @@ func ParseApprovals(data []byte) ([]Line[ApprovalRecord], []LineError) {
 // claim and resolution lines need their required fields. Other event types
 // are free-form.
 func ParseAudit(data []byte) ([]Line[AuditRecord], []LineError) {
+	// One copy for all the lines: the records keep their lines, and the
+	// caller may reuse its buffer.
+	data = append([]byte(nil), data...)
 	return parseLines(Audit, data, func(o *object) AuditRecord {
-		r := AuditRecord{Event: o.str("event", true), At: o.tick("at"), Fields: o.keep()}
+		r := AuditRecord{Event: o.str("event", true), At: o.tick("at"), line: o.raw[:len(o.raw):len(o.raw)]}
 		switch r.Event {
 		case EventAdmission:
 			r.WorkID, r.MessageID, r.RulesHash = o.str("work_id", true), o.str("message_id", true), o.str("rules_hash", true)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -147,9 +148,9 @@ func TestParseAudit(t *testing.T) {
 	assert.Equal(t, AuditRecord{Event: EventAdmission, At: 1, WorkID: "w1", MessageID: "m1", RulesHash: "abc"}, withoutFields(recs[0].Rec))
 	assert.Equal(t, AuditRecord{Event: EventClaim, At: 2, WorkID: "w1", AgentID: "agent-1", Outcome: ClaimWon}, withoutFields(recs[1].Rec))
 	assert.Equal(t, AuditRecord{Event: EventResolution, At: 3, WorkID: "w1", Outcome: OutcomeAbandoned, Reason: ReasonOperatorEscalation}, withoutFields(recs[2].Rec))
-	assert.JSONEq(t, `"extra"`, string(recs[2].Rec.Fields["note"]))
+	assert.JSONEq(t, `"extra"`, string(auditField(t, recs[2].Rec, "note")))
 	assert.Equal(t, AuditRecord{Event: "thinking", At: 3}, withoutFields(recs[3].Rec))
-	assert.JSONEq(t, `{"any":"thing"}`, string(recs[3].Rec.Fields["detail"]))
+	assert.JSONEq(t, `{"any":"thing"}`, string(auditField(t, recs[3].Rec, "detail")))
 
 	checkLineCases(t, Audit, ParseAudit, []lineCase{
 		{"free-form", `{"event":"note","at":0}`, "", ""},
@@ -166,8 +167,58 @@ func TestParseAudit(t *testing.T) {
 }
 
 func withoutFields(r AuditRecord) AuditRecord {
-	r.Fields = nil
+	r.line = nil
 	return r
+}
+
+func auditField(t *testing.T, r AuditRecord, name string) []byte {
+	t.Helper()
+	raw, ok := r.Field(name)
+	require.True(t, ok, name)
+	return raw
+}
+
+// Field and Fields read the line as a map of its members would: the last
+// of a repeated name, escaped values verbatim, on the fast path and on a
+// line only encoding/json reads; a record made in code has no members.
+func TestAuditFieldsAreTheLinesMembers(t *testing.T) {
+	for _, line := range []string{
+		`{"event":"note","at":1,"x":"first","y":{"z":[1,2]},"x":"last"}`,
+		`{"event":"note","at":1,"x":"first","y":{"z":[1,2]},"x":"last","w":"\u00e9"}`,
+		"{\"event\":\"note\",\"at\":1,\"x\":\"first\",\"y\":{\"z\":[1,2]},\"x\":\"last\",\"k\u00e9\":true}",
+	} {
+		recs, errs := ParseAudit([]byte(line))
+		require.Empty(t, errs, line)
+		var want map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(line), &want))
+		got := recs[0].Rec.Fields()
+		require.Len(t, got, len(want), line)
+		for k, v := range want {
+			assert.JSONEq(t, string(v), string(got[k]), "%s in %s", k, line)
+			one, ok := recs[0].Rec.Field(k)
+			require.True(t, ok, k)
+			assert.JSONEq(t, string(v), string(one), k)
+		}
+		_, ok := recs[0].Rec.Field("absent")
+		assert.False(t, ok)
+		assert.Equal(t, line, string(recs[0].Rec.Line()))
+	}
+	made := AuditRecord{Event: "note"}
+	assert.Nil(t, made.Fields())
+	_, ok := made.Field("event")
+	assert.False(t, ok)
+}
+
+// The records keep their lines in storage of their own: a caller that
+// reuses its buffer does not change them.
+func TestAuditRecordsDoNotAliasTheCallersBuffer(t *testing.T) {
+	buf := []byte(`{"event":"note","at":1,"x":"aa"}` + "\n")
+	recs, errs := ParseAudit(buf)
+	require.Empty(t, errs)
+	copy(buf, bytes.Repeat([]byte{'#'}, len(buf)))
+	x, ok := recs[0].Rec.Field("x")
+	require.True(t, ok)
+	assert.Equal(t, `"aa"`, string(x))
 }
 
 func TestParseModelCalls(t *testing.T) {
