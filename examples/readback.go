@@ -1,10 +1,6 @@
 package examples
 
-import (
-	"encoding/json"
-
-	"github.com/amr-bench/amr/sim/sandbox"
-)
+import "github.com/amr-bench/amr/sim/sandbox"
 
 // readBack is the record the parser of file reads from the line l laid
 // out for rec, made without parsing it: the parser's answer for a line
@@ -50,18 +46,15 @@ func draftReadsBack(d sandbox.Draft) bool {
 func isTick(n int) bool { return n >= 0 && n <= 1<<40 }
 
 // auditRecord is sandbox.ParseAudit's record of the line: the envelope,
-// every member kept raw in Fields, and the fields its event type requires.
+// the line itself for its other members, and the fields its event type
+// requires.
 func (l *jsonLine) auditRecord() (sandbox.AuditRecord, bool) {
 	event, ok := l.text("event", true)
 	at, okAt := l.tick("at")
 	if !ok || !okAt {
 		return sandbox.AuditRecord{}, false
 	}
-	fields := make(map[string]json.RawMessage, len(l.members))
-	for _, m := range l.members {
-		fields[m.key] = json.RawMessage(l.buf[m.start:m.end:m.end])
-	}
-	r := sandbox.AuditRecord{Event: event, At: at, Fields: fields}
+	r := sandbox.AuditRecord{Event: event, At: at}.WithLine(l.buf)
 	switch event {
 	case sandbox.EventAdmission:
 		r.WorkID, ok = l.text("work_id", true)
