@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -59,7 +60,9 @@ const (
 	CSameBodyElsewhere = "same_sender_same_body_other_conversation"
 )
 
-var counters = []Counter{
+// coreCounters open the catalogue; the deployment faults' and the edges'
+// follow (counters).
+var coreCounters = []Counter{
 	{CForgedDelivered, "a forged approval (dangling draft id or mismatched hash) was written to approvals.jsonl"},
 	{CCrashDeclareSend, "a crash landed while a work item had a declared draft, no send and no resolution"},
 	{CEscalationApproved, "an escalation fired after a valid approval of the work item's draft and before any send"},
@@ -98,11 +101,19 @@ var counters = []Counter{
 	{CSameBodyElsewhere, "two messages of different conversations had the same sender, subject and body"},
 }
 
+// counters is the catalogue in its stable order. It is put together at its
+// first use: most starts of amr (a process instance's above all) never read
+// a counter.
+var counters = sync.OnceValue(func() []Counter {
+	c := append(append([]Counter(nil), coreCounters...), deployCounters...)
+	return append(c, edgeCounters()...)
+})
+
 // Counters lists the coverage counters in a stable order.
-func Counters() []Counter { return append([]Counter(nil), counters...) }
+func Counters() []Counter { return append([]Counter(nil), counters()...) }
 
 func counterIndex(name string) int {
-	for i, c := range counters {
+	for i, c := range counters() {
 		if c.Name == name {
 			return i
 		}
@@ -127,7 +138,7 @@ type Coverage struct {
 // Add folds one run in.
 func (c *Coverage) Add(s Seen) {
 	c.Runs++
-	for i := range counters {
+	for i := range counters() {
 		if s&(1<<i) != 0 {
 			c.hits[i]++
 		}
@@ -148,7 +159,7 @@ func (c Coverage) Hits(name string) int { return c.hits[counterIndex(name)] }
 // Missing lists the counters no run reached, in catalogue order.
 func (c Coverage) Missing() []string {
 	var out []string
-	for i, k := range counters {
+	for i, k := range counters() {
 		if c.hits[i] == 0 {
 			out = append(out, k.Name)
 		}
@@ -164,8 +175,8 @@ type CounterCount struct {
 
 // Counts lists every counter's tally in catalogue order.
 func (c Coverage) Counts() []CounterCount {
-	out := make([]CounterCount, len(counters))
-	for i, k := range counters {
+	out := make([]CounterCount, len(counters()))
+	for i, k := range counters() {
 		out[i] = CounterCount{Name: k.Name, Runs: c.hits[i]}
 	}
 	return out

@@ -41,12 +41,15 @@ var edgeSides = []struct {
 // "past").
 func EdgeCounter(budget, side string) string { return "edge_" + budget + "_" + side }
 
-func init() {
+// edgeCounters are the catalogue's last counters, three a budget.
+func edgeCounters() []Counter {
+	var out []Counter
 	for _, b := range edgeBudgets {
 		for _, s := range edgeSides {
-			counters = append(counters, Counter{EdgeCounter(b.name, s.name), strings.Replace(b.what, "%s", s.words, 1)})
+			out = append(out, Counter{EdgeCounter(b.name, s.name), strings.Replace(b.what, "%s", s.words, 1)})
 		}
 	}
+	return out
 }
 
 // edgeWatch keeps the ordinals (visited ticks) at which budgets started.

@@ -207,8 +207,8 @@ func endedOf(sum *Summary, cfg Config, interrupted bool) string {
 }
 
 func counterNames() []string {
-	out := make([]string, len(counters))
-	for i, c := range counters {
+	out := make([]string, len(counters()))
+	for i, c := range counters() {
 		out[i] = c.Name
 	}
 	return out

@@ -113,8 +113,8 @@ func (t *SeenTape) UnmarshalJSON(data []byte) error {
 	out := SeenTape{}
 	for i, f := range strings.Fields(text) {
 		v, err := strconv.ParseUint(f, 16, 64)
-		if err != nil || v >= 1<<len(counters) {
-			return fmt.Errorf("seen: run %d of the tape: %q is not a coverage mask of %d counters", i, f, len(counters))
+		if err != nil || v >= 1<<len(counters()) {
+			return fmt.Errorf("seen: run %d of the tape: %q is not a coverage mask of %d counters", i, f, len(counters()))
 		}
 		out = append(out, Seen(v))
 	}

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/scenarios"
@@ -20,50 +21,53 @@ type Situations struct {
 	Counters  []string `json:"counters"`
 }
 
-var situations = []Situations{
-	{"L0.record-format", []string{CCrashMidTick, CDraftAfterRestart, CTornLogLine}},
-	{"L0.harness-files", []string{CRulesChange, CPostureInFlight, CRedelivered}},
-	{"L0.append-only", []string{CCrashMidTick, CCrashDeclareSend}},
-	{"L0.draft-redeclared", []string{CRedraft, CCrashDeclareSend, CDraftAfterRestart}},
-	{"L0.outbox-declared", []string{CCrashMidTick, CCrashSendRecord}},
-	{"L0.draft-origin", []string{CDraftAfterRestart, CRedraft, CModelRecovered}},
-	{"L0.reply", append([]string{CJumpAcrossBudget, CMessageInJump, CCrashDeclareSend}, edges("reply_budget")...)},
-	{"L1.duplicate-effect", []string{CCrashSendRecord, CRedelivered, CDuplicateDelivery}},
-	{"L1.duplicate-work", []string{CDuplicateDelivery, CSameBody, CSameBodyElsewhere}},
-	{"L1.own-anchor", []string{CAnchorCollision, CTwoAnchors}},
-	{"L1.follow-up-reply", append([]string{CLongFollowUp, CFollowUpPending}, edges("reply_budget")...)},
-	{"L1.crash-resolution", append([]string{CCrashDeclareSend, CCrashApproved, CPiledUpWhileDown}, edges("crash_budget")...)},
-	{"L1.resolution-conflict", []string{CCrashSendRecord, CRejected, CEscalationApproved, CRejectThenApprove, CApproveThenReject, CCrashDecisions}},
-	{"L2.admission-unwarranted", append([]string{CPostureInFlight, CRulesChange, CDeclined, CThresholdAfterDu}, edges("posture_allowance", "rules_allowance")...)},
-	{"L2.admission-missing", append([]string{CMessageInJump, CPostureInFlight, CRulesChange, CSameBody, CThresholdAfterDu}, edges("posture_allowance", "rules_allowance")...)},
-	{"L2.admission-record", []string{CRulesChange, CCrashMidTick}},
-	{"L2.approval-binding", []string{CForgedDelivered, CRedraft, CStaleApproval}},
-	{"L2.forged-approval-acted", []string{CForgedDelivered}},
-	{"L2.forged-approval-cited", []string{CForgedDelivered}},
-	{"L2.approval-latency", append([]string{CLateApproval, CCrashApproved, CJumpAcrossBudget, CStaleApproval, CStaleStamp, CPiledUpWhileDown}, edges("approval_budget")...)},
-	{"L2.redelivery-duplicate", []string{CRedelivered, CRedeliveredSent}},
-	{"L2.send-after-rejection", []string{CRejected, CRejectThenApprove, CApproveThenReject, CCrashDecisions}},
-	{"L3.double-handled", []string{CContestedClaim, CDeathPendingDraft}},
-	{"L3.claim-winner", []string{CContestedClaim, CReassigned}},
-	{"L3.stand-down-record", []string{CContestedClaim, CDeathPendingDraft}},
-	{"L3.claim-window", []string{CContestedClaim, CReassigned}},
-	{"L3.agent-death", []string{CDeathPendingDraft, CReassigned, CFleetGone}},
-	{"L3.agent-death-unbound", []string{CDeathPendingDraft, CFleetGone}},
-	{"L3.resolution-missing", []string{CRejected, CEscalationUnapprove, CFleetGone, CCrashDeclareSend, CCrashDecisions}},
-	{"L3.state-consistency", append([]string{CDeathPendingDraft, CReassigned, CCrashMidTick}, edges("state_lag")...)},
-	{"L3.state-schema", []string{CCrashMidTick, CFleetGone, CTornState}},
-	{"L4.send-after-escalation", []string{CEscalationUnapprove, CEscalationApproved}},
-	{"L4.draft-after-escalation", []string{CEscalationUnapprove}},
-	{"L4.escalation-outcome", []string{CEscalationResolved, CEscalationApproved}},
-	{"L4.escalation-resolution", []string{CEscalationUnapprove, CEscalationResolved, CPiledUpWhileDown, CStaleStamp}},
-	{"L5.distinct-work", []string{CSameSubject, CDuplicateDelivery, CSameBody, CSameBodyElsewhere}},
-	{"L5.conversation-identity", []string{CSameSubject, CAnchorCollision, CSameBodyElsewhere}},
-	{"L5.escalated-send", []string{CEscalationUnapprove, CEscalationApproved}},
-	{"L5.approved-send", append([]string{CSameSubject, CJumpAcrossBudget}, edges("reply_budget")...)},
-	{"L5.escalation-resolution", []string{CEscalationUnapprove, CSameSubject}},
-	{"L6.post-approval-send", []string{CEscalationApproved, CEscalationSameTick}},
-	{"L6.post-approval-abandon", []string{CEscalationApproved, CEscalationSameTick}},
-}
+// situations is built at its first use, not at every start of amr.
+var situations = sync.OnceValue(func() []Situations {
+	return []Situations{
+		{"L0.record-format", []string{CCrashMidTick, CDraftAfterRestart, CTornLogLine}},
+		{"L0.harness-files", []string{CRulesChange, CPostureInFlight, CRedelivered}},
+		{"L0.append-only", []string{CCrashMidTick, CCrashDeclareSend}},
+		{"L0.draft-redeclared", []string{CRedraft, CCrashDeclareSend, CDraftAfterRestart}},
+		{"L0.outbox-declared", []string{CCrashMidTick, CCrashSendRecord}},
+		{"L0.draft-origin", []string{CDraftAfterRestart, CRedraft, CModelRecovered}},
+		{"L0.reply", append([]string{CJumpAcrossBudget, CMessageInJump, CCrashDeclareSend}, edges("reply_budget")...)},
+		{"L1.duplicate-effect", []string{CCrashSendRecord, CRedelivered, CDuplicateDelivery}},
+		{"L1.duplicate-work", []string{CDuplicateDelivery, CSameBody, CSameBodyElsewhere}},
+		{"L1.own-anchor", []string{CAnchorCollision, CTwoAnchors}},
+		{"L1.follow-up-reply", append([]string{CLongFollowUp, CFollowUpPending}, edges("reply_budget")...)},
+		{"L1.crash-resolution", append([]string{CCrashDeclareSend, CCrashApproved, CPiledUpWhileDown}, edges("crash_budget")...)},
+		{"L1.resolution-conflict", []string{CCrashSendRecord, CRejected, CEscalationApproved, CRejectThenApprove, CApproveThenReject, CCrashDecisions}},
+		{"L2.admission-unwarranted", append([]string{CPostureInFlight, CRulesChange, CDeclined, CThresholdAfterDu}, edges("posture_allowance", "rules_allowance")...)},
+		{"L2.admission-missing", append([]string{CMessageInJump, CPostureInFlight, CRulesChange, CSameBody, CThresholdAfterDu}, edges("posture_allowance", "rules_allowance")...)},
+		{"L2.admission-record", []string{CRulesChange, CCrashMidTick}},
+		{"L2.approval-binding", []string{CForgedDelivered, CRedraft, CStaleApproval}},
+		{"L2.forged-approval-acted", []string{CForgedDelivered}},
+		{"L2.forged-approval-cited", []string{CForgedDelivered}},
+		{"L2.approval-latency", append([]string{CLateApproval, CCrashApproved, CJumpAcrossBudget, CStaleApproval, CStaleStamp, CPiledUpWhileDown}, edges("approval_budget")...)},
+		{"L2.redelivery-duplicate", []string{CRedelivered, CRedeliveredSent}},
+		{"L2.send-after-rejection", []string{CRejected, CRejectThenApprove, CApproveThenReject, CCrashDecisions}},
+		{"L3.double-handled", []string{CContestedClaim, CDeathPendingDraft}},
+		{"L3.claim-winner", []string{CContestedClaim, CReassigned}},
+		{"L3.stand-down-record", []string{CContestedClaim, CDeathPendingDraft}},
+		{"L3.claim-window", []string{CContestedClaim, CReassigned}},
+		{"L3.agent-death", []string{CDeathPendingDraft, CReassigned, CFleetGone}},
+		{"L3.agent-death-unbound", []string{CDeathPendingDraft, CFleetGone}},
+		{"L3.resolution-missing", []string{CRejected, CEscalationUnapprove, CFleetGone, CCrashDeclareSend, CCrashDecisions}},
+		{"L3.state-consistency", append([]string{CDeathPendingDraft, CReassigned, CCrashMidTick}, edges("state_lag")...)},
+		{"L3.state-schema", []string{CCrashMidTick, CFleetGone, CTornState}},
+		{"L4.send-after-escalation", []string{CEscalationUnapprove, CEscalationApproved}},
+		{"L4.draft-after-escalation", []string{CEscalationUnapprove}},
+		{"L4.escalation-outcome", []string{CEscalationResolved, CEscalationApproved}},
+		{"L4.escalation-resolution", []string{CEscalationUnapprove, CEscalationResolved, CPiledUpWhileDown, CStaleStamp}},
+		{"L5.distinct-work", []string{CSameSubject, CDuplicateDelivery, CSameBody, CSameBodyElsewhere}},
+		{"L5.conversation-identity", []string{CSameSubject, CAnchorCollision, CSameBodyElsewhere}},
+		{"L5.escalated-send", []string{CEscalationUnapprove, CEscalationApproved}},
+		{"L5.approved-send", append([]string{CSameSubject, CJumpAcrossBudget}, edges("reply_budget")...)},
+		{"L5.escalation-resolution", []string{CEscalationUnapprove, CSameSubject}},
+		{"L6.post-approval-send", []string{CEscalationApproved, CEscalationSameTick}},
+		{"L6.post-approval-abandon", []string{CEscalationApproved, CEscalationSameTick}},
+	}
+})
 
 // edges lists the three edge counters of each budget.
 func edges(budgets ...string) []string {
@@ -79,8 +83,8 @@ func edges(budgets ...string) []string {
 // SituationTable returns, for every invariant of checker.Invariants() in
 // its order, the counters that read its situations.
 func SituationTable() []Situations {
-	out := make([]Situations, len(situations))
-	for i, s := range situations {
+	out := make([]Situations, len(situations()))
+	for i, s := range situations() {
 		out[i] = Situations{Invariant: s.Invariant, Counters: append([]string(nil), s.Counters...)}
 	}
 	return out
@@ -89,12 +93,12 @@ func SituationTable() []Situations {
 // SituationMarkdown renders the table as docs/fuzz.md holds it.
 func SituationMarkdown() string {
 	summary := map[string]string{}
-	for _, c := range counters {
+	for _, c := range counters() {
 		summary[c.Name] = c.Summary
 	}
 	var b strings.Builder
 	b.WriteString("| invariant | situations (coverage counters) |\n|---|---|\n")
-	for _, s := range situations {
+	for _, s := range situations() {
 		names := make([]string, len(s.Counters))
 		for i, c := range s.Counters {
 			names[i] = "`" + c + "`"
@@ -110,7 +114,7 @@ func SituationMarkdown() string {
 func checkSituations() []string {
 	var problems []string
 	rows := map[string]bool{}
-	for _, s := range situations {
+	for _, s := range situations() {
 		rows[s.Invariant] = true
 		if _, ok := checker.Lookup(s.Invariant); !ok {
 			problems = append(problems, "a row for "+s.Invariant+", which is no invariant")
@@ -133,7 +137,7 @@ func checkSituations() []string {
 }
 
 func knownCounter(name string) bool {
-	for _, c := range counters {
+	for _, c := range counters() {
 		if c.Name == name {
 			return true
 		}

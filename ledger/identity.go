@@ -223,21 +223,25 @@ var (
 	pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(python|pypy)[0-9.]*$`) })
 )
 
-func set(names ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
+// set returns the set of names, built at its first use rather than at every
+// start of amr, most of which never look a program up.
+func set(names ...string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := make(map[string]bool, len(names))
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	})
 }
 
 func kindOf(base string) programKind {
 	switch {
-	case shells[base]:
+	case shells()[base]:
 		return kindShell
-	case interpreters[base] || pythonName().MatchString(base):
+	case interpreters()[base] || pythonName().MatchString(base):
 		return kindInterpreter
-	case runners[base]:
+	case runners()[base]:
 		return kindRunner
 	}
 	return kindPlain
@@ -253,7 +257,7 @@ func inlineCode(kind programKind, args []string) string {
 			return name
 		case kind == kindShell && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "cs"):
 			return a // sh -c '...', sh -ec '...', sh -s
-		case kind == kindInterpreter && interpreterCode[name]:
+		case kind == kindInterpreter && interpreterCode()[name]:
 			return name
 		case !strings.HasPrefix(a, "-"):
 			return "" // the script; what follows is its own arguments
@@ -373,7 +377,7 @@ func DirectoryDigest(dir string) (string, error) {
 		rel = filepath.ToSlash(rel)
 		switch t := d.Type(); {
 		case d.IsDir():
-			if p != dir && skippedDirs[d.Name()] {
+			if p != dir && skippedDirs()[d.Name()] {
 				return filepath.SkipDir
 			}
 			return nil

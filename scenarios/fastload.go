@@ -163,7 +163,7 @@ func (s *fastScan) member(t reflect.Type, typed bool, key string) (reflect.Type,
 	}
 	switch {
 	case t == conditionsType:
-		if ft := conditionTypes[key]; ft != nil {
+		if ft := conditionTypes()[key]; ft != nil {
 			return ft, true
 		}
 		return nil, false // an unknown condition never matches: allowed

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/amr-bench/amr/internal/jsondepth"
@@ -446,7 +447,8 @@ func (ix *indexer) value(path string) (any, error) {
 var (
 	rawMessageType = reflect.TypeOf(json.RawMessage{})
 	conditionsType = reflect.TypeOf(Conditions{})
-	conditionTypes = jsonFields(reflect.TypeOf(conditionFields{}))
+	// Walked at its first use, not at every start of amr.
+	conditionTypes = sync.OnceValue(func() map[string]reflect.Type { return jsonFields(reflect.TypeOf(conditionFields{})) })
 )
 
 // checkFields walks a generic JSON value beside the Go type it will decode
@@ -475,7 +477,7 @@ func checkFields(v any, t reflect.Type, path string, src *Source) Problems {
 			var ft reflect.Type
 			switch {
 			case t == conditionsType:
-				if ft = conditionTypes[k]; ft == nil {
+				if ft = conditionTypes()[k]; ft == nil {
 					continue
 				}
 			case t.Kind() == reflect.Map:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -40,21 +41,27 @@ func invalid(param, code, format string, args ...any) *badRequest {
 // What the stub does with each field of a request it does not honour; the
 // fields it honours are read below, and these are only noted in the log.
 // Bookkeeping fields that change no answer, anywhere, are not noted.
+// The two field tables are built at their first use, not at every start
+// of amr.
 var (
 	samplingFields = []string{"temperature", "top_p", "seed", "presence_penalty", "frequency_penalty",
 		"logit_bias"}
-	quietFields = map[string]bool{"user": true, "metadata": true, "store": true, "service_tier": true,
-		"safety_identifier": true, "prompt_cache_key": true, "prompt_cache_retention": true}
-	noEffectFields = map[string]string{
-		"logprobs":           "no log probabilities are returned",
-		"top_logprobs":       "no log probabilities are returned",
-		"modalities":         "only text is answered",
-		"audio":              "only text is answered",
-		"prediction":         "a predicted output changes nothing in the stub's answer",
-		"web_search_options": "the stub does not search",
-		"reasoning_effort":   "the stub does not reason",
-		"verbosity":          "the stub's reply is the bundle's, whatever the verbosity",
-	}
+	quietFields = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"user": true, "metadata": true, "store": true, "service_tier": true,
+			"safety_identifier": true, "prompt_cache_key": true, "prompt_cache_retention": true}
+	})
+	noEffectFields = sync.OnceValue(func() map[string]string {
+		return map[string]string{
+			"logprobs":           "no log probabilities are returned",
+			"top_logprobs":       "no log probabilities are returned",
+			"modalities":         "only text is answered",
+			"audio":              "only text is answered",
+			"prediction":         "a predicted output changes nothing in the stub's answer",
+			"web_search_options": "the stub does not search",
+			"reasoning_effort":   "the stub does not reason",
+			"verbosity":          "the stub's reply is the bundle's, whatever the verbosity",
+		}
+	})
 )
 
 // parseChatRequest reads a request body; every problem is said in the
@@ -451,13 +458,13 @@ func (r *chatRequest) noteFields(o *object) {
 	}
 	var unknown []string
 	for _, k := range o.keys {
-		if why, ok := noEffectFields[k]; ok {
+		if why, ok := noEffectFields()[k]; ok {
 			if v := o.vals[k]; v != nil && v != false {
 				r.ignore(k, "%s", why)
 			}
 			continue
 		}
-		if !read[k] && !quietFields[k] {
+		if !read[k] && !quietFields()[k] {
 			unknown = append(unknown, k)
 		}
 	}

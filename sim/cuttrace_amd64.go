@@ -5,6 +5,7 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -22,21 +23,26 @@ var tracedCalls = []int{
 }
 
 // leavesGroup are the calls that take a process out of its group; they
-// stop too, so the tracer can let the process go first.
-var leavesGroup = map[int]bool{syscall.SYS_SETSID: true, syscall.SYS_SETPGID: true}
+// stop too, so the tracer can let the process go first. It and cutCalls
+// are built at their first use, not at every start of amr.
+var leavesGroup = sync.OnceValue(func() map[int]bool {
+	return map[int]bool{syscall.SYS_SETSID: true, syscall.SYS_SETPGID: true}
+})
 
 var openCalls = []struct{ nr, flagsArg int }{{syscall.SYS_OPEN, 1}, {syscall.SYS_OPENAT, 2}}
 
-var cutCalls = map[int]cutCall{
-	syscall.SYS_WRITE: {"write", onFD}, syscall.SYS_PWRITE64: {"pwrite64", onFD},
-	syscall.SYS_WRITEV: {"writev", onFD}, syscall.SYS_PWRITEV: {"pwritev", onFD}, 328: {"pwritev2", onFD},
-	syscall.SYS_FTRUNCATE: {"ftruncate", onFD},
-	syscall.SYS_CREAT:     {"creat", onPath}, syscall.SYS_OPEN: {"open", onPath}, syscall.SYS_UNLINK: {"unlink", onPath},
-	syscall.SYS_RMDIR: {"rmdir", onPath}, syscall.SYS_TRUNCATE: {"truncate", onPath}, syscall.SYS_MKDIR: {"mkdir", onPath},
-	syscall.SYS_OPENAT: {"openat", onAtPath}, 437: {"openat2", onAtPath}, syscall.SYS_UNLINKAT: {"unlinkat", onAtPath},
-	syscall.SYS_MKDIRAT: {"mkdirat", onAtPath},
-	syscall.SYS_RENAME:  {"rename", onRename}, syscall.SYS_RENAMEAT: {"renameat", onRenameAt}, 316: {"renameat2", onRenameAt},
-}
+var cutCalls = sync.OnceValue(func() map[int]cutCall {
+	return map[int]cutCall{
+		syscall.SYS_WRITE: {"write", onFD}, syscall.SYS_PWRITE64: {"pwrite64", onFD},
+		syscall.SYS_WRITEV: {"writev", onFD}, syscall.SYS_PWRITEV: {"pwritev", onFD}, 328: {"pwritev2", onFD},
+		syscall.SYS_FTRUNCATE: {"ftruncate", onFD},
+		syscall.SYS_CREAT:     {"creat", onPath}, syscall.SYS_OPEN: {"open", onPath}, syscall.SYS_UNLINK: {"unlink", onPath},
+		syscall.SYS_RMDIR: {"rmdir", onPath}, syscall.SYS_TRUNCATE: {"truncate", onPath}, syscall.SYS_MKDIR: {"mkdir", onPath},
+		syscall.SYS_OPENAT: {"openat", onAtPath}, 437: {"openat2", onAtPath}, syscall.SYS_UNLINKAT: {"unlinkat", onAtPath},
+		syscall.SYS_MKDIRAT: {"mkdirat", onAtPath},
+		syscall.SYS_RENAME:  {"rename", onRename}, syscall.SYS_RENAMEAT: {"renameat", onRenameAt}, 316: {"renameat2", onRenameAt},
+	}
+})
 
 func callNumber(r *syscall.PtraceRegs) uint64 { return r.Orig_rax }
 

@@ -483,7 +483,7 @@ func (t *tracer) resume(tid, sig int) { _ = syscall.PtraceCont(tid, sig) }
 // callStops is a file-changing call about to run.
 func (t *tracer) callStops(tid int) {
 	var regs syscall.PtraceRegs
-	if syscall.PtraceGetRegs(tid, &regs) == nil && leavesGroup[int(callNumber(&regs))] {
+	if syscall.PtraceGetRegs(tid, &regs) == nil && leavesGroup()[int(callNumber(&regs))] {
 		// Out of the group it is out of the kill and of the wait: it is
 		// let go, and found as escaped if it outlives a kill.
 		_ = syscall.PtraceDetach(tid)
@@ -577,7 +577,7 @@ func (t *tracer) ask(st *traceStop) (traceVerdict, bool) {
 // describe names the call and the file it changes; false when the file is
 // not under the sandbox.
 func (t *tracer) describe(tid int, regs *syscall.PtraceRegs) (*traceStop, bool) {
-	c, ok := cutCalls[int(callNumber(regs))]
+	c, ok := cutCalls()[int(callNumber(regs))]
 	if !ok {
 		return nil, false
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -55,12 +56,16 @@ var replyNames = names("reply", "text", "content", "body", "message", "answer", 
 var callNames = names("callid", "modelcallid", "origin", "callids")
 var senderNames = names("sender", "from", "to", "recipient", "replyto", "email")
 
-func names(ns ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range ns {
-		m[n] = true
-	}
-	return m
+// names returns a set built at its first use: most starts of amr never
+// generate a schema's value.
+func names(ns ...string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := make(map[string]bool, len(ns))
+		for _, n := range ns {
+			m[n] = true
+		}
+		return m
+	})
 }
 
 // generate builds a value for schema s. cand, when has is set, is the
@@ -442,25 +447,27 @@ func distinct(prev []any, v any, i int) any {
 	return v
 }
 
-var formatValues = map[string]string{
-	"date-time": "1970-01-01T00:00:00Z", "date": "1970-01-01", "time": "00:00:00Z",
-	"email": "amr-stub@example.com", "idn-email": "amr-stub@example.com",
-	"uri": "http://127.0.0.1/", "url": "http://127.0.0.1/", "iri": "http://127.0.0.1/",
-	"uri-reference": "/", "uuid": "00000000-0000-4000-8000-000000000000", "hostname": "localhost",
-	"ipv4": "127.0.0.1", "ipv6": "::1", "duration": "PT0S",
-}
+var formatValues = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"date-time": "1970-01-01T00:00:00Z", "date": "1970-01-01", "time": "00:00:00Z",
+		"email": "amr-stub@example.com", "idn-email": "amr-stub@example.com",
+		"uri": "http://127.0.0.1/", "url": "http://127.0.0.1/", "iri": "http://127.0.0.1/",
+		"uri-reference": "/", "uuid": "00000000-0000-4000-8000-000000000000", "hostname": "localhost",
+		"ipv4": "127.0.0.1", "ipv6": "::1", "duration": "PT0S",
+	}
+})
 
 // namedValue is the value a member's name asks for.
 func (g *generator) namedValue(name string) (string, bool) {
 	n := normName(name)
 	switch {
-	case replyNames[n]:
+	case replyNames()[n]:
 		return g.reply, true
-	case callNames[n]:
+	case callNames()[n]:
 		return g.fill.callID, true
 	case n == "anchor":
 		return g.fill.anchor, true
-	case senderNames[n]:
+	case senderNames()[n]:
 		return g.fill.sender, true
 	case n == "participants":
 		return g.fill.participants, true
@@ -475,10 +482,10 @@ func (g *generator) str(s *object, name string, cand any, has bool) any {
 	}
 	format, _ := s.at("format").(string)
 	named, isNamed := g.namedValue(name)
-	if isNamed && replyNames[normName(name)] {
+	if isNamed && replyNames()[normName(name)] {
 		g.named = true
 	}
-	if fv, ok := formatValues[format]; ok {
+	if fv, ok := formatValues()[format]; ok {
 		if strings.Contains(format, "email") && strings.Contains(g.fill.sender, "@") {
 			options = append(options, g.fill.sender)
 		}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -26,22 +27,27 @@ type schemaDoc struct {
 	root any
 }
 
-// describing keywords: they constrain nothing.
-var describingKeywords = map[string]bool{
-	"$schema": true, "$id": true, "$anchor": true, "$comment": true, "$defs": true, "definitions": true,
-	"title": true, "description": true, "default": true, "examples": true, "deprecated": true,
-	"readOnly": true, "writeOnly": true, "format": true, "contentMediaType": true, "contentEncoding": true,
-	"strict": true, "name": true,
-}
+// describing keywords: they constrain nothing. This table and the next are
+// built at their first use, not at every start of amr.
+var describingKeywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"$schema": true, "$id": true, "$anchor": true, "$comment": true, "$defs": true, "definitions": true,
+		"title": true, "description": true, "default": true, "examples": true, "deprecated": true,
+		"readOnly": true, "writeOnly": true, "format": true, "contentMediaType": true, "contentEncoding": true,
+		"strict": true, "name": true,
+	}
+})
 
-var checkedKeywords = map[string]bool{
-	"type": true, "enum": true, "const": true, "properties": true, "required": true,
-	"additionalProperties": true, "items": true, "prefixItems": true, "minItems": true, "maxItems": true,
-	"uniqueItems": true, "minLength": true, "maxLength": true, "pattern": true, "minimum": true,
-	"maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-	"minProperties": true, "maxProperties": true, "anyOf": true, "oneOf": true, "allOf": true, "not": true,
-	"$ref": true, "nullable": true,
-}
+var checkedKeywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"type": true, "enum": true, "const": true, "properties": true, "required": true,
+		"additionalProperties": true, "items": true, "prefixItems": true, "minItems": true, "maxItems": true,
+		"uniqueItems": true, "minLength": true, "maxLength": true, "pattern": true, "minimum": true,
+		"maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+		"minProperties": true, "maxProperties": true, "anyOf": true, "oneOf": true, "allOf": true, "not": true,
+		"$ref": true, "nullable": true,
+	}
+})
 
 // unknownKeywords lists, sorted, the keywords anywhere in a schema that the
 // stub neither checks nor knows to be descriptive.
@@ -55,7 +61,7 @@ func unknownKeywords(s any) []string {
 		switch x := v.(type) {
 		case *object:
 			for _, k := range x.keys {
-				if !describingKeywords[k] && !checkedKeywords[k] {
+				if !describingKeywords()[k] && !checkedKeywords()[k] {
 					found[k] = true
 				}
 				switch k {

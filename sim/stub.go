@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -185,17 +186,20 @@ func (s *Stub) Answer(req Request) (Answer, error) {
 }
 
 // failureStatus is the HTTP status each kind of failure is answered with;
-// a reset and a timeout get none.
-var failureStatus = map[string]int{
-	scenarios.ModelRateLimit:   429,
-	scenarios.ModelServerError: 500,
-	scenarios.ModelUnavailable: 503,
-	scenarios.ModelMalformed:   200,
-}
+// a reset and a timeout get none. Built at its first use, not at every
+// start of amr.
+var failureStatus = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		scenarios.ModelRateLimit:   429,
+		scenarios.ModelServerError: 500,
+		scenarios.ModelUnavailable: 503,
+		scenarios.ModelMalformed:   200,
+	}
+})
 
 // fail logs a call the bundle makes fail and returns its error (D74).
 func (s *Stub) fail(id, prompt, anchor string, f scenarios.ModelFailure) error {
-	failed := sandbox.Failed{Kind: f.Kind, Status: failureStatus[f.Kind], RetryAfter: f.RetryAfter}
+	failed := sandbox.Failed{Kind: f.Kind, Status: failureStatus()[f.Kind], RetryAfter: f.RetryAfter}
 	rec := sandbox.ModelCall{CallID: id, At: s.tick(), Prompt: prompt, Anchor: anchor, Failed: &failed}
 	if err := sandbox.AppendJSON(s.store, sandbox.ModelCalls, rec); err != nil {
 		return fmt.Errorf("stub: logging call %s: %w", id, err)
@@ -214,7 +218,7 @@ func clientSees(id string, f scenarios.ModelFailure) *sandbox.ModelError {
 	case scenarios.ModelTimeout:
 		return &sandbox.ModelError{CallID: id, Kind: f.Kind, Status: 504}
 	}
-	return &sandbox.ModelError{CallID: id, Kind: f.Kind, Status: failureStatus[f.Kind], RetryAfter: f.RetryAfter}
+	return &sandbox.ModelError{CallID: id, Kind: f.Kind, Status: failureStatus()[f.Kind], RetryAfter: f.RetryAfter}
 }
 
 // Reject logs a request the stub refused and returns the id it is logged
