@@ -243,8 +243,10 @@ type observed struct {
 // observe reads the stamps of the first maxLines lines of a file; counts in
 // the log beyond what the file holds are ignored.
 func observe(log []sandbox.LogRecord, name string, maxLines int) observed {
-	o := observed{stamps: []stamp{{}}}
+	// No more than maxLines lines get a stamp: room for them all at once.
+	o := observed{stamps: make([]stamp, 1, maxLines+1)}
 	prev := 0
+	var pos []int // the positions of name in a tick's writes, reused
 	for i := range log {
 		r := &log[i]
 		if r.Kind != sandbox.LogTickEnd {
@@ -255,7 +257,7 @@ func observe(log []sandbox.LogRecord, name string, maxLines int) observed {
 		if !ok || count <= prev {
 			continue
 		}
-		var pos []int
+		pos = pos[:0]
 		for i, w := range r.Writes {
 			if w == name {
 				pos = append(pos, i)
