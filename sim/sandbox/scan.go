@@ -74,12 +74,17 @@ func plainString(raw []byte) (string, bool) {
 		return "", false
 	}
 	in := raw[1 : len(raw)-1]
-	for _, c := range in {
+	i := 0
+	for i < len(in) && quietByte[in[i]] {
+		i++
+	}
+	// An ASCII prefix is valid UTF-8: only the rest needs the full look.
+	for _, c := range in[i:] {
 		if c == '\\' || c == '"' || c < 0x20 {
 			return "", false
 		}
 	}
-	if !utf8.Valid(in) {
+	if !utf8.Valid(in[i:]) {
 		return "", false
 	}
 	return intern(in), true

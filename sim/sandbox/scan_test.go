@@ -149,6 +149,23 @@ func TestScanStringEveryByte(t *testing.T) {
 	}
 }
 
+// DecodeString gives what json.Unmarshal gives for every byte value after an
+// ASCII prefix and after a non-ASCII letter, invalid UTF-8 included.
+func TestDecodeStringEveryByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		b := string([]byte{byte(c)})
+		for _, lit := range []string{`"ab` + b + `cd"`, `"é` + b + `"`, `"` + b + `é"`} {
+			var want string
+			wantErr := json.Unmarshal([]byte(lit), &want)
+			got, err := DecodeString([]byte(lit))
+			require.Equal(t, wantErr == nil, err == nil, "%q", lit)
+			assert.Equal(t, want, got, "%q", lit)
+			_, plain := plainString([]byte(lit))
+			assert.Equal(t, wantErr == nil && c != '\\' && c >= 0x20 && (c < 0x80 || want == lit[1:len(lit)-1]), plain, "%q", lit)
+		}
+	}
+}
+
 func TestScanAcceptsWhatTheHarnessWrites(t *testing.T) {
 	for _, line := range []string{admissionLine, claimLine, noteLine,
 		`{"draft_id":"d-1.a","work_id":"w-1","conversation_id":"c1","body":"Hi","content_hash":"sha256:ab","declared_at":3,"origin":["call-0001"]}`,
