@@ -46,9 +46,10 @@ func appendOnly(name string, final []byte, log []sandbox.LogRecord) *appendLog {
 	// Every line seen is in the file or in a rewrite record: a count past
 	// them names lines whose text is lost, which are not made up.
 	bound := inFile
-	for i, r := range log {
+	for i := range log {
+		r := &log[i]
 		if r.Kind == sandbox.LogRewrite && r.File == name {
-			a.rewrites = append(a.rewrites, rewriteRef{r, runLogRef(i)})
+			a.rewrites = append(a.rewrites, rewriteRef{*r, runLogRef(i)})
 			bound += len(r.Lost)
 		}
 	}
@@ -59,16 +60,17 @@ func appendOnly(name string, final []byte, log []sandbox.LogRecord) *appendLog {
 		claimed int // the most lines the run log says were seen
 	)
 	// grow adds, at the file's end, the lines seen up to n.
-	grow := func(n, i int, r sandbox.LogRecord) {
+	grow := func(n, i int, r *sandbox.LogRecord) {
 		if n > claimed {
-			claimed, a.counted = n, rewriteRef{r, runLogRef(i)}
+			claimed, a.counted = n, rewriteRef{*r, runLogRef(i)}
 		}
 		for len(text) < min(n, bound) {
 			text, where = append(text, nil), append(where, "")
 			cur = append(cur, len(text)-1)
 		}
 	}
-	for i, r := range log {
+	for i := range log {
+		r := &log[i]
 		switch {
 		case r.Kind == sandbox.LogTickEnd:
 			grow(r.Lines[name], i, r)

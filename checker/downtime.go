@@ -20,13 +20,14 @@ type downSpan struct {
 // while the implementation is down starts no downtime of its own.
 func (f *facts) parseDowntimes(log []sandbox.LogRecord) {
 	if f.ordered {
-		for i, r := range log {
+		for i := range log {
+			r := &log[i]
 			if r.Kind != sandbox.LogCrash || r.Down <= 0 {
 				continue
 			}
 			span := downSpan{from: r.Tick}
-			for _, later := range log[i+1:] {
-				if later.Kind == sandbox.LogRestart {
+			for j := i + 1; j < len(log); j++ {
+				if later := &log[j]; later.Kind == sandbox.LogRestart {
 					span.until, span.restarted = later.Tick, true
 					break
 				}

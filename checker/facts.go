@@ -198,9 +198,10 @@ func build(in Input) *facts {
 	f.parseCrashes(in.Log)
 	f.parseDowntimes(in.Log)
 	f.unfired = map[string]int{}
-	for i, r := range in.Log {
+	for i := range in.Log {
+		r := &in.Log[i]
 		if r.Kind == sandbox.LogTamper {
-			f.tampers = append(f.tampers, r)
+			f.tampers = append(f.tampers, *r)
 			f.tamperRefs = append(f.tamperRefs, runLogRef(i))
 		}
 		if r.Kind == sandbox.LogUnfired && r.Ref == "" {
@@ -223,7 +224,8 @@ func clampLevel(l int) int {
 }
 
 func hasTickEnds(log []sandbox.LogRecord) bool {
-	for _, r := range log {
+	for i := range log {
+		r := &log[i]
 		if r.Kind == sandbox.LogTickEnd {
 			return true
 		}
@@ -241,9 +243,12 @@ type observed struct {
 // observe reads the stamps of the first maxLines lines of a file; counts in
 // the log beyond what the file holds are ignored.
 func observe(log []sandbox.LogRecord, name string, maxLines int) observed {
-	o := observed{stamps: []stamp{{}}}
+	// No more than maxLines lines get a stamp: room for them all at once.
+	o := observed{stamps: make([]stamp, 1, maxLines+1)}
 	prev := 0
-	for _, r := range log {
+	var pos []int // the positions of name in a tick's writes, reused
+	for i := range log {
+		r := &log[i]
 		if r.Kind != sandbox.LogTickEnd {
 			continue
 		}
@@ -252,7 +257,7 @@ func observe(log []sandbox.LogRecord, name string, maxLines int) observed {
 		if !ok || count <= prev {
 			continue
 		}
-		var pos []int
+		pos = pos[:0]
 		for i, w := range r.Writes {
 			if w == name {
 				pos = append(pos, i)
@@ -425,7 +430,8 @@ func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
 	var follow sandbox.StateFollower
 	var cur sandbox.Snapshot // the latest version read, when it is the latest
 	inForce := -1            // the version at the last tick end, -1 before the first
-	for _, r := range log {
+	for i := range log {
+		r := &log[i]
 		if r.Kind != sandbox.LogTickEnd {
 			continue
 		}
@@ -433,7 +439,7 @@ func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
 			f.holdings[pending[0]] = holdingsOf(h, inForce, cur)
 			pending = pending[1:]
 		}
-		version, changed, err := replay.Next(r)
+		version, changed, err := replay.Next(*r)
 		switch {
 		case err != nil:
 			// Only a run log that did not come through ParseRunLog gets here.
@@ -492,7 +498,8 @@ func readSnapshot(data []byte) snapshot {
 // item look pending that was in fact resolved later in the same tick.
 func (f *facts) parseCrashes(log []sandbox.LogRecord) {
 	if f.ordered {
-		for i, r := range log {
+		for i := range log {
+			r := &log[i]
 			if r.Kind != sandbox.LogCrash {
 				continue
 			}

@@ -52,7 +52,7 @@ type written[T comparable] struct {
 // lineTick is the tick a harness line carries: the record's own, or the
 // one it was stamped with when it fired late under stamp_scheduled (D72).
 // Either way the line took effect when the record says it was written.
-func lineTick(r sandbox.LogRecord) int {
+func lineTick(r *sandbox.LogRecord) int {
 	if r.Stamped != nil {
 		return *r.Stamped
 	}
@@ -68,7 +68,8 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 	fired := map[string]sandbox.ApprovalRecord{}
 	delivered := map[string]bool{}
 	var messages []*message
-	for i, r := range log {
+	for i := range log {
+		r := &log[i]
 		// The record's reference is made only for the records that keep one:
 		// most records are tick ends.
 		at := stamp{r.Tick, seqHarness}
@@ -764,7 +765,8 @@ func (f *facts) judgeFixtureFiles(file func(string) []byte, log []sandbox.LogRec
 		mode = sandbox.ModeFile{Posture: f.b.Mode.Posture, ChangedAt: f.b.Mode.ChangedAt}
 		modeSrc = "the harness wrote the bundle's initial mode"
 	}
-	for i, r := range log {
+	for i := range log {
+		r := &log[i]
 		switch r.Kind {
 		case sandbox.LogPosture:
 			mode = sandbox.ModeFile{Posture: r.Posture, ChangedAt: r.Tick}

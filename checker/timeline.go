@@ -115,7 +115,8 @@ type rulesWrites struct {
 
 func writtenRules(log []sandbox.LogRecord) rulesWrites {
 	w := rulesWrites{changes: map[[2]int][]string{}}
-	for _, r := range log {
+	for i := range log {
+		r := &log[i]
 		switch {
 		case r.RulesHash == "":
 		case r.Kind == sandbox.LogStart && w.initial == "":

@@ -74,12 +74,17 @@ func plainString(raw []byte) (string, bool) {
 		return "", false
 	}
 	in := raw[1 : len(raw)-1]
-	for _, c := range in {
+	i := 0
+	for i < len(in) && quietByte[in[i]] {
+		i++
+	}
+	// An ASCII prefix is valid UTF-8: only the rest needs the full look.
+	for _, c := range in[i:] {
 		if c == '\\' || c == '"' || c < 0x20 {
 			return "", false
 		}
 	}
-	if !utf8.Valid(in) {
+	if !utf8.Valid(in[i:]) {
 		return "", false
 	}
 	return intern(in), true
@@ -287,6 +292,13 @@ func scanString(data []byte, i int) (end int, plain bool) {
 	}
 	plain = true
 	for j := i + 1; j < len(data); j++ {
+		// Runs of bytes that stand for themselves are skipped in one tight loop.
+		for j < len(data) && quietByte[data[j]] {
+			j++
+		}
+		if j >= len(data) {
+			break
+		}
 		c := data[j]
 		switch {
 		case c == '"':
@@ -320,6 +332,15 @@ func scanString(data []byte, i int) (end int, plain bool) {
 	}
 	return -1, false
 }
+
+// quietByte marks the bytes that stand for themselves in a plain string
+// literal: 0x20 to 0x7f but the quote and the backslash.
+var quietByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'

@@ -121,6 +121,51 @@ func TestScanMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// Every byte value, on its own, after a run of plain bytes and after a
+// backslash: scanString ends a literal exactly where encoding/json finds a
+// valid one, and calls it plain only for printable ASCII with no escape.
+func TestScanStringEveryByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		b := string([]byte{byte(c)})
+		for _, lit := range []string{`"` + b + `"`, `"abc` + b + `def"`, `"\` + b + `"`, `"\u00` + b + `0"`} {
+			data := []byte(lit)
+			end, plain := scanString(data, 0)
+			valid := json.Valid(data)
+			assert.Equal(t, valid, end == len(data), "%q", lit)
+			if !valid {
+				continue
+			}
+			inner := data[1 : len(data)-1]
+			want := !strings.ContainsRune(string(inner), '\\')
+			for _, x := range inner {
+				want = want && x >= 0x20 && x < 0x80
+			}
+			assert.Equal(t, want, plain, "%q", lit)
+		}
+	}
+	for _, lit := range []string{`"`, `"abc`, `"abc\`, `"\u12`, `"abc\"`} {
+		end, _ := scanString([]byte(lit), 0)
+		assert.Equal(t, -1, end, "%q is not closed", lit)
+	}
+}
+
+// DecodeString gives what json.Unmarshal gives for every byte value after an
+// ASCII prefix and after a non-ASCII letter, invalid UTF-8 included.
+func TestDecodeStringEveryByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		b := string([]byte{byte(c)})
+		for _, lit := range []string{`"ab` + b + `cd"`, `"é` + b + `"`, `"` + b + `é"`} {
+			var want string
+			wantErr := json.Unmarshal([]byte(lit), &want)
+			got, err := DecodeString([]byte(lit))
+			require.Equal(t, wantErr == nil, err == nil, "%q", lit)
+			assert.Equal(t, want, got, "%q", lit)
+			_, plain := plainString([]byte(lit))
+			assert.Equal(t, wantErr == nil && c != '\\' && c >= 0x20 && (c < 0x80 || want == lit[1:len(lit)-1]), plain, "%q", lit)
+		}
+	}
+}
+
 func TestScanAcceptsWhatTheHarnessWrites(t *testing.T) {
 	for _, line := range []string{admissionLine, claimLine, noteLine,
 		`{"draft_id":"d-1.a","work_id":"w-1","conversation_id":"c1","body":"Hi","content_hash":"sha256:ab","declared_at":3,"origin":["call-0001"]}`,

@@ -123,6 +123,40 @@ func TestStoreNames(t *testing.T) {
 	})
 }
 
+// Every file a Memory keeps is viewed as its map holds it, a spec file (kept
+// in its own slot too) or a private one, through writes and appends alike.
+func TestMemoryViewMatchesFiles(t *testing.T) {
+	for i, name := range specNames {
+		assert.Equal(t, i, specSlot(name), name)
+		assert.True(t, ValidName(name), name)
+	}
+	assert.Equal(t, -1, specSlot("private/notes"))
+	assert.Equal(t, -1, specSlot("state.json "))
+	m := NewMemory()
+	names := append(specNames[:], "private/a", "private/b/c")
+	for round := 0; round < 3; round++ {
+		for i, name := range names {
+			if (i+round)%2 == 0 {
+				require.NoError(t, m.Append(name, []byte{byte('a' + i)}))
+			} else {
+				require.NoError(t, m.Write(name, []byte{byte('A' + round)}))
+			}
+		}
+	}
+	require.Len(t, m.Files(), len(names))
+	for name, data := range m.Files() {
+		assert.Equal(t, data, m.View(name), name)
+		got, err := m.Read(name)
+		require.NoError(t, err)
+		assert.Equal(t, data, got, name)
+	}
+	// Appended, replaced in the second round, appended to again; and
+	// replaced last.
+	assert.Equal(t, "Ba\n", string(m.View(Inbox)))
+	assert.Equal(t, "C", string(m.View(Drafts)))
+	assert.Nil(t, m.View("private/absent"))
+}
+
 func TestStoreRejectsBadNames(t *testing.T) {
 	stores(t, func(t *testing.T, s Store) {
 		for _, name := range []string{"../escape", "/tmp/abs", "private/../inbox.jsonl", "notes.txt", ""} {
