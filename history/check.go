@@ -150,7 +150,8 @@ func Check(h *History) Verdict {
 	}
 	// Attribution is a lookup: an effect belongs to the work item its
 	// draft id was first declared for.
-	for i, op := range p.ops {
+	for i := range p.ops {
+		op := &p.ops[i]
 		switch op.Type {
 		case OpDraft:
 			if _, ok := p.first[op.DraftID]; !ok {
@@ -243,7 +244,7 @@ func srcFile(src string) string {
 }
 
 func (p *pass) step(i int) {
-	op := p.ops[i]
+	op := &p.ops[i]
 	switch op.Type {
 	case OpAdmit:
 		w := p.work(op.WorkID)
@@ -285,7 +286,7 @@ func (p *pass) step(i int) {
 	}
 }
 
-func (p *pass) draft(i int, op Op) {
+func (p *pass) draft(i int, op *Op) {
 	if _, ok := p.declared[op.DraftID]; ok {
 		return // the first declaration is the draft
 	}
@@ -330,7 +331,7 @@ func (p *pass) crashBetween(a, b int) (int, bool) {
 	return 0, false
 }
 
-func (p *pass) approve(i int, op Op) {
+func (p *pass) approve(i int, op *Op) {
 	if op.R().Forged != ForgedNo {
 		return
 	}
@@ -384,7 +385,7 @@ func (p *pass) latestAt(work string, d, i int) bool {
 
 // afterRejection judges one effect against H11: a rejection that was the
 // first decision on its draft, or that ended its work item, came before it.
-func (p *pass) afterRejection(i int, op Op, w *work) {
+func (p *pass) afterRejection(i int, op *Op, w *work) {
 	r, ok := p.rejected[op.DraftID]
 	if len(w.ended) > 0 && (!ok || w.ended[0] < r) {
 		r, ok = w.ended[0], true
@@ -430,7 +431,7 @@ func (p *pass) crash(i int) {
 }
 
 // send judges one effect against H1, H2, H4, H5 and H11.
-func (p *pass) send(i int, op Op) {
+func (p *pass) send(i int, op *Op) {
 	// An effect whose draft was never declared is valid for no work item
 	// (spec §2: valid only if its draft_id was declared): it is nobody's
 	// send, and what it did to a work item is not guessed.
@@ -461,7 +462,7 @@ func (p *pass) send(i int, op Op) {
 	}
 }
 
-func (p *pass) duplicate(i int, op Op, w *work) {
+func (p *pass) duplicate(i int, op *Op, w *work) {
 	prior, what := -1, ""
 	if e, ok := p.byEffect[op.R().EffectID]; ok {
 		prior, what = e, "effect id "+op.R().EffectID
@@ -485,7 +486,7 @@ func (p *pass) duplicate(i int, op Op, w *work) {
 	}
 }
 
-func (p *pass) orphan(i int, op Op, w *work) {
+func (p *pass) orphan(i int, op *Op, w *work) {
 	d, declared := p.declared[op.DraftID]
 	if !declared {
 		x := p.violate(H2OrphanEffect, []int{i}, fmt.Sprintf("effect %s names draft %s, not declared before it", op.R().EffectID, op.DraftID), CauseUndeclared)
@@ -502,7 +503,7 @@ func (p *pass) orphan(i int, op Op, w *work) {
 	}
 }
 
-func (p *pass) unauthorized(i int, op Op) {
+func (p *pass) unauthorized(i int, op *Op) {
 	if len(p.approves[op.DraftID]) > 0 {
 		return
 	}
@@ -514,7 +515,7 @@ func (p *pass) unauthorized(i int, op Op) {
 	x.EffectID, x.DraftID = op.R().EffectID, op.DraftID
 }
 
-func (p *pass) cancelled(i int, op Op, w *work) {
+func (p *pass) cancelled(i int, op *Op, w *work) {
 	ops := []int{i}
 	var causes []string
 	if esc, ok := p.escalated(w); ok {
@@ -541,7 +542,7 @@ func (p *pass) cancelled(i int, op Op, w *work) {
 }
 
 // link records which message ids a work item's admissions name.
-func (p *pass) link(op Op) {
+func (p *pass) link(op *Op) {
 	if op.MessageID == "" || contains(p.admittedFor[op.WorkID], op.MessageID) {
 		return
 	}
@@ -573,7 +574,7 @@ func (p *pass) escalated(w *work) (int, bool) {
 }
 
 // resolve judges an abandonment against H6 when it is written.
-func (p *pass) resolve(i int, op Op) {
+func (p *pass) resolve(i int, op *Op) {
 	w := p.work(op.WorkID)
 	w.resolves = append(w.resolves, i)
 	if op.Outcome != sandbox.OutcomeAbandoned || len(w.admits) == 0 {
@@ -604,7 +605,7 @@ func (p *pass) resolve(i int, op Op) {
 }
 
 // state judges the final snapshot against the outbox (H7).
-func (p *pass) state(i int, op Op) {
+func (p *pass) state(i int, op *Op) {
 	for _, it := range op.R().Items {
 		w, ok := p.works[it.WorkID]
 		sent := ok && len(w.sends) > 0

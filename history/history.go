@@ -111,14 +111,14 @@ type Rare struct {
 	CallID     string
 	Decision   string
 	Forged     string
-	Repeat     bool // approve: a redelivered line
 	SignalType string
 	Posture    string
 	RulesHash  string
 	Down       int      // crash: the ticks the implementation stays down (D70)
 	Calls      []string // draft: the model calls it cites
-	ModelFree  bool     // draft: origin "model-free"
 	Items      []Item   // state: its work items
+	Repeat     bool     // approve: a redelivered line
+	ModelFree  bool     // draft: origin "model-free"
 }
 
 // noRare is what R reads for an operation without rare fields; it is never

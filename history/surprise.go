@@ -77,7 +77,8 @@ func Surprises(h *History) Surprise {
 	latest := map[string]string{} // work id -> latest draft id
 	draftWork := map[string]string{}
 	var calls []int
-	for i, op := range h.Ops {
+	for i := range h.Ops {
+		op := &h.Ops[i]
 		switch op.Type {
 		case OpDeliver, OpDuplicate:
 			if _, ok := conversations[op.MessageID]; !ok {
@@ -194,7 +195,8 @@ func precedes(h *History, a, b int) bool {
 // citations maps each call id to the work item of the drafts citing it.
 func citations(h *History) (map[string]string, map[string]bool) {
 	work, ambiguous := map[string]string{}, map[string]bool{}
-	for _, op := range h.Ops {
+	for i := range h.Ops {
+		op := &h.Ops[i]
 		if op.Type != OpDraft {
 			continue
 		}

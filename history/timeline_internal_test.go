@@ -3,6 +3,7 @@ package history
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -151,4 +152,11 @@ func TestOpLineRoundTrip(t *testing.T) {
 	l = rare.line()
 	require.Equal(t, 5, l.Down)
 	require.Equal(t, rare, l.op())
+}
+
+// A run holds about nine operations a message: an operation past this size
+// is felt in the peak memory of a large run.
+func TestOpSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(Op{}), uintptr(208))
+	require.LessOrEqual(t, unsafe.Sizeof(Rare{}), uintptr(208))
 }
