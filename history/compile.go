@@ -414,7 +414,8 @@ func (c *compiler) message(typ string, line int, id string, tick int, src string
 // says the harness wrote (a redelivery repeats the line first fired for its
 // id), whatever the sandbox's line now says.
 func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
-	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, DraftID: rec.DraftID, ContentHash: rec.ContentHash, Src: src, Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
+	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
+		Src: src, Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
 	if _, ok := c.approvals[line]; ok {
 		op.Src = ref(sandbox.Approvals, line)
 	}
@@ -850,7 +851,8 @@ func (c *compiler) fromFiles() {
 			continue
 		}
 		a := c.approvals[n]
-		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, DraftID: a.DraftID, ContentHash: a.ContentHash, Src: ref(sandbox.Approvals, n), Rare: &Rare{ApprovalID: a.ApprovalID, Decision: a.Decision}}
+		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, DraftID: a.DraftID, ContentHash: a.ContentHash,
+			Src: ref(sandbox.Approvals, n), Rare: &Rare{ApprovalID: a.ApprovalID, Decision: a.Decision}}
 		if k := seen[a.ApprovalID]; k > 0 {
 			op.W().Repeat = true
 			op.Tick, op.Approximate = nth(redeliverTicks[a.ApprovalID], k-1, op.Tick)
