@@ -338,7 +338,8 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 	}
 	first := map[string]int{}
 	for _, typ := range []string{OpDeliver, OpDuplicate} {
-		for i, op := range h.Ops {
+		for i := range h.Ops {
+			op := &h.Ops[i]
 			if _, ok := first[op.MessageID]; op.Type == typ && !ok {
 				first[op.MessageID] = i
 			}
@@ -398,7 +399,8 @@ func checkAdmission(h *History) []Violation {
 	s := newSchedule(a, c)
 	os := outagesOf(h.Ops)
 	admits := map[string][]int{}
-	for i, op := range h.Ops {
+	for i := range h.Ops {
+		op := &h.Ops[i]
 		if op.Type == OpAdmit {
 			admits[op.MessageID] = append(admits[op.MessageID], i)
 		}

@@ -150,7 +150,8 @@ func Check(h *History) Verdict {
 	}
 	// Attribution is a lookup: an effect belongs to the work item its
 	// draft id was first declared for.
-	for i, op := range p.ops {
+	for i := range p.ops {
+		op := &p.ops[i]
 		switch op.Type {
 		case OpDraft:
 			if _, ok := p.first[op.DraftID]; !ok {
@@ -243,7 +244,7 @@ func srcFile(src string) string {
 }
 
 func (p *pass) step(i int) {
-	op := p.ops[i]
+	op := &p.ops[i]
 	switch op.Type {
 	case OpAdmit:
 		w := p.work(op.WorkID)
@@ -260,7 +261,7 @@ func (p *pass) step(i int) {
 	case OpApprove:
 		p.approve(i, op)
 	case OpSignal:
-		switch op.SignalType {
+		switch op.R().SignalType {
 		case scenarios.OperatorEscalation:
 			w := p.work(op.WorkID)
 			w.escalations = append(w.escalations, i)
@@ -277,15 +278,15 @@ func (p *pass) step(i int) {
 	case OpResolve:
 		p.resolve(i, op)
 	case OpModelCall:
-		if _, ok := p.calls[op.CallID]; !ok {
-			p.calls[op.CallID] = i
+		if _, ok := p.calls[op.R().CallID]; !ok {
+			p.calls[op.R().CallID] = i
 		}
 	case OpState:
 		p.state(i, op)
 	}
 }
 
-func (p *pass) draft(i int, op Op) {
+func (p *pass) draft(i int, op *Op) {
 	if _, ok := p.declared[op.DraftID]; ok {
 		return // the first declaration is the draft
 	}
@@ -302,7 +303,7 @@ func (p *pass) draft(i int, op Op) {
 		if p.h8[e] {
 			continue
 		}
-		for _, id := range op.Calls {
+		for _, id := range op.R().Calls {
 			call, ok := p.calls[id]
 			if !ok {
 				continue
@@ -311,8 +312,8 @@ func (p *pass) draft(i int, op Op) {
 				p.h8[e] = true
 				x := p.violate(H8EffectDespiteCrash, []int{e, c, call, i},
 					fmt.Sprintf("effect %s was sent after crash at op %d from draft %s, whose model call preceded the crash and which was declared only after the effect",
-						p.ops[e].EffectID, c, op.DraftID), CauseLostAtCrash)
-				x.EffectID, x.DraftID, x.WorkID = p.ops[e].EffectID, op.DraftID, op.WorkID
+						p.ops[e].R().EffectID, c, op.DraftID), CauseLostAtCrash)
+				x.EffectID, x.DraftID, x.WorkID = p.ops[e].R().EffectID, op.DraftID, op.WorkID
 				break
 			}
 		}
@@ -330,8 +331,8 @@ func (p *pass) crashBetween(a, b int) (int, bool) {
 	return 0, false
 }
 
-func (p *pass) approve(i int, op Op) {
-	if op.Forged != ForgedNo {
+func (p *pass) approve(i int, op *Op) {
+	if op.R().Forged != ForgedNo {
 		return
 	}
 	d, ok := p.declared[op.DraftID]
@@ -345,7 +346,7 @@ func (p *pass) approve(i int, op Op) {
 		return
 	}
 	w := p.work(p.ops[d].WorkID)
-	switch op.Decision {
+	switch op.R().Decision {
 	case scenarios.DecisionApprove:
 		p.decided[op.DraftID] = true
 		p.approves[op.DraftID] = append(p.approves[op.DraftID], i)
@@ -384,7 +385,7 @@ func (p *pass) latestAt(work string, d, i int) bool {
 
 // afterRejection judges one effect against H11: a rejection that was the
 // first decision on its draft, or that ended its work item, came before it.
-func (p *pass) afterRejection(i int, op Op, w *work) {
+func (p *pass) afterRejection(i int, op *Op, w *work) {
 	r, ok := p.rejected[op.DraftID]
 	if len(w.ended) > 0 && (!ok || w.ended[0] < r) {
 		r, ok = w.ended[0], true
@@ -392,8 +393,8 @@ func (p *pass) afterRejection(i int, op Op, w *work) {
 	if !ok {
 		return
 	}
-	x := p.violate(H11SendAfterRejection, []int{i, r}, fmt.Sprintf("effect %s sends draft %s of work item %s after the rejection at op %d", op.EffectID, op.DraftID, w.id, r))
-	x.EffectID, x.DraftID, x.WorkID = op.EffectID, op.DraftID, w.id
+	x := p.violate(H11SendAfterRejection, []int{i, r}, fmt.Sprintf("effect %s sends draft %s of work item %s after the rejection at op %d", op.R().EffectID, op.DraftID, w.id, r))
+	x.EffectID, x.DraftID, x.WorkID = op.R().EffectID, op.DraftID, w.id
 }
 
 func (p *pass) crash(i int) {
@@ -422,15 +423,15 @@ func (p *pass) crash(i int) {
 			}
 			p.h8[e] = true
 			x := p.violate(H8EffectDespiteCrash, []int{e, i},
-				fmt.Sprintf("crash at op %d found effect %s out while its draft %s was not declared", i, p.ops[e].EffectID, d),
+				fmt.Sprintf("crash at op %d found effect %s out while its draft %s was not declared", i, p.ops[e].R().EffectID, d),
 				CauseOutAtCrash)
-			x.EffectID, x.DraftID = p.ops[e].EffectID, d
+			x.EffectID, x.DraftID = p.ops[e].R().EffectID, d
 		}
 	}
 }
 
 // send judges one effect against H1, H2, H4, H5 and H11.
-func (p *pass) send(i int, op Op) {
+func (p *pass) send(i int, op *Op) {
 	// An effect whose draft was never declared is valid for no work item
 	// (spec §2: valid only if its draft_id was declared): it is nobody's
 	// send, and what it did to a work item is not guessed.
@@ -447,8 +448,8 @@ func (p *pass) send(i int, op Op) {
 	} else {
 		p.decline(H4EffectAfterCancellation, ReasonUnknownWork, i)
 	}
-	if _, ok := p.byEffect[op.EffectID]; !ok {
-		p.byEffect[op.EffectID] = i
+	if _, ok := p.byEffect[op.R().EffectID]; !ok {
+		p.byEffect[op.R().EffectID] = i
 	}
 	if _, ok := p.byDraft[op.DraftID]; !ok {
 		p.byDraft[op.DraftID] = i
@@ -461,10 +462,10 @@ func (p *pass) send(i int, op Op) {
 	}
 }
 
-func (p *pass) duplicate(i int, op Op, w *work) {
+func (p *pass) duplicate(i int, op *Op, w *work) {
 	prior, what := -1, ""
-	if e, ok := p.byEffect[op.EffectID]; ok {
-		prior, what = e, "effect id "+op.EffectID
+	if e, ok := p.byEffect[op.R().EffectID]; ok {
+		prior, what = e, "effect id "+op.R().EffectID
 	} else if e, ok := p.byDraft[op.DraftID]; ok {
 		prior, what = e, "draft "+op.DraftID
 	} else if w != nil {
@@ -474,7 +475,7 @@ func (p *pass) duplicate(i int, op Op, w *work) {
 	}
 	if prior >= 0 {
 		x := p.violate(H1DuplicateEffect, []int{i, prior}, fmt.Sprintf("a second effect for %s (the first is op %d)", what, prior))
-		x.EffectID, x.DraftID = op.EffectID, op.DraftID
+		x.EffectID, x.DraftID = op.R().EffectID, op.DraftID
 		if w != nil {
 			x.WorkID = w.id
 		}
@@ -485,11 +486,11 @@ func (p *pass) duplicate(i int, op Op, w *work) {
 	}
 }
 
-func (p *pass) orphan(i int, op Op, w *work) {
+func (p *pass) orphan(i int, op *Op, w *work) {
 	d, declared := p.declared[op.DraftID]
 	if !declared {
-		x := p.violate(H2OrphanEffect, []int{i}, fmt.Sprintf("effect %s names draft %s, not declared before it", op.EffectID, op.DraftID), CauseUndeclared)
-		x.EffectID, x.DraftID = op.EffectID, op.DraftID
+		x := p.violate(H2OrphanEffect, []int{i}, fmt.Sprintf("effect %s names draft %s, not declared before it", op.R().EffectID, op.DraftID), CauseUndeclared)
+		x.EffectID, x.DraftID = op.R().EffectID, op.DraftID
 		if w != nil {
 			x.WorkID = w.id
 		}
@@ -497,12 +498,12 @@ func (p *pass) orphan(i int, op Op, w *work) {
 		return
 	}
 	if len(w.admits) == 0 {
-		x := p.violate(H2OrphanEffect, []int{i, d}, fmt.Sprintf("effect %s sends draft %s of work item %s, never admitted before it", op.EffectID, op.DraftID, w.id), CauseUnadmitted)
-		x.EffectID, x.DraftID, x.WorkID = op.EffectID, op.DraftID, w.id
+		x := p.violate(H2OrphanEffect, []int{i, d}, fmt.Sprintf("effect %s sends draft %s of work item %s, never admitted before it", op.R().EffectID, op.DraftID, w.id), CauseUnadmitted)
+		x.EffectID, x.DraftID, x.WorkID = op.R().EffectID, op.DraftID, w.id
 	}
 }
 
-func (p *pass) unauthorized(i int, op Op) {
+func (p *pass) unauthorized(i int, op *Op) {
 	if len(p.approves[op.DraftID]) > 0 {
 		return
 	}
@@ -510,11 +511,11 @@ func (p *pass) unauthorized(i int, op Op) {
 	if d, ok := p.declared[op.DraftID]; ok {
 		ops = append(ops, d)
 	}
-	x := p.violate(H5UnauthorizedEffect, ops, fmt.Sprintf("effect %s: no valid approve line binds draft %s before it", op.EffectID, op.DraftID))
-	x.EffectID, x.DraftID = op.EffectID, op.DraftID
+	x := p.violate(H5UnauthorizedEffect, ops, fmt.Sprintf("effect %s: no valid approve line binds draft %s before it", op.R().EffectID, op.DraftID))
+	x.EffectID, x.DraftID = op.R().EffectID, op.DraftID
 }
 
-func (p *pass) cancelled(i int, op Op, w *work) {
+func (p *pass) cancelled(i int, op *Op, w *work) {
 	ops := []int{i}
 	var causes []string
 	if esc, ok := p.escalated(w); ok {
@@ -536,12 +537,12 @@ func (p *pass) cancelled(i int, op Op, w *work) {
 		}
 		return
 	}
-	x := p.violate(H4EffectAfterCancellation, ops, fmt.Sprintf("effect %s for work item %s after its %s", op.EffectID, w.id, strings.Join(causes, " and ")), causes...)
-	x.EffectID, x.DraftID, x.WorkID = op.EffectID, op.DraftID, w.id
+	x := p.violate(H4EffectAfterCancellation, ops, fmt.Sprintf("effect %s for work item %s after its %s", op.R().EffectID, w.id, strings.Join(causes, " and ")), causes...)
+	x.EffectID, x.DraftID, x.WorkID = op.R().EffectID, op.DraftID, w.id
 }
 
 // link records which message ids a work item's admissions name.
-func (p *pass) link(op Op) {
+func (p *pass) link(op *Op) {
 	if op.MessageID == "" || contains(p.admittedFor[op.WorkID], op.MessageID) {
 		return
 	}
@@ -573,7 +574,7 @@ func (p *pass) escalated(w *work) (int, bool) {
 }
 
 // resolve judges an abandonment against H6 when it is written.
-func (p *pass) resolve(i int, op Op) {
+func (p *pass) resolve(i int, op *Op) {
 	w := p.work(op.WorkID)
 	w.resolves = append(w.resolves, i)
 	if op.Outcome != sandbox.OutcomeAbandoned || len(w.admits) == 0 {
@@ -604,8 +605,8 @@ func (p *pass) resolve(i int, op Op) {
 }
 
 // state judges the final snapshot against the outbox (H7).
-func (p *pass) state(i int, op Op) {
-	for _, it := range op.Items {
+func (p *pass) state(i int, op *Op) {
+	for _, it := range op.R().Items {
 		w, ok := p.works[it.WorkID]
 		sent := ok && len(w.sends) > 0
 		switch {
@@ -639,7 +640,7 @@ func (p *pass) lost(w *work) {
 	if d, ok := p.first[p.ops[a].DraftID]; ok {
 		ops = append(ops, d)
 	}
-	x := p.violate(H3LostWork, ops, fmt.Sprintf("work item %s was approved (%s) and never sent nor resolved", w.id, p.ops[a].ApprovalID))
+	x := p.violate(H3LostWork, ops, fmt.Sprintf("work item %s was approved (%s) and never sent nor resolved", w.id, p.ops[a].R().ApprovalID))
 	x.WorkID, x.DraftID = w.id, p.ops[a].DraftID
 }
 

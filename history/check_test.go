@@ -43,34 +43,34 @@ func (x *b) claim(t int, work, agent, outcome string) *b {
 	return x.op(t, ActorImpl, OpClaim, func(o *Op) { o.WorkID, o.AgentID, o.Outcome = work, agent, outcome })
 }
 func (x *b) call(t int, id string) *b {
-	return x.op(t, ActorStub, OpModelCall, func(o *Op) { o.CallID = id })
+	return x.op(t, ActorStub, OpModelCall, func(o *Op) { o.W().CallID = id })
 }
 func (x *b) draft(t int, id, work, hash string, calls ...string) *b {
-	return x.op(t, ActorImpl, OpDraft, func(o *Op) { o.DraftID, o.WorkID, o.ContentHash, o.Calls = id, work, hash, calls })
+	return x.op(t, ActorImpl, OpDraft, func(o *Op) { o.DraftID, o.WorkID, o.ContentHash, o.W().Calls = id, work, hash, calls })
 }
 func (x *b) approve(t int, id, draft, hash, decision, forged string) *b {
 	return x.op(t, ActorHarness, OpApprove, func(o *Op) {
-		o.ApprovalID, o.DraftID, o.ContentHash, o.Decision, o.Forged = id, draft, hash, decision, forged
+		o.W().ApprovalID, o.DraftID, o.ContentHash, o.W().Decision, o.W().Forged = id, draft, hash, decision, forged
 	})
 }
 func (x *b) send(t int, effect, draft string) *b {
-	return x.op(t, ActorImpl, OpSend, func(o *Op) { o.EffectID, o.DraftID = effect, draft })
+	return x.op(t, ActorImpl, OpSend, func(o *Op) { o.W().EffectID, o.DraftID = effect, draft })
 }
 func (x *b) resolve(t int, work, outcome, reason string) *b {
 	return x.op(t, ActorImpl, OpResolve, func(o *Op) { o.WorkID, o.Outcome, o.Reason = work, outcome, reason })
 }
 func (x *b) escalate(t int, id, work string) *b {
-	return x.op(t, ActorHarness, OpSignal, func(o *Op) { o.SignalID, o.SignalType, o.WorkID = id, "OPERATOR_ESCALATION", work })
+	return x.op(t, ActorHarness, OpSignal, func(o *Op) { o.W().SignalID, o.W().SignalType, o.WorkID = id, "OPERATOR_ESCALATION", work })
 }
 func (x *b) death(t int, id, agent string) *b {
-	return x.op(t, ActorHarness, OpSignal, func(o *Op) { o.SignalID, o.SignalType, o.AgentID = id, "AGENT_DEATH", agent })
+	return x.op(t, ActorHarness, OpSignal, func(o *Op) { o.W().SignalID, o.W().SignalType, o.AgentID = id, "AGENT_DEATH", agent })
 }
 func (x *b) crash(t int, approx bool) *b {
 	x.op(t, ActorHarness, OpCrash, func(o *Op) { o.Approximate = approx })
 	return x.op(t, ActorHarness, OpRestart, func(o *Op) { o.Approximate = approx })
 }
 func (x *b) state(t int, items ...Item) *b {
-	return x.op(t, ActorImpl, OpState, func(o *Op) { o.Items, o.Src = items, "state.json:1" })
+	return x.op(t, ActorImpl, OpState, func(o *Op) { o.W().Items, o.Src = items, "state.json:1" })
 }
 
 func (x *b) history() *History {

@@ -51,7 +51,7 @@ func (c *compiler) finalState() {
 		c.h.Skipped = append(c.h.Skipped, ref(sandbox.State, 1))
 		return
 	}
-	op := Op{Actor: ActorImpl, Type: OpState, Items: []Item{}, Src: ref(sandbox.State, 1)}
+	op := Op{Actor: ActorImpl, Type: OpState, Src: ref(sandbox.State, 1)}
 	var clock sandbox.ClockFile
 	if json.Unmarshal(c.in.Files[sandbox.Clock], &clock) == nil {
 		op.Tick = clock.Tick
@@ -59,7 +59,7 @@ func (c *compiler) finalState() {
 		op.Tick = c.ops[n-1].Tick
 	}
 	for _, w := range st.WorkItems {
-		op.Items = append(op.Items, Item{WorkID: w.WorkID, Status: w.Status})
+		op.W().Items = append(op.W().Items, Item{WorkID: w.WorkID, Status: w.Status})
 	}
 	c.emit(op)
 }
@@ -191,7 +191,7 @@ type modelCall struct {
 }
 
 func (m modelCall) op() Op {
-	return Op{Tick: m.tick, Actor: ActorStub, Type: OpModelCall, CallID: m.id, Src: ref(sandbox.ModelCalls, m.line)}
+	return Op{Tick: m.tick, Actor: ActorStub, Type: OpModelCall, Src: ref(sandbox.ModelCalls, m.line), Rare: &Rare{CallID: m.id}}
 }
 
 // fleet is the agents the run started with: fleet.json, else the bundle's.
@@ -324,17 +324,19 @@ func (c *compiler) implOp(file string, line int) (Op, bool) {
 	case sandbox.Drafts:
 		d := c.drafts[i].Rec
 		op.Type, op.DraftID, op.WorkID, op.ConversationID = OpDraft, d.DraftID, d.WorkID, d.ConversationID
-		op.ContentHash, op.ModelFree = d.ContentHash, d.Origin.ModelFree
-		op.Calls = append([]string(nil), d.Origin.CallIDs...)
+		op.ContentHash = d.ContentHash
+		if d.Origin.ModelFree || len(d.Origin.CallIDs) > 0 {
+			op.Rare = &Rare{ModelFree: d.Origin.ModelFree, Calls: append([]string(nil), d.Origin.CallIDs...)}
+		}
 	case sandbox.Outbox:
 		e := c.outbox[i].Rec
-		op.Type, op.EffectID, op.DraftID = OpSend, e.EffectID, e.DraftID
+		op.Type, op.W().EffectID, op.DraftID = OpSend, e.EffectID, e.DraftID
 	case sandbox.Audit:
 		r := c.audit[i].Rec
 		op.WorkID = r.WorkID
 		switch r.Event {
 		case sandbox.EventAdmission:
-			op.Type, op.MessageID, op.RulesHash = OpAdmit, r.MessageID, r.RulesHash
+			op.Type, op.MessageID, op.W().RulesHash = OpAdmit, r.MessageID, r.RulesHash
 		case sandbox.EventClaim:
 			op.Type, op.AgentID, op.Outcome, op.Reason = OpClaim, r.AgentID, r.Outcome, r.Reason
 		case sandbox.EventResolution:
@@ -357,6 +359,9 @@ func (c *compiler) finish() {
 	first := map[string]decl{}
 	for i := range c.ops {
 		c.ops[i].Index = i
+		if r := c.ops[i].Rare; r != nil && r.zero() {
+			c.ops[i].Rare = nil
+		}
 		if op := c.ops[i]; op.Type == OpDraft {
 			if _, ok := first[op.DraftID]; !ok {
 				first[op.DraftID] = decl{op.ContentHash, op.Tick, i}
@@ -373,14 +378,18 @@ func (c *compiler) finish() {
 		// may have been written before it: another harness may approve in
 		// the tick a draft was declared.
 		before := ok && (d.index < i || (c.h.Ordering == OrderFiles && d.tick <= op.Tick))
+		// A copy of its own: two operations copied from one value share
+		// their Rare, and each gets its own verdict.
+		r := *op.R()
 		switch {
 		case !before:
-			op.Forged = ForgedDangling
+			r.Forged = ForgedDangling
 		case d.hash != op.ContentHash:
-			op.Forged = ForgedHashMismatch
+			r.Forged = ForgedHashMismatch
 		default:
-			op.Forged = ForgedNo
+			r.Forged = ForgedNo
 		}
+		op.Rare = &r
 	}
 	c.h.Ops = c.ops
 }
@@ -405,8 +414,8 @@ func (c *compiler) message(typ string, line int, id string, tick int, src string
 // says the harness wrote (a redelivery repeats the line first fired for its
 // id), whatever the sandbox's line now says.
 func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
-	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, ApprovalID: rec.ID, DraftID: rec.DraftID,
-		ContentHash: rec.ContentHash, Decision: rec.Decision, Repeat: repeat, Src: src}
+	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
+		Src: src, Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
 	if _, ok := c.approvals[line]; ok {
 		op.Src = ref(sandbox.Approvals, line)
 	}
@@ -414,7 +423,7 @@ func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src strin
 }
 
 func signalOp(s sandbox.SignalRecord, tick int, src string) Op {
-	op := Op{Tick: tick, Actor: ActorHarness, Type: OpSignal, SignalID: s.SignalID, SignalType: s.SignalType, Src: src}
+	op := Op{Tick: tick, Actor: ActorHarness, Type: OpSignal, Src: src, Rare: &Rare{SignalID: s.SignalID, SignalType: s.SignalType}}
 	switch s.SignalType {
 	case scenarios.AgentDeath:
 		op.AgentID = s.Target
@@ -475,11 +484,11 @@ func (c *compiler) fromLog() {
 			}
 			ts.harness = append(ts.harness, signalOp(s, t, src))
 		case sandbox.LogPosture:
-			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: r.Posture, Src: src})
+			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Src: src, Rare: &Rare{Posture: r.Posture}})
 		case sandbox.LogRules:
-			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: r.RulesHash, Src: src})
+			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpRules, Src: src, Rare: &Rare{RulesHash: r.RulesHash}})
 		case sandbox.LogCrash:
-			op := Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Down: r.Down, Src: src}
+			op := Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Src: src, Rare: &Rare{Down: r.Down}}
 			lastMid = r.AfterWrites > 0
 			if lastMid {
 				op.Approximate = c.private
@@ -560,7 +569,7 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	cited := map[string]bool{}
 	for _, s := range seg {
 		if s.has && s.op.Type == OpDraft {
-			for _, id := range s.op.Calls {
+			for _, id := range s.op.R().Calls {
 				cited[id] = true
 			}
 		}
@@ -623,7 +632,7 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 // right before it, in the order of model-calls.jsonl.
 func (c *compiler) placeCited(d Op, t int) {
 	want := map[string]bool{}
-	for _, id := range d.Calls {
+	for _, id := range d.R().Calls {
 		want[id] = true
 	}
 	for _, i := range c.callsAt[t] {
@@ -634,7 +643,7 @@ func (c *compiler) placeCited(d Op, t int) {
 }
 
 func (c *compiler) placeCall(call Op, approx bool) {
-	c.placed[call.CallID] = true
+	c.placed[call.R().CallID] = true
 	call.Approximate = approx
 	c.emit(call)
 }
@@ -773,10 +782,10 @@ func (c *compiler) fromFiles() {
 			src := "bundle:faults[" + strconv.Itoa(i) + "]"
 			switch f.Kind {
 			case scenarios.FaultPosture:
-				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Posture: f.Posture, Src: src}, classHarness, 1)
+				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Src: src, Rare: &Rare{Posture: f.Posture}}, classHarness, 1)
 			case scenarios.FaultRules:
 				hash := scenarios.RulesHash(f.RulesFile()) // the bytes the bundle gives, unchanged
-				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, RulesHash: hash, Src: src}, classHarness, 2)
+				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, Src: src, Rare: &Rare{RulesHash: hash}}, classHarness, 2)
 			}
 		}
 		restarts, landing := restartsOf(b, tl)
@@ -789,7 +798,7 @@ func (c *compiler) fromFiles() {
 			src := "bundle:faults[" + strconv.Itoa(i) + "]"
 			approx := f.AfterWrites > 0
 			r := restarts[i]
-			add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Down: r.down, Approximate: approx, Src: src}, classHarness, 0)
+			add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Approximate: approx, Src: src, Rare: &Rare{Down: r.down}}, classHarness, 0)
 			if r.up {
 				add(Op{Tick: r.tick, Actor: ActorHarness, Type: OpRestart, Approximate: approx, Src: src}, classHarness, 0)
 			}
@@ -842,10 +851,10 @@ func (c *compiler) fromFiles() {
 			continue
 		}
 		a := c.approvals[n]
-		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, ApprovalID: a.ApprovalID, DraftID: a.DraftID,
-			ContentHash: a.ContentHash, Decision: a.Decision, Src: ref(sandbox.Approvals, n)}
+		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, DraftID: a.DraftID, ContentHash: a.ContentHash,
+			Src: ref(sandbox.Approvals, n), Rare: &Rare{ApprovalID: a.ApprovalID, Decision: a.Decision}}
 		if k := seen[a.ApprovalID]; k > 0 {
-			op.Repeat = true
+			op.W().Repeat = true
 			op.Tick, op.Approximate = nth(redeliverTicks[a.ApprovalID], k-1, op.Tick)
 		}
 		seen[a.ApprovalID]++

@@ -142,7 +142,7 @@ func TestCompilePlacesACallBeforeItsDraft(t *testing.T) {
 			require.Positive(t, i)
 			prev := h.Ops[i-1]
 			assert.Equal(t, history.OpModelCall, prev.Type)
-			assert.Equal(t, op.Calls, []string{prev.CallID})
+			assert.Equal(t, op.R().Calls, []string{prev.R().CallID})
 			n++
 		}
 	}
@@ -177,9 +177,9 @@ func TestCompileMarksRepeats(t *testing.T) {
 				dups++
 				assert.Equal(t, 2, op.Tick)
 			}
-			if op.Type == history.OpApprove && op.Repeat {
+			if op.Type == history.OpApprove && op.R().Repeat {
 				repeats++
-				assert.Equal(t, history.ForgedNo, op.Forged)
+				assert.Equal(t, history.ForgedNo, op.R().Forged)
 			}
 		}
 		assert.Equal(t, 1, dups, "log %v", withLog)
@@ -196,7 +196,7 @@ func TestCompileDecidesForgery(t *testing.T) {
 		got := map[string]string{}
 		for _, op := range h.Ops {
 			if op.Type == history.OpApprove {
-				got[op.ApprovalID] = op.Forged
+				got[op.R().ApprovalID] = op.R().Forged
 			}
 		}
 		assert.Equal(t, history.ForgedDangling, got["f1"])

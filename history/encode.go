@@ -38,7 +38,7 @@ func (h *History) Bytes() []byte {
 	writeLine(&buf, header{Format: h.Format, Scenario: h.Scenario, Ordering: h.Ordering, Fleet: nonNil(h.Fleet),
 		Skipped: nonNil(h.Skipped), Ops: len(h.Ops), Admission: h.Admission})
 	for _, op := range h.Ops {
-		writeLine(&buf, op)
+		writeLine(&buf, op.line())
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	writeLine(&buf, digestLine{Digest: DigestPrefix + hex.EncodeToString(sum[:])})

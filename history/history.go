@@ -14,6 +14,8 @@
 package history
 
 import (
+	"encoding/json"
+
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -72,7 +74,77 @@ const (
 )
 
 // Op is one operation of a history. Which fields are set depends on Type.
+// The fields most operations leave empty are in Rare, behind a pointer
+// (nil when all of them are), so that a run's many operations stay small;
+// history.jsonl lays every field out flat all the same (opLine).
 type Op struct {
+	Index int
+	Tick  int
+	Actor string
+	Type  string
+
+	MessageID      string
+	ConversationID string
+	WorkID         string
+	DraftID        string
+	AgentID        string
+	ContentHash    string
+	Outcome        string
+	Reason         string
+	// Approximate marks an operation whose place in the order is not
+	// exactly known (a crash without a run log, a line the run log does not
+	// account for).
+	Approximate bool
+
+	// Src is where the operation comes from: file:line of a sandbox file,
+	// run.jsonl:N of the run log, or bundle:faults[i].
+	Src string
+
+	Rare *Rare
+}
+
+// Rare holds the fields only a few kinds of operation set.
+type Rare struct {
+	ApprovalID string
+	EffectID   string
+	SignalID   string
+	CallID     string
+	Decision   string
+	Forged     string
+	SignalType string
+	Posture    string
+	RulesHash  string
+	Down       int      // crash: the ticks the implementation stays down (D70)
+	Calls      []string // draft: the model calls it cites
+	Items      []Item   // state: its work items
+	Repeat     bool     // approve: a redelivered line
+	ModelFree  bool     // draft: origin "model-free"
+}
+
+// noRare is what R reads for an operation without rare fields; it is never
+// written.
+var noRare Rare
+
+// R returns the operation's rare fields for reading; every field is zero
+// when the operation has none.
+func (op *Op) R() *Rare {
+	if op.Rare == nil {
+		return &noRare
+	}
+	return op.Rare
+}
+
+// W returns the operation's rare fields for writing, made on first use.
+func (op *Op) W() *Rare {
+	if op.Rare == nil {
+		op.Rare = &Rare{}
+	}
+	return op.Rare
+}
+
+// opLine is an operation as history.jsonl writes it: every field flat, in
+// this order.
+type opLine struct {
 	Index int    `json:"index"`
 	Tick  int    `json:"tick"`
 	Actor string `json:"actor"`
@@ -91,24 +163,61 @@ type Op struct {
 	ContentHash string   `json:"content_hash,omitempty"`
 	Decision    string   `json:"decision,omitempty"`
 	Forged      string   `json:"forged,omitempty"`
-	Repeat      bool     `json:"repeat,omitempty"` // approve: a redelivered line
+	Repeat      bool     `json:"repeat,omitempty"`
 	SignalType  string   `json:"signal_type,omitempty"`
 	Posture     string   `json:"posture,omitempty"`
 	RulesHash   string   `json:"rules_hash,omitempty"`
 	Outcome     string   `json:"outcome,omitempty"`
 	Reason      string   `json:"reason,omitempty"`
-	Down        int      `json:"down,omitempty"`       // crash: the ticks the implementation stays down (D70)
-	Calls       []string `json:"calls,omitempty"`      // draft: the model calls it cites
-	ModelFree   bool     `json:"model_free,omitempty"` // draft: origin "model-free"
-	Items       []Item   `json:"items,omitempty"`      // state: its work items
-	// Approximate marks an operation whose place in the order is not
-	// exactly known (a crash without a run log, a line the run log does not
-	// account for).
-	Approximate bool `json:"approximate,omitempty"`
+	Down        int      `json:"down,omitempty"`
+	Calls       []string `json:"calls,omitempty"`
+	ModelFree   bool     `json:"model_free,omitempty"`
+	Items       []Item   `json:"items,omitempty"`
+	Approximate bool     `json:"approximate,omitempty"`
+	Src         string   `json:"src"`
+}
 
-	// Src is where the operation comes from: file:line of a sandbox file,
-	// run.jsonl:N of the run log, or bundle:faults[i].
-	Src string `json:"src"`
+func (op *Op) line() opLine {
+	r := op.R()
+	return opLine{Index: op.Index, Tick: op.Tick, Actor: op.Actor, Type: op.Type,
+		MessageID: op.MessageID, ConversationID: op.ConversationID, WorkID: op.WorkID, DraftID: op.DraftID,
+		ApprovalID: r.ApprovalID, EffectID: r.EffectID, SignalID: r.SignalID, AgentID: op.AgentID, CallID: r.CallID,
+		ContentHash: op.ContentHash, Decision: r.Decision, Forged: r.Forged, Repeat: r.Repeat,
+		SignalType: r.SignalType, Posture: r.Posture, RulesHash: r.RulesHash, Outcome: op.Outcome, Reason: op.Reason,
+		Down: r.Down, Calls: r.Calls, ModelFree: r.ModelFree, Items: r.Items, Approximate: op.Approximate, Src: op.Src}
+}
+
+func (l *opLine) op() Op {
+	op := Op{Index: l.Index, Tick: l.Tick, Actor: l.Actor, Type: l.Type,
+		MessageID: l.MessageID, ConversationID: l.ConversationID, WorkID: l.WorkID, DraftID: l.DraftID,
+		AgentID: l.AgentID, ContentHash: l.ContentHash, Outcome: l.Outcome, Reason: l.Reason,
+		Approximate: l.Approximate, Src: l.Src}
+	r := Rare{ApprovalID: l.ApprovalID, EffectID: l.EffectID, SignalID: l.SignalID, CallID: l.CallID,
+		Decision: l.Decision, Forged: l.Forged, Repeat: l.Repeat, SignalType: l.SignalType, Posture: l.Posture,
+		RulesHash: l.RulesHash, Down: l.Down, Calls: l.Calls, ModelFree: l.ModelFree, Items: l.Items}
+	if !r.zero() {
+		op.Rare = &r
+	}
+	return op
+}
+
+func (r *Rare) zero() bool {
+	return r.ApprovalID == "" && r.EffectID == "" && r.SignalID == "" && r.CallID == "" && r.Decision == "" &&
+		r.Forged == "" && !r.Repeat && r.SignalType == "" && r.Posture == "" && r.RulesHash == "" && r.Down == 0 &&
+		r.Calls == nil && !r.ModelFree && r.Items == nil
+}
+
+// MarshalJSON writes the operation as history.jsonl's line does.
+func (op Op) MarshalJSON() ([]byte, error) { return json.Marshal(op.line()) }
+
+// UnmarshalJSON reads an operation from history.jsonl's line.
+func (op *Op) UnmarshalJSON(data []byte) error {
+	var l opLine
+	if err := json.Unmarshal(data, &l); err != nil {
+		return err
+	}
+	*op = l.op()
+	return nil
 }
 
 // Item is one work item of a state operation.

@@ -50,7 +50,7 @@ func TestFileOrderKeepsEveryHarnessLineOfTheEngine(t *testing.T) {
 			assert.Len(t, harnessOps(h, history.OpApprove), len(apps), "%s/%s", name, im.Name)
 			assert.Len(t, harnessOps(h, history.OpSignal), len(sigs), "%s/%s", name, im.Name)
 			for _, op := range h.Ops {
-				assert.False(t, strings.HasPrefix(op.Src, "bundle:signals/"), "%s/%s: %s put back", name, im.Name, op.SignalID)
+				assert.False(t, strings.HasPrefix(op.Src, "bundle:signals/"), "%s/%s: %s put back", name, im.Name, op.R().SignalID)
 			}
 		}
 	}
@@ -114,7 +114,7 @@ func TestFileOrderLeavesOutUnexplainedLines(t *testing.T) {
 	files := edited(res.Files.Files(), sandbox.Approvals, append(append([]byte(nil), res.Files.View(sandbox.Approvals)...), extra...))
 	h := history.Compile(history.Input{Bundle: b, Files: files})
 	for _, op := range h.Ops {
-		assert.False(t, strings.HasPrefix(op.ApprovalID, "extra-"), "unexplained line %s is in the history", op.Src)
+		assert.False(t, strings.HasPrefix(op.R().ApprovalID, "extra-"), "unexplained line %s is in the history", op.Src)
 	}
 	assert.Equal(t, unauthorized, history.Check(h).Count(history.H5UnauthorizedEffect, ""))
 }
@@ -158,7 +158,7 @@ func TestFileOrderKeepsAnyForgery(t *testing.T) {
 	var kept []string
 	for _, op := range h.Ops {
 		if op.Type == history.OpApprove {
-			kept = append(kept, op.ApprovalID)
+			kept = append(kept, op.R().ApprovalID)
 		}
 	}
 	assert.Equal(t, []string{"f1", "f2"}, kept)

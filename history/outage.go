@@ -13,7 +13,7 @@ type outage struct {
 func outagesOf(ops []Op) []outage {
 	var out []outage
 	for i, op := range ops {
-		if op.Type != OpCrash || op.Down <= 0 {
+		if op.Type != OpCrash || op.R().Down <= 0 {
 			continue
 		}
 		o := outage{from: op.Tick}

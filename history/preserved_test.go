@@ -36,7 +36,7 @@ func TestCompileKeepsLinesTakenBack(t *testing.T) {
 		require.Len(t, ops, 1, "the send taken back at run.jsonl:%d", i+1)
 		assert.Equal(t, history.OpSend, ops[0].Type)
 		assert.Equal(t, r.Tick, ops[0].Tick, "sent and taken back in one step")
-		assert.Contains(t, r.Lost[0], ops[0].EffectID)
+		assert.Contains(t, r.Lost[0], ops[0].R().EffectID)
 	}
 	require.Positive(t, rewrites)
 	outbox, _ := sandbox.ParseOutbox(res.Files.View(sandbox.Outbox))
@@ -65,7 +65,7 @@ func TestCompileNumbersLinesInTheOrderWritten(t *testing.T) {
 	var got []string
 	for _, op := range h.Ops {
 		if op.Type == history.OpSend {
-			got = append(got, fmt.Sprintf("%s@%d=%s", op.EffectID, op.Tick, op.Src))
+			got = append(got, fmt.Sprintf("%s@%d=%s", op.R().EffectID, op.Tick, op.Src))
 		}
 	}
 	assert.Equal(t, []string{"e1@0=outbox.jsonl:2", "e0@1=outbox.jsonl:1", "e2@1=outbox.jsonl:3"}, got)

@@ -24,7 +24,7 @@ func TestRulesChangeCarriesTheHashOfTheBytesGiven(t *testing.T) {
 		var hashes []string
 		for _, op := range compile(res, b, withLog).Ops {
 			if op.Type == history.OpRules {
-				hashes = append(hashes, op.RulesHash)
+				hashes = append(hashes, op.R().RulesHash)
 			}
 		}
 		assert.Equal(t, []string{scenarios.RulesHash([]byte(text))}, hashes, "with log: %v", withLog)

@@ -77,7 +77,8 @@ func Surprises(h *History) Surprise {
 	latest := map[string]string{} // work id -> latest draft id
 	draftWork := map[string]string{}
 	var calls []int
-	for i, op := range h.Ops {
+	for i := range h.Ops {
+		op := &h.Ops[i]
 		switch op.Type {
 		case OpDeliver, OpDuplicate:
 			if _, ok := conversations[op.MessageID]; !ok {
@@ -122,7 +123,7 @@ func Surprises(h *History) Surprise {
 			}
 		case OpApprove:
 			w, ok := draftWork[op.DraftID]
-			if ok && op.Forged == ForgedNo && op.Decision == "reject" && latest[w] == op.DraftID {
+			if ok && op.R().Forged == ForgedNo && op.R().Decision == "reject" && latest[w] == op.DraftID {
 				push(w, SurpriseRejection, i)
 			}
 		case OpSend:
@@ -156,12 +157,12 @@ func Surprises(h *History) Surprise {
 }
 
 func attribute(h *History, i int, op Op, callWork map[string]string, ambiguous map[string]bool, events map[string][]*event) Attribution {
-	a := Attribution{CallID: op.CallID, Op: i, Surprise: SurpriseNone, Cause: -1}
-	if ambiguous[op.CallID] {
+	a := Attribution{CallID: op.R().CallID, Op: i, Surprise: SurpriseNone, Cause: -1}
+	if ambiguous[op.R().CallID] {
 		a.Reason = NoSurpriseAmbiguous
 		return a
 	}
-	w, ok := callWork[op.CallID]
+	w, ok := callWork[op.R().CallID]
 	if !ok {
 		a.Reason = NoSurpriseUncited
 		return a
@@ -194,11 +195,12 @@ func precedes(h *History, a, b int) bool {
 // citations maps each call id to the work item of the drafts citing it.
 func citations(h *History) (map[string]string, map[string]bool) {
 	work, ambiguous := map[string]string{}, map[string]bool{}
-	for _, op := range h.Ops {
+	for i := range h.Ops {
+		op := &h.Ops[i]
 		if op.Type != OpDraft {
 			continue
 		}
-		for _, id := range op.Calls {
+		for _, id := range op.R().Calls {
 			if w, ok := work[id]; ok && w != op.WorkID {
 				ambiguous[id] = true
 			}

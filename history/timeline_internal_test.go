@@ -3,6 +3,7 @@ package history
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -128,4 +129,34 @@ func TestLineIndexListsItsLines(t *testing.T) {
 	if _, ok := none.record(1); ok || none.lines() != nil {
 		t.Fatal("a log with no index has lines")
 	}
+}
+
+// R hands out one shared zero Rare for operations without rare fields; a
+// write through it would give every such operation the value.
+func TestNoRareStaysZero(t *testing.T) {
+	var op Op
+	require.Equal(t, "", op.R().EffectID)
+	op.W().EffectID = "e1"
+	require.Equal(t, "e1", op.R().EffectID)
+	require.Equal(t, Rare{}, noRare)
+	require.True(t, noRare.zero())
+}
+
+// An operation's line carries its rare fields flat, and reads back with
+// Rare nil exactly when all of them are zero.
+func TestOpLineRoundTrip(t *testing.T) {
+	plain := Op{Index: 3, Tick: 7, Actor: ActorImpl, Type: OpClaim, WorkID: "w1", Src: "x:1"}
+	l := plain.line()
+	require.Equal(t, plain, l.op())
+	rare := Op{Index: 4, Tick: 8, Actor: ActorHarness, Type: OpCrash, Src: "y:2", Rare: &Rare{Down: 5}}
+	l = rare.line()
+	require.Equal(t, 5, l.Down)
+	require.Equal(t, rare, l.op())
+}
+
+// A run holds about nine operations a message: an operation past this size
+// is felt in the peak memory of a large run.
+func TestOpSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(Op{}), uintptr(208))
+	require.LessOrEqual(t, unsafe.Sizeof(Rare{}), uintptr(208))
 }
