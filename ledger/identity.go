@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/amr-bench/amr/internal/jcs"
+	"github.com/amr-bench/amr/internal/lazyset"
 	"github.com/amr-bench/amr/scenarios"
 )
 
@@ -216,24 +217,12 @@ const (
 )
 
 var (
-	shells       = set("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "tcsh", "csh")
-	interpreters = set("node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "luajit", "java", "Rscript", "tclsh", "elixir", "erl", "escript", "julia", "osascript", "pwsh")
-	runners      = set("go", "cargo", "npm", "npx", "pnpm", "yarn", "uv", "uvx", "poetry", "pipenv", "pipx", "bundle", "make", "just", "dotnet", "mvn", "gradle", "sbt", "mix", "stack", "cabal", "docker", "podman")
+	shells       = lazyset.Of("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "tcsh", "csh")
+	interpreters = lazyset.Of("node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "luajit", "java", "Rscript", "tclsh", "elixir", "erl", "escript", "julia", "osascript", "pwsh")
+	runners      = lazyset.Of("go", "cargo", "npm", "npx", "pnpm", "yarn", "uv", "uvx", "poetry", "pipenv", "pipx", "bundle", "make", "just", "dotnet", "mvn", "gradle", "sbt", "mix", "stack", "cabal", "docker", "podman")
 	// Compiled at its first use, not at every start of amr.
 	pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(python|pypy)[0-9.]*$`) })
 )
-
-// set returns the set of names, built at its first use rather than at every
-// start of amr, most of which never look a program up.
-func set(names ...string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := make(map[string]bool, len(names))
-		for _, n := range names {
-			m[n] = true
-		}
-		return m
-	})
-}
 
 func kindOf(base string) programKind {
 	switch {
@@ -268,7 +257,7 @@ func inlineCode(kind programKind, args []string) string {
 
 // interpreterCode are the flags of interpreters that run inline code or a
 // module by name (python -c, -m; node -e, -p, -r; perl and ruby -e).
-var interpreterCode = set("-c", "-e", "--eval", "-p", "--print", "-m", "-r", "--require", "--import", "--loader", "-E")
+var interpreterCode = lazyset.Of("-c", "-e", "--eval", "-p", "--print", "-m", "-r", "--require", "--import", "--loader", "-E")
 
 // afterEnv skips env's own options and NAME=VALUE words.
 func afterEnv(args []string) []string {
@@ -352,7 +341,7 @@ func fileDigest(path string) (string, error) {
 // skippedDirs are never part of a directory's identity: a repository's
 // history and Python's byte-code cache change without what runs changing
 // (a cache is rebuilt from the sources, which are hashed).
-var skippedDirs = set(".git", "__pycache__")
+var skippedDirs = lazyset.Of(".git", "__pycache__")
 
 // DirectoryDigest hashes a directory deterministically: every regular file
 // under it, by its slash-separated path relative to the directory, sorted,

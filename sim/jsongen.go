@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/amr-bench/amr/internal/lazyset"
 )
 
 // The stub builds the object a json_schema request or a tool call asks for
@@ -51,22 +53,10 @@ type generator struct {
 // below it only required members are generated.
 const maxGenDepth = 8
 
-var replyNames = names("reply", "text", "content", "body", "message", "answer", "response", "draft",
+var replyNames = lazyset.Of("reply", "text", "content", "body", "message", "answer", "response", "draft",
 	"output", "result", "summary")
-var callNames = names("callid", "modelcallid", "origin", "callids")
-var senderNames = names("sender", "from", "to", "recipient", "replyto", "email")
-
-// names returns a set built at its first use: most starts of amr never
-// generate a schema's value.
-func names(ns ...string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := make(map[string]bool, len(ns))
-		for _, n := range ns {
-			m[n] = true
-		}
-		return m
-	})
-}
+var callNames = lazyset.Of("callid", "modelcallid", "origin", "callids")
+var senderNames = lazyset.Of("sender", "from", "to", "recipient", "replyto", "email")
 
 // generate builds a value for schema s. cand, when has is set, is the
 // value the bundle gave, kept where the schema accepts it.
