@@ -39,6 +39,12 @@ func cutHelper(role, root string) int {
 		appendLine(root, "private/done-"+tick, "")
 		return 0
 	}
+	if role == "filters" {
+		// Each instance notes whether it runs under the write filter.
+		_ = os.MkdirAll(filepath.Join(root, "private"), 0o755)
+		appendLine(root, "private/filters", ownSeccomp()+"\n")
+		role = "burst"
+	}
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		tick, ok := strings.CutPrefix(sc.Text(), "tick ")
@@ -110,6 +116,17 @@ func cutHelper(role, root string) int {
 	return 0
 }
 
+// ownSeccomp is this process's Seccomp field: "2" under a filter.
+func ownSeccomp() string {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "Seccomp:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
 func appendLine(root, name, text string) {
 	f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(name)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err == nil {
@@ -156,6 +173,39 @@ func TestATracedCrashLandsAtTheKthWrite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Only the instances a crash after k writes can meet are traced (D224): in
+// a step run the one the next crash fault to land is such a crash for, in
+// a one-shot run the invocations of a tick with one armed. Each still lands
+// its crash at exactly the k-th write.
+func TestOnlyTheInstancesACutCanMeetAreTraced(t *testing.T) {
+	requireTrace(t)
+	b := shortened(t, "l0-respond", 6)
+	b.Faults = []scenarios.Fault{
+		{At: 1, Kind: scenarios.FaultCrash},
+		{At: 2, Kind: scenarios.FaultCrash, AfterWrites: 3},
+		{At: 2, Kind: scenarios.FaultCrash, AfterWrites: 2},
+		{At: 4, Kind: scenarios.FaultCrash},
+	}
+	res := runProcess(t, b, helperSpec("filters", RegimeStep), 1)
+	assert.Equal(t, CutTrace, res.Process.Cut)
+	// Started at the run's start, at the crash of tick 1, at each of the
+	// two of tick 2, at tick 4's.
+	assert.Equal(t, "0\n2\n2\n0\n0\n", string(res.Files.View("private/filters")))
+	c := kinds(res, sandbox.LogCrash)
+	require.Len(t, c, 4)
+	assert.Equal(t, 2, c[1].Written, "the first crash of tick 2 is the one after 2 writes")
+	assert.Equal(t, 3, c[2].Written)
+	assert.Equal(t, 6+6+2+3, c[2].Lines[sandbox.Audit], "six lines at each of ticks 0 and 1, then 2 and 3 at tick 2")
+
+	b.Faults = crashAt(4, false)
+	b.Faults = append(b.Faults, scenarios.Fault{At: 3, Kind: scenarios.FaultCrash})
+	res = runProcess(t, b, helperSpec("burst-once", RegimeOnce), 1)
+	assert.Equal(t, CutTrace, res.Process.Cut)
+	c = kinds(res, sandbox.LogCrash)
+	require.Len(t, c, 2)
+	assert.Equal(t, 4, c[0].Written)
 }
 
 // A one-shot invocation is cut from its first call: it is armed before

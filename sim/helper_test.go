@@ -88,7 +88,7 @@ func helperMain(role string) int {
 		}
 		fmt.Fprintln(os.Stderr, "answered one tick, then failed")
 		return 5
-	case "burst", "subdir", "threads", "child", "burst-once", "send", "states":
+	case "burst", "subdir", "threads", "child", "burst-once", "send", "states", "filters":
 		return cutHelper(role, root)
 	case "journaled":
 		// Step regime: at each tick, the writes of a daemon with a database

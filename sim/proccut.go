@@ -313,6 +313,36 @@ func (d *procDriver) chooseCut() {
 	d.facts.Cut = d.cutBy
 }
 
+// traceInstance reports whether the instance about to start is traced: in
+// a run that cuts by tracing, only one that can be running while a crash
+// after k writes is armed. A one-shot invocation lives inside its tick, so
+// it is traced when it starts armed. Any other instance lives until the
+// next crash fault kills it (none runs while the implementation is down,
+// and a crash landed then finds nothing to kill), so it is traced when
+// that crash is one after k writes. A traced instance stops at every write
+// it makes, to the pipes and sockets too, for its whole life (D224).
+func (d *procDriver) traceInstance(armed bool) bool {
+	if !d.traced {
+		return false
+	}
+	if d.spec.Regime == RegimeOnce {
+		return armed
+	}
+	if d.crashKs == nil {
+		d.crashKs = []int{}
+		for _, t := range d.e.timeline {
+			for _, c := range d.e.sched.crashesAt(t) {
+				d.crashKs = append(d.crashKs, c.AfterWrites)
+			}
+		}
+	}
+	next := d.e.crashes
+	return next < len(d.crashKs) && d.crashKs[next] > 0
+}
+
+// curTraced reports whether the running instance is traced.
+func (d *procDriver) curTraced() bool { return d.cur != nil && d.cur.tr != nil }
+
 // traceStops is where the traced instance's stops arrive; nil (never
 // ready) when none is traced.
 func (d *procDriver) traceStops() <-chan *traceStop {

@@ -48,6 +48,7 @@ type procDriver struct {
 	// write being landed (see proccut.go).
 	traced   bool
 	cutBy    string
+	crashKs  []int // every crash fault's k, in landing order (traceInstance)
 	tearing  *tornCut
 	armedNow *armed // the tick's armed crashes while it is worked
 	// gone is set once the implementation is killed for good (a file or
@@ -210,7 +211,8 @@ func (d *procDriver) startInstance() {
 		_ = os.Remove(d.readyPath())
 	}
 	armed := d.armedNow != nil && d.armedNow.pending()
-	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout, d.traced, armed)
+	p, err := startProc(d.spec.Command, d.root, env, d.stdout, d.stderr, d.spec.Regime == RegimeStep, d.spec.Ready == ReadyStdout,
+		d.traceInstance(armed), armed)
 	if err != nil {
 		d.cur = nil
 		if !d.lived {
@@ -615,7 +617,7 @@ func (d *procDriver) workStep(a *armed) (tickWork, error) {
 		send()
 	}
 	var pollC <-chan time.Time
-	if a.pending() && !d.traced {
+	if a.pending() && !d.curTraced() {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C
@@ -758,7 +760,7 @@ func (d *procDriver) waitOnce(a *armed) (onceOutcome, error) {
 	timer := time.NewTimer(d.spec.Timeout)
 	defer timer.Stop()
 	var pollC <-chan time.Time
-	if a.pending() && !d.traced {
+	if a.pending() && !d.curTraced() {
 		ticker := time.NewTicker(d.spec.Poll)
 		defer ticker.Stop()
 		pollC = ticker.C

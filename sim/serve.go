@@ -80,6 +80,9 @@ type server struct {
 	maxSteps int
 	errs     io.Writer
 	lastErr  string
+	// settle is set where nothing but this process changes the sandbox
+	// during a round of work (the step and one-shot regimes).
+	settle bool
 }
 
 func (cfg ServeConfig) withDefaults() ServeConfig {
@@ -129,7 +132,7 @@ func newServer(impl sandbox.Implementation, cfg ServeConfig) (*server, error) {
 	}
 	store := &processStore{dir: &sandbox.Dir{Root: root}, cache: newReadCache(root)}
 	return &server{impl: impl, env: &sandbox.Env{Files: store, Model: model, Seed: seed},
-		store: store, maxSteps: cfg.MaxSteps, errs: cfg.Stderr}, nil
+		store: store, maxSteps: cfg.MaxSteps, errs: cfg.Stderr, settle: cfg.Regime != RegimeQuiescence}, nil
 }
 
 func firstEnv(names ...string) string {
@@ -145,6 +148,10 @@ func firstEnv(names ...string) string {
 // step's error; an error is reported on stderr when it differs from the
 // last one reported.
 func (s *server) round() error {
+	if s.settle {
+		s.store.cache.settle()
+		defer s.store.cache.unsettle()
+	}
 	var err error
 	for i := 0; i < s.maxSteps; i++ {
 		before := s.store.logWrites

@@ -161,3 +161,36 @@ func TestACachedReadIsWhatIsOnDisk(t *testing.T) {
 		}
 	})
 }
+
+// In a settled round the reports are taken in once, at its start: what
+// changed before it is read again, this process's own writes are read
+// back, and nothing else is looked for until the next round (D225).
+func TestASettledRoundDrainsOnce(t *testing.T) {
+	root := t.TempDir()
+	inbox, state := filepath.Join(root, sandbox.Inbox), sandbox.State
+	require.NoError(t, os.WriteFile(inbox, []byte("a\n"), 0o644))
+	s := cachedStore(t, root)
+	mustRead(t, s, sandbox.Inbox)
+	require.NoError(t, os.WriteFile(inbox, []byte("b\n"), 0o644))
+	s.cache.settle()
+	assert.Equal(t, "b\n", string(mustRead(t, s, sandbox.Inbox)), "changed before the round")
+	require.NoError(t, s.Write(state, []byte("1")))
+	assert.Equal(t, "1", string(mustRead(t, s, state)), "its own write")
+	require.NoError(t, os.WriteFile(inbox, []byte("c\n"), 0o644))
+	assert.Equal(t, "b\n", string(mustRead(t, s, sandbox.Inbox)), "not looked for inside the round")
+	s.cache.unsettle()
+	assert.Equal(t, "c\n", string(mustRead(t, s, sandbox.Inbox)), "unsettled, every read looks")
+}
+
+// The quiescence regime never settles: the harness writes the tick's
+// inputs while a round may be under way (the process held, then let go).
+func TestOnlyTheStepAndOneShotRegimesSettle(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv(EnvSandbox, root)
+	for regime, want := range map[string]bool{RegimeStep: true, RegimeOnce: true, RegimeQuiescence: false} {
+		s, err := newServer(nil, ServeConfig{Regime: regime}.withDefaults())
+		require.NoError(t, err)
+		assert.Equal(t, want, s.settle, regime)
+		s.store.cache.off()
+	}
+}

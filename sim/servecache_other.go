@@ -13,3 +13,6 @@ func (c *readCache) read(_, _ string, load func() ([]byte, error)) ([]byte, erro
 }
 
 func (c *readCache) forget(string) {}
+
+func (c *readCache) settle()   {}
+func (c *readCache) unsettle() {}

@@ -49,9 +49,7 @@ func run(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	end := stops.watch(cancel)
-	root := rootFor(args)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := execute(ctx, args)
 	end()
 	if sig := stops.signal(); sig != 0 {
 		// Whatever the command made of it, an interrupted command has not
@@ -64,6 +62,18 @@ func run(args []string) int {
 		return code
 	}
 	return printErr(err)
+}
+
+// execute runs the command args name. An instance of a built-in
+// implementation starts at every crash of a process run: a plain
+// serve-impl command line is run without building a command (D226).
+func execute(ctx context.Context, args []string) error {
+	if name, cfg, ok := quickServeImpl(args); ok {
+		return serveImpl(ctx, name, cfg)
+	}
+	root := rootFor(args)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
 }
 
 // printErr prints a command's error and returns its exit code.
