@@ -326,3 +326,23 @@ func TestClockFileIsMarshalLine(t *testing.T) {
 		assert.Equal(t, string(want)+"\n", string(e.files.View(sandbox.Clock)))
 	}
 }
+
+// The schedule keeps the line of a message or approval only when a fault
+// appends it again: a copy of every delivered line was as large as the
+// inbox, held for the whole run.
+func TestScheduleKeepsOnlyTheLinesAFaultRepeats(t *testing.T) {
+	b := toyBundle()
+	b.Inbox = append(b.Inbox, scenarios.Delivery{ID: "m2", ConversationID: "c2", From: "a@x", Subject: "s", Body: "b", At: 1})
+	b.Faults = []scenarios.Fault{{At: 3, Kind: scenarios.FaultDuplicate, MessageID: "m2"}}
+	b.Normalize()
+	e := newEngine(b, Options{Seed: 1})
+	e.files = sandbox.NewMemory()
+	for _, d := range b.Inbox {
+		require.NoError(t, e.deliver(d))
+	}
+	assert.Len(t, e.sched.inboxLines, 1)
+	assert.Equal(t, bytes.TrimSuffix(bytes.SplitAfter(e.files.View(sandbox.Inbox), []byte("\n"))[1], []byte("\n")),
+		e.sched.inboxLines["m2"])
+	res := run(t, b, func() sandbox.Implementation { return toy{} }, 1)
+	assert.Len(t, kinds(res, sandbox.LogDuplicate), 1)
+}
