@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"sync/atomic"
 
@@ -79,15 +80,25 @@ type Result struct {
 // LogBytes renders the run log as JSONL.
 func (r *Result) LogBytes() []byte {
 	var buf bytes.Buffer
-	for _, rec := range r.Log {
-		line, err := sandbox.MarshalLine(rec)
-		if err != nil {
-			panic(fmt.Sprintf("sim: run log record does not marshal: %v", err))
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+	if err := r.WriteLog(&buf); err != nil {
+		panic(fmt.Sprintf("sim: run log record does not marshal: %v", err))
 	}
 	return buf.Bytes()
+}
+
+// WriteLog writes the run log as JSONL, the bytes LogBytes returns, a
+// record at a time: a run's log is tens of megabytes at large sizes, and
+// writing it out needs no copy of it whole.
+func (r *Result) WriteLog(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	// As sandbox.MarshalLine writes a line; Encode ends it with the newline.
+	enc.SetEscapeHTML(false)
+	for i := range r.Log {
+		if err := enc.Encode(&r.Log[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Run plays a bundle against an implementation. It returns an error only

@@ -327,6 +327,28 @@ func TestClockFileIsMarshalLine(t *testing.T) {
 	}
 }
 
+// The run log written out is the bytes of MarshalLine a record at a
+// time, whatever a record carries: HTML characters unescaped, a state edit,
+// a full state, a run of a real bundle.
+func TestWriteLogWritesTheLinesMarshalLineWrites(t *testing.T) {
+	res := run(t, toyBundle(), func() sandbox.Implementation { return toy{} }, 3)
+	res.Log = append(res.Log,
+		sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "<b> & \"c\" \u2028"},
+		sandbox.LogRecord{Kind: sandbox.LogTickEnd, State: []byte(`{"a":"<&>"}`)},
+		sandbox.LogRecord{Kind: sandbox.LogTickEnd, StateEdit: &sandbox.StateEdit{Hunks: []sandbox.Hunk{{At: 6, Del: 5, Text: `"x>y"`}}, Hash: "h"}})
+	var want []byte
+	for _, rec := range res.Log {
+		line, err := sandbox.MarshalLine(rec)
+		require.NoError(t, err)
+		want = append(append(want, line...), '\n')
+	}
+	assert.Equal(t, string(want), string(res.LogBytes()))
+	var out bytes.Buffer
+	require.NoError(t, res.WriteLog(&out))
+	assert.Equal(t, string(want), out.String())
+	assert.Contains(t, out.String(), `"<b> & \"c\"`)
+}
+
 // The schedule keeps the line of a message or approval only when a fault
 // appends it again: a copy of every delivered line was as large as the
 // inbox, held for the whole run.
