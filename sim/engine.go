@@ -204,8 +204,10 @@ type engine struct {
 	seen    map[string]*appendLog
 	refresh func(name string)
 	// clock is the tick last written to the clock file, for the stub
-	// model's HTTP handler, which answers on goroutines of its own.
-	clock atomic.Int64
+	// model's HTTP handler, which answers on goroutines of its own;
+	// clockLine is the buffer the file's line is made in.
+	clock     atomic.Int64
+	clockLine []byte
 	// landing is the tick's crash faults not yet landed, in the order the
 	// drivers land them; down is the downtime under way, if any.
 	landing []scenarios.Fault
@@ -329,9 +331,11 @@ func (e *engine) init() error {
 
 func (e *engine) writeClock() error {
 	e.clock.Store(int64(e.tick))
-	// The clock file is sandbox.ClockFile as MarshalLine writes it.
-	clock := strconv.AppendInt(append(make([]byte, 0, 24), `{"tick":`...), int64(e.tick), 10)
-	return e.files.Write(sandbox.Clock, append(clock, "}\n"...))
+	// The clock file is sandbox.ClockFile as MarshalLine writes it. Both
+	// stores copy what they are given, so one buffer serves every tick.
+	e.clockLine = strconv.AppendInt(append(e.clockLine[:0], `{"tick":`...), int64(e.tick), 10)
+	e.clockLine = append(e.clockLine, "}\n"...)
+	return e.files.Write(sandbox.Clock, e.clockLine)
 }
 
 func (e *engine) playTick() error {

@@ -21,6 +21,9 @@ type schedule struct {
 	duplicated  map[string]bool
 	redelivered map[string]bool
 	waiting     []pending // approvals, redeliveries, signals and duplicates not yet bindable
+	// spare is the list waiting was before the last tick's retries: the
+	// two take turns, so a tick that leaves items waiting allocates nothing.
+	spare []pending
 }
 
 type bucket struct {
@@ -139,7 +142,7 @@ func (e *engine) fire() error {
 	// Items left waiting from earlier ticks are retried first, in the order
 	// they became due.
 	waiting := e.sched.waiting
-	e.sched.waiting = nil
+	e.sched.waiting = e.sched.spare[:0]
 	for _, f := range bk.duplicates {
 		f := f
 		waiting = append(waiting, pending{duplicate: &f, scheduled: f.At})
@@ -167,6 +170,10 @@ func (e *engine) fire() error {
 			e.sched.waiting = append(e.sched.waiting, p)
 		}
 	}
+	// What was tried holds pointers into this tick's copies: cleared, the
+	// spare list keeps none of them alive.
+	clear(waiting)
+	e.sched.spare = waiting[:0]
 	return nil
 }
 
