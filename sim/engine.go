@@ -172,6 +172,9 @@ type engine struct {
 	drv       driver
 	sched     *schedule
 	timeline  []int // the ticks the clock visits
+	ticksDone int   // how many of them have ended
+	// regrown is set once the log outgrew its estimate (logSize).
+	regrown   bool
 	order     *rng.Rand
 	tick      int
 	logs      []sandbox.LogRecord
@@ -248,7 +251,7 @@ func (e *engine) run() (*Result, error) {
 	}
 	timeline := e.timeline
 	for i, t := range timeline {
-		e.tick = t
+		e.tick, e.ticksDone = t, i
 		if err := e.playTick(); err != nil {
 			return nil, err
 		}
@@ -288,6 +291,16 @@ func (e *engine) parsed(files *sandbox.Memory) *sandbox.Parsed {
 
 func (e *engine) log(r sandbox.LogRecord) {
 	r.Tick = e.tick
+	if len(e.logs) == cap(e.logs) && !e.regrown {
+		// The estimate counts every scheduled item's record, so past it
+		// what is left is mostly the ticks' own (an end, a step error, a
+		// jump): room for those, rather than append's quarter more of a
+		// log of a hundred megabytes. Past that, append grows it.
+		e.regrown = true
+		grown := make([]sandbox.LogRecord, len(e.logs), len(e.logs)+3*(len(e.timeline)-e.ticksDone)+16)
+		copy(grown, e.logs)
+		e.logs = grown
+	}
 	e.logs = append(e.logs, r)
 }
 

@@ -368,3 +368,30 @@ func TestScheduleKeepsOnlyTheLinesAFaultRepeats(t *testing.T) {
 	res := run(t, b, func() sandbox.Implementation { return toy{} }, 1)
 	assert.Len(t, kinds(res, sandbox.LogDuplicate), 1)
 }
+
+type failing struct{}
+
+func (failing) Step(*sandbox.Env) error { return errors.New("no") }
+
+// A log that outgrows its estimate (a step error every tick) grows once by
+// room for the ticks left, not by a quarter of itself, and loses nothing.
+func TestLogPastItsEstimateGrowsByTheTicksLeft(t *testing.T) {
+	b := toyBundle()
+	timeline := scenarios.TimelineOf(b)
+	res := run(t, b, func() sandbox.Implementation { return failing{} }, 1)
+	assert.Len(t, kinds(res, sandbox.LogStepError), len(timeline))
+	assert.Len(t, kinds(res, sandbox.LogTickEnd), len(timeline))
+	assert.Greater(t, len(res.Log), logSize(b, timeline))
+	assert.LessOrEqual(t, cap(res.Log), logSize(b, timeline)+3*len(timeline)+16)
+	again := run(t, b, func() sandbox.Implementation { return failing{} }, 1)
+	assert.Equal(t, res.LogBytes(), again.LogBytes())
+
+	e := &engine{timeline: make([]int, 1000), ticksDone: 990, logs: make([]sandbox.LogRecord, 2000)}
+	e.log(sandbox.LogRecord{Kind: sandbox.LogStepError})
+	assert.Len(t, e.logs, 2001)
+	assert.Less(t, cap(e.logs), 2000+3*10+16+20, "room for ten ticks, give or take the size class")
+	for range 100 {
+		e.log(sandbox.LogRecord{Kind: sandbox.LogStepError})
+	}
+	assert.Len(t, e.logs, 2101, "past the room, append grows it")
+}
