@@ -2,6 +2,9 @@ package history_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -226,6 +229,35 @@ func TestBytesRoundTripAndSelfDigest(t *testing.T) {
 	assert.ErrorIs(t, err, history.ErrNoDigest)
 	_, err = history.Parse(nil)
 	assert.ErrorIs(t, err, history.ErrNoDigest)
+}
+
+// WriteTo streams the document Bytes holds whole: every line, its count
+// of bytes, and a digest over the bytes before the digest's own line.
+func TestWriteToStreamsTheDocument(t *testing.T) {
+	b := published(t)["l2-govern"]
+	h := compile(play(t, b, "reference", 1), b, true)
+	var out bytes.Buffer
+	n, err := h.WriteTo(&out)
+	require.NoError(t, err)
+	data := out.Bytes()
+	assert.Equal(t, int64(len(data)), n)
+	assert.Equal(t, h.Bytes(), data)
+	body := data[:bytes.LastIndexByte(data[:len(data)-1], '\n')+1]
+	sum := sha256.Sum256(body)
+	assert.Equal(t, `{"digest":"sha256:`+hex.EncodeToString(sum[:])+"\"}\n", string(data[len(body):]))
+	assert.Equal(t, len(h.Ops)+2, bytes.Count(data, []byte("\n")))
+
+	_, err = h.WriteTo(failing{})
+	assert.ErrorIs(t, err, errFull)
+}
+
+var errFull = errors.New("full")
+
+// failing fails every write.
+type failing struct{}
+
+func (failing) Write([]byte) (int, error) {
+	return 0, errFull
 }
 
 // The reference leaves no history violation on any published scenario,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // DigestPrefix starts the self-digest of a history file.
@@ -35,14 +36,46 @@ type digestLine struct {
 // operation, and a final {"digest": "sha256:..."} over the bytes before it.
 func (h *History) Bytes() []byte {
 	var buf bytes.Buffer
-	writeLine(&buf, header{Format: h.Format, Scenario: h.Scenario, Ordering: h.Ordering, Fleet: nonNil(h.Fleet),
-		Skipped: nonNil(h.Skipped), Ops: len(h.Ops), Admission: h.Admission})
-	for _, op := range h.Ops {
-		writeLine(&buf, op.line())
+	if _, err := h.WriteTo(&buf); err != nil {
+		// Every value written is a plain struct of strings, ints and bools,
+		// or rules that decoded from JSON and so encode again.
+		panic(fmt.Sprintf("history: encoding: %v", err))
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	writeLine(&buf, digestLine{Digest: DigestPrefix + hex.EncodeToString(sum[:])})
 	return buf.Bytes()
+}
+
+// WriteTo writes the bytes Bytes returns a line at a time, so a history of
+// hundreds of megabytes is written out without a copy of it whole.
+func (h *History) WriteTo(w io.Writer) (int64, error) {
+	sum := sha256.New()
+	cw := &countingWriter{w: io.MultiWriter(w, sum)}
+	enc := json.NewEncoder(cw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(header{Format: h.Format, Scenario: h.Scenario, Ordering: h.Ordering, Fleet: nonNil(h.Fleet),
+		Skipped: nonNil(h.Skipped), Ops: len(h.Ops), Admission: h.Admission}); err != nil {
+		return cw.n, err
+	}
+	for i := range h.Ops {
+		if err := enc.Encode(h.Ops[i].line()); err != nil {
+			return cw.n, err
+		}
+	}
+	// The digest covers every byte before its own line.
+	cw.w = w
+	err := enc.Encode(digestLine{Digest: DigestPrefix + hex.EncodeToString(sum.Sum(nil))})
+	return cw.n, err
+}
+
+// countingWriter counts the bytes written through it, for WriteTo.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func nonNil(s []string) []string {
@@ -50,16 +83,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func writeLine(buf *bytes.Buffer, v any) {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// Every value written is a plain struct of strings, ints and bools,
-		// or rules that decoded from JSON and so encode again.
-		panic(fmt.Sprintf("history: encoding %T: %v", v, err))
-	}
 }
 
 // Errors Parse returns.

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"sync/atomic"
 
@@ -79,15 +80,25 @@ type Result struct {
 // LogBytes renders the run log as JSONL.
 func (r *Result) LogBytes() []byte {
 	var buf bytes.Buffer
-	for _, rec := range r.Log {
-		line, err := sandbox.MarshalLine(rec)
-		if err != nil {
-			panic(fmt.Sprintf("sim: run log record does not marshal: %v", err))
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+	if err := r.WriteLog(&buf); err != nil {
+		panic(fmt.Sprintf("sim: run log record does not marshal: %v", err))
 	}
 	return buf.Bytes()
+}
+
+// WriteLog writes the run log as JSONL, the bytes LogBytes returns, a
+// record at a time: a run's log is tens of megabytes at large sizes, and
+// writing it out needs no copy of it whole.
+func (r *Result) WriteLog(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	// As sandbox.MarshalLine writes a line; Encode ends it with the newline.
+	enc.SetEscapeHTML(false)
+	for i := range r.Log {
+		if err := enc.Encode(&r.Log[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Run plays a bundle against an implementation. It returns an error only
@@ -161,6 +172,9 @@ type engine struct {
 	drv       driver
 	sched     *schedule
 	timeline  []int // the ticks the clock visits
+	ticksDone int   // how many of them have ended
+	// regrown is set once the log outgrew its estimate (logSize).
+	regrown   bool
 	order     *rng.Rand
 	tick      int
 	logs      []sandbox.LogRecord
@@ -193,8 +207,10 @@ type engine struct {
 	seen    map[string]*appendLog
 	refresh func(name string)
 	// clock is the tick last written to the clock file, for the stub
-	// model's HTTP handler, which answers on goroutines of its own.
-	clock atomic.Int64
+	// model's HTTP handler, which answers on goroutines of its own;
+	// clockLine is the buffer the file's line is made in.
+	clock     atomic.Int64
+	clockLine []byte
 	// landing is the tick's crash faults not yet landed, in the order the
 	// drivers land them; down is the downtime under way, if any.
 	landing []scenarios.Fault
@@ -235,7 +251,7 @@ func (e *engine) run() (*Result, error) {
 	}
 	timeline := e.timeline
 	for i, t := range timeline {
-		e.tick = t
+		e.tick, e.ticksDone = t, i
 		if err := e.playTick(); err != nil {
 			return nil, err
 		}
@@ -275,6 +291,16 @@ func (e *engine) parsed(files *sandbox.Memory) *sandbox.Parsed {
 
 func (e *engine) log(r sandbox.LogRecord) {
 	r.Tick = e.tick
+	if len(e.logs) == cap(e.logs) && !e.regrown {
+		// The estimate counts every scheduled item's record, so past it
+		// what is left is mostly the ticks' own (an end, a step error, a
+		// jump): room for those, rather than append's quarter more of a
+		// log of a hundred megabytes. Past that, append grows it.
+		e.regrown = true
+		grown := make([]sandbox.LogRecord, len(e.logs), len(e.logs)+3*(len(e.timeline)-e.ticksDone)+16)
+		copy(grown, e.logs)
+		e.logs = grown
+	}
 	e.logs = append(e.logs, r)
 }
 
@@ -318,9 +344,11 @@ func (e *engine) init() error {
 
 func (e *engine) writeClock() error {
 	e.clock.Store(int64(e.tick))
-	// The clock file is sandbox.ClockFile as MarshalLine writes it.
-	clock := strconv.AppendInt(append(make([]byte, 0, 24), `{"tick":`...), int64(e.tick), 10)
-	return e.files.Write(sandbox.Clock, append(clock, "}\n"...))
+	// The clock file is sandbox.ClockFile as MarshalLine writes it. Both
+	// stores copy what they are given, so one buffer serves every tick.
+	e.clockLine = strconv.AppendInt(append(e.clockLine[:0], `{"tick":`...), int64(e.tick), 10)
+	e.clockLine = append(e.clockLine, "}\n"...)
+	return e.files.Write(sandbox.Clock, e.clockLine)
 }
 
 func (e *engine) playTick() error {

@@ -326,3 +326,72 @@ func TestClockFileIsMarshalLine(t *testing.T) {
 		assert.Equal(t, string(want)+"\n", string(e.files.View(sandbox.Clock)))
 	}
 }
+
+// The run log written out is the bytes of MarshalLine a record at a
+// time, whatever a record carries: HTML characters unescaped, a state edit,
+// a full state, a run of a real bundle.
+func TestWriteLogWritesTheLinesMarshalLineWrites(t *testing.T) {
+	res := run(t, toyBundle(), func() sandbox.Implementation { return toy{} }, 3)
+	res.Log = append(res.Log,
+		sandbox.LogRecord{Kind: sandbox.LogStepError, Detail: "<b> & \"c\" \u2028"},
+		sandbox.LogRecord{Kind: sandbox.LogTickEnd, State: []byte(`{"a":"<&>"}`)},
+		sandbox.LogRecord{Kind: sandbox.LogTickEnd, StateEdit: &sandbox.StateEdit{Hunks: []sandbox.Hunk{{At: 6, Del: 5, Text: `"x>y"`}}, Hash: "h"}})
+	var want []byte
+	for _, rec := range res.Log {
+		line, err := sandbox.MarshalLine(rec)
+		require.NoError(t, err)
+		want = append(append(want, line...), '\n')
+	}
+	assert.Equal(t, string(want), string(res.LogBytes()))
+	var out bytes.Buffer
+	require.NoError(t, res.WriteLog(&out))
+	assert.Equal(t, string(want), out.String())
+	assert.Contains(t, out.String(), `"<b> & \"c\"`)
+}
+
+// The schedule keeps the line of a message or approval only when a fault
+// appends it again: a copy of every delivered line was as large as the
+// inbox, held for the whole run.
+func TestScheduleKeepsOnlyTheLinesAFaultRepeats(t *testing.T) {
+	b := toyBundle()
+	b.Inbox = append(b.Inbox, scenarios.Delivery{ID: "m2", ConversationID: "c2", From: "a@x", Subject: "s", Body: "b", At: 1})
+	b.Faults = []scenarios.Fault{{At: 3, Kind: scenarios.FaultDuplicate, MessageID: "m2"}}
+	b.Normalize()
+	e := newEngine(b, Options{Seed: 1})
+	e.files = sandbox.NewMemory()
+	for _, d := range b.Inbox {
+		require.NoError(t, e.deliver(d))
+	}
+	assert.Len(t, e.sched.inboxLines, 1)
+	assert.Equal(t, bytes.TrimSuffix(bytes.SplitAfter(e.files.View(sandbox.Inbox), []byte("\n"))[1], []byte("\n")),
+		e.sched.inboxLines["m2"])
+	res := run(t, b, func() sandbox.Implementation { return toy{} }, 1)
+	assert.Len(t, kinds(res, sandbox.LogDuplicate), 1)
+}
+
+type failing struct{}
+
+func (failing) Step(*sandbox.Env) error { return errors.New("no") }
+
+// A log that outgrows its estimate (a step error every tick) grows once by
+// room for the ticks left, not by a quarter of itself, and loses nothing.
+func TestLogPastItsEstimateGrowsByTheTicksLeft(t *testing.T) {
+	b := toyBundle()
+	timeline := scenarios.TimelineOf(b)
+	res := run(t, b, func() sandbox.Implementation { return failing{} }, 1)
+	assert.Len(t, kinds(res, sandbox.LogStepError), len(timeline))
+	assert.Len(t, kinds(res, sandbox.LogTickEnd), len(timeline))
+	assert.Greater(t, len(res.Log), logSize(b, timeline))
+	assert.LessOrEqual(t, cap(res.Log), logSize(b, timeline)+3*len(timeline)+16)
+	again := run(t, b, func() sandbox.Implementation { return failing{} }, 1)
+	assert.Equal(t, res.LogBytes(), again.LogBytes())
+
+	e := &engine{timeline: make([]int, 1000), ticksDone: 990, logs: make([]sandbox.LogRecord, 2000)}
+	e.log(sandbox.LogRecord{Kind: sandbox.LogStepError})
+	assert.Len(t, e.logs, 2001)
+	assert.Less(t, cap(e.logs), 2000+3*10+16+20, "room for ten ticks, give or take the size class")
+	for range 100 {
+		e.log(sandbox.LogRecord{Kind: sandbox.LogStepError})
+	}
+	assert.Len(t, e.logs, 2101, "past the room, append grows it")
+}

@@ -14,9 +14,16 @@ import (
 type schedule struct {
 	b          *scenarios.Bundle
 	due        map[int]*bucket
-	inboxLines map[string][]byte // message id -> the exact line delivered
-	fired      map[string][]byte // approval id -> the exact line appended
-	waiting    []pending         // approvals, redeliveries, signals and duplicates not yet bindable
+	inboxLines map[string][]byte // message id -> the exact line delivered, for a duplicate
+	fired      map[string][]byte // approval id -> the exact line appended, for a redelivery
+	// duplicated and redelivered are the ids a fault appends again: only
+	// their lines are kept, not a copy of every line of the two files.
+	duplicated  map[string]bool
+	redelivered map[string]bool
+	waiting     []pending // approvals, redeliveries, signals and duplicates not yet bindable
+	// spare is the list waiting was before the last tick's retries: the
+	// two take turns, so a tick that leaves items waiting allocates nothing.
+	spare []pending
 }
 
 type bucket struct {
@@ -40,7 +47,8 @@ type pending struct {
 }
 
 func newSchedule(b *scenarios.Bundle, timeline []int) *schedule {
-	s := &schedule{b: b, due: map[int]*bucket{}, inboxLines: map[string][]byte{}, fired: map[string][]byte{}}
+	s := &schedule{b: b, due: map[int]*bucket{}, inboxLines: map[string][]byte{}, fired: map[string][]byte{},
+		duplicated: map[string]bool{}, redelivered: map[string]bool{}}
 	// An item is due at the first visited tick at or after its tick; items
 	// beyond the horizon never fire and are reported as unfired.
 	at := func(t int) *bucket {
@@ -81,8 +89,10 @@ func newSchedule(b *scenarios.Bundle, timeline []int) *schedule {
 			bk.rules = append(bk.rules, f)
 		case scenarios.FaultDuplicate:
 			bk.duplicates = append(bk.duplicates, f)
+			s.duplicated[f.MessageID] = true
 		case scenarios.FaultRedeliver:
 			bk.redeliver = append(bk.redeliver, f)
+			s.redelivered[f.ApprovalID] = true
 		case scenarios.FaultCrash:
 			bk.crashes = append(bk.crashes, f)
 		}
@@ -132,7 +142,7 @@ func (e *engine) fire() error {
 	// Items left waiting from earlier ticks are retried first, in the order
 	// they became due.
 	waiting := e.sched.waiting
-	e.sched.waiting = nil
+	e.sched.waiting = e.sched.spare[:0]
 	for _, f := range bk.duplicates {
 		f := f
 		waiting = append(waiting, pending{duplicate: &f, scheduled: f.At})
@@ -160,6 +170,10 @@ func (e *engine) fire() error {
 			e.sched.waiting = append(e.sched.waiting, p)
 		}
 	}
+	// What was tried holds pointers into this tick's copies: cleared, the
+	// spare list keeps none of them alive.
+	clear(waiting)
+	e.sched.spare = waiting[:0]
 	return nil
 }
 
@@ -171,7 +185,9 @@ func (e *engine) deliver(d scenarios.Delivery) error {
 	if err != nil {
 		return err
 	}
-	e.sched.inboxLines[d.ID] = line
+	if e.sched.duplicated[d.ID] {
+		e.sched.inboxLines[d.ID] = line
+	}
 	if err := e.files.Append(sandbox.Inbox, line); err != nil {
 		return err
 	}
@@ -298,7 +314,9 @@ func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error)
 	if err := e.files.Append(sandbox.Approvals, line); err != nil {
 		return false, err
 	}
-	e.sched.fired[a.ID] = line
+	if e.sched.redelivered[a.ID] {
+		e.sched.fired[a.ID] = line
+	}
 	e.log(sandbox.LogRecord{Kind: sandbox.LogApprove, ID: a.ID, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
 		Decision: a.Decision, Forge: a.Forge, Line: e.linesOf(sandbox.Approvals), Scheduled: intp(scheduled),
 		Stamped: e.stamped(rec.DecidedAt)})

@@ -6,9 +6,11 @@
 package suite
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -289,19 +291,17 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	res, j := p.Result, p.Judgement
 	v := j.Level
 	rr := NewRunReport(i, s, res, j)
-	var hist []byte // history.jsonl, rendered only for a run that is kept or receipted
-	if cfg.Out != "" || cfg.Ledger != nil {
-		hist = j.Compiled.Bytes()
-	}
 	if cfg.Out != "" {
 		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
-		if err := keep(rr.Dir, res, &rr, hist, cfg.KeepBytes); err != nil {
+		if err := keep(rr.Dir, res, &rr, j.Compiled, cfg.KeepBytes); err != nil {
 			_ = res.Cleanup()
 			return RunReport{}, err
 		}
 	}
 	if cfg.Ledger != nil {
-		files, err := artifacts(res, rr, hist)
+		// The receipt hashes every artifact: history.jsonl is rendered
+		// whole only for it.
+		files, err := artifacts(res, rr, j.Compiled.Bytes())
 		if err == nil {
 			rr.Receipt, err = ranReceipt(b.Meta.Name, impl, cfg, hash, rr, files)
 		}
@@ -453,20 +453,25 @@ func (r *Report) aggregate() {
 // dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
 // its stdout.log and stderr.log.
 func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) error {
-	return keep(dir, res, &rr, j.Compiled.Bytes(), 0)
+	return keep(dir, res, &rr, j.Compiled, 0)
 }
 
 // keep writes a run's artifacts, its compiled history as history.jsonl
 // among them, and for a process run whose directory is still on disk a
-// copy of it, at most keepBytes, which the verdict then names.
-func keep(dir string, res *sim.Result, rr *RunReport, hist []byte, keepBytes int64) error {
+// copy of it, at most keepBytes, which the verdict then names. The run log
+// and the history are streamed to their files: at 10^5 messages they are
+// hundreds of megabytes each, and a copy of either whole was the run's peak.
+func keep(dir string, res *sim.Result, rr *RunReport, hist *history.History, keepBytes int64) error {
 	if err := sandbox.CopyTo(res.Files, filepath.Join(dir, "sandbox")); err != nil {
 		return fmt.Errorf("keeping sandbox: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, sandbox.RunLogFile), res.LogBytes(), 0o644); err != nil {
+	if err := streamFile(filepath.Join(dir, sandbox.RunLogFile), res.WriteLog); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, history.FileName), hist, 0o644); err != nil {
+	if err := streamFile(filepath.Join(dir, history.FileName), func(w io.Writer) error {
+		_, err := hist.WriteTo(w)
+		return err
+	}); err != nil {
 		return err
 	}
 	if err := res.KeepOutput(dir); err != nil {
@@ -485,4 +490,22 @@ func keep(dir string, res *sim.Result, rr *RunReport, hist []byte, keepBytes int
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "verdict.json"), append(data, '\n'), 0o644)
+}
+
+// streamFile writes what write writes to path through a bounded buffer,
+// the file made as os.WriteFile makes it.
+func streamFile(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
