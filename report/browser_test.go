@@ -52,6 +52,13 @@ func browserPath(t *testing.T) string {
 // that reaches the network on its own.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	return newBrowserFor(t, 3*time.Minute)
+}
+
+// newBrowserFor is newBrowser with its own deadline: a page of 10^5
+// messages takes minutes on a loaded machine.
+func newBrowserFor(t *testing.T, limit time.Duration) context.Context {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(browserPath(t)),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
@@ -60,12 +67,13 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("enable-precise-memory-info", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1400, 1000),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelTime := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
 	return ctx
 }
@@ -329,7 +337,7 @@ func TestBrowserDiff(t *testing.T) {
 	seed := seeds.Named(b.Meta.Name)
 	a := keepReplay(t, filepath.Join(t.TempDir(), "reference"), b, "reference", seed)
 	w := keepReplay(t, filepath.Join(t.TempDir(), "weak-no-send"), b, "weak-no-send", seed)
-	p, err := report.BuildDiff(a, w)
+	p, err := report.BuildDiff(a, w, report.Options{})
 	require.NoError(t, err)
 	path, _ := writePage(t, p, "diff.html")
 	open(t, ctx, path)
@@ -387,4 +395,62 @@ func TestBrowserLargeRunOpens(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)))
 	eval[any](t, ctx, `document.getElementById("`+r.ID+`").scrollIntoView()`)
 	screenshot(t, ctx, "large-run.png")
+}
+
+// TestBrowserOpensAKeptPage opens a page written by amr report, named by
+// AMR_REPORT_PAGE, and measures what a reader waits for on it: the load
+// event, opening each run (unpack, parse, draw its first lanes and flows),
+// the next page of flows, a filter by an id and a jump to the last tick, with
+// the script's heap after each run opened. It is how the report of a run
+// of 10^5 messages was measured (docs/report.md); without the variable it
+// skips.
+func TestBrowserOpensAKeptPage(t *testing.T) {
+	path := os.Getenv("AMR_REPORT_PAGE")
+	if path == "" {
+		t.Skip("AMR_REPORT_PAGE names a page written by amr report to measure in the browser")
+	}
+	path, err := filepath.Abs(path)
+	require.NoError(t, err)
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	ctx := newBrowserFor(t, 20*time.Minute)
+	load := open(t, ctx, path)
+	t.Logf("page %s: %d bytes; load event after %.0f ms", path, info.Size(), load)
+	ids := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("details.run")).map(d => d.id)`)
+	for _, id := range ids {
+		sel := "#" + id
+		ms := timed(t, ctx, `await window.amr.open("`+id+`")`)
+		// The flows' count reads "100 of N flow(s)", the lanes' "ticks a–b of N with events".
+		counts := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("`+sel+` .controls .sub")).map(s => s.textContent)`)
+		require.Len(t, counts, 2)
+		var shown, flows int
+		_, err := fmt.Sscanf(counts[1], "%d of %d flow(s)", &shown, &flows)
+		require.NoError(t, err, "the flows' count %q", counts[1])
+		heap := eval[float64](t, ctx, `performance.memory.usedJSHeapSize`)
+		t.Logf("%s: %s, %s; opened in %.0f ms; script heap %.0f MB", id, counts[0], counts[1], ms, heap/1e6)
+		assert.Equal(t, "1", eval[string](t, ctx, `document.querySelector("`+sel+`").dataset.drawn`), "the run is drawn")
+		assert.Equal(t, min(flows, 100), eval[int](t, ctx, `document.querySelectorAll("`+sel+` table.flows tbody tr").length`), "flows are drawn a page at a time")
+		assert.LessOrEqual(t, eval[int](t, ctx, `document.querySelectorAll("`+sel+` table.lanes thead th").length`)-1, 30, "lanes are drawn a window of ticks at a time")
+		if flows <= 100 {
+			continue
+		}
+		more := timed(t, ctx, `document.querySelector("`+sel+` .lanes-host > button").click()`)
+		assert.Equal(t, 200, eval[int](t, ctx, `document.querySelectorAll("`+sel+` table.flows tbody tr").length`), "show more draws the next page")
+		last := eval[string](t, ctx, `document.querySelector("`+sel+` table.flows tbody tr:last-child").dataset.message`)
+		filter := timed(t, ctx, `const f = document.querySelector("`+sel+` input[type=search]"); f.value = "`+last+`"; f.dispatchEvent(new Event("input"))`)
+		assert.GreaterOrEqual(t, eval[int](t, ctx, `document.querySelectorAll("`+sel+` table.flows tbody tr").length`), 1, "the filter finds a drawn flow")
+		jump := timed(t, ctx, `const i = document.querySelector("`+sel+` input[type=number]"); i.value = "1000000"; i.parentNode.nextSibling.click()`)
+		t.Logf("%s: show more %.0f ms; filter by %s %.0f ms; go to the last tick %.0f ms", id, more, last, filter, jump)
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)))
+	screenshot(t, ctx, "kept-page.png")
+}
+
+// timed runs a script body in the page and returns how long it took, as
+// the page's clock measured it.
+func timed(t *testing.T, ctx context.Context, body string) float64 {
+	t.Helper()
+	ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(async () => { const t0 = performance.now(); `+body+`; return performance.now() - t0; })()`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err, "running %s", body)
+	return ms
 }

@@ -70,8 +70,8 @@ type EntryDiff struct {
 // BuildDiff compares two run folders, two amr run --out folders (run by
 // run, paired by scenario and run number) or two counterexample folders
 // (raw with raw, shrunk with shrunk), and returns a page that shows the
-// comparison beside both sides' runs.
-func BuildDiff(a, b string) (*Page, error) {
+// comparison beside both sides' runs. Of opts only MaxFileBytes applies.
+func BuildDiff(a, b string, opts Options) (*Page, error) {
 	runsA, err := runsOf(a)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func BuildDiff(a, b string) (*Page, error) {
 	}
 	p := &Page{Format: PageFormat, Lanes: Lanes, Sources: []string{a, b}, Results: []Result{}, Runs: []Run{},
 		Counterexamples: []Counterexample{}, Submissions: []*Submission{}, Failures: []Failure{},
-		Unmatched: []Classification{}, Scoreboard: Scoreboard{Levels: []string{}, Rows: []Row{}}}
+		Unmatched: []Classification{}, Scoreboard: Scoreboard{Levels: []string{}, Rows: []Row{}}, maxFileBytes: opts.MaxFileBytes}
 	d := &Diff{A: a, B: b, Pairs: []DiffPair{}, OnlyA: []string{}, OnlyB: []string{}}
 	if len(runsA) == 1 && len(runsB) == 1 {
 		for k := range runsA {
@@ -150,11 +150,11 @@ func runsOf(path string) (map[string]string, error) {
 
 // diffPair compares two runs and adds both to the page.
 func (p *Page) diffPair(key, a, b string) (DiffPair, error) {
-	fa, err := readRunFolder(a, nil)
+	fa, err := readRunFolder(a, nil, p.maxFileBytes)
 	if err != nil {
 		return DiffPair{}, err
 	}
-	fb, err := readRunFolder(b, nil)
+	fb, err := readRunFolder(b, nil, p.maxFileBytes)
 	if err != nil {
 		return DiffPair{}, err
 	}

@@ -37,6 +37,8 @@ type Page struct {
 	Diff            *Diff            `json:"diff,omitempty"`
 
 	allRuns bool
+	// maxFileBytes bounds a sandbox file or run log read (Options).
+	maxFileBytes int64
 }
 
 // Result is one scenario's result for one implementation, as a report.json
@@ -82,6 +84,10 @@ type Options struct {
 	// shows its first run and every run that failed or was invalid, so
 	// every violation is on the page without every passing repeat.
 	AllRuns bool
+	// MaxFileBytes bounds each sandbox file and run log a run folder may
+	// hold (safefile.DefaultLimit when <= 0): a folder may come from
+	// anyone, and a run of 10^5 messages keeps files past the default.
+	MaxFileBytes int64
 }
 
 // Build reads every source: a report.json (or a folder holding one, as
@@ -91,7 +97,7 @@ type Options struct {
 func Build(sources []string, opts Options) (*Page, error) {
 	p := &Page{Format: PageFormat, Lanes: Lanes, Sources: sources, Results: []Result{}, Runs: []Run{},
 		Counterexamples: []Counterexample{}, Submissions: []*Submission{}}
-	p.allRuns = opts.AllRuns
+	p.allRuns, p.maxFileBytes = opts.AllRuns, opts.MaxFileBytes
 	var results []result
 	for _, src := range sources {
 		rs, err := p.read(src)
@@ -136,7 +142,7 @@ func (p *Page) read(src string) ([]result, error) {
 	case isRunFolder(filepath.Join(src, fuzz.ShrunkDir)) || isRunFolder(filepath.Join(src, fuzz.RawDir)):
 		return nil, p.readCounterexample(src)
 	case isRunFolder(src):
-		f, err := readRunFolder(src, nil)
+		f, err := readRunFolder(src, nil, p.maxFileBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +193,7 @@ func (p *Page) readReport(path, dir string) ([]result, error) {
 			if !isRunFolder(runDir) || !(p.allRuns || k == 0 || len(run.Violations) > 0 || run.Invalid) {
 				continue
 			}
-			f, err := readRunFolder(runDir, known)
+			f, err := readRunFolder(runDir, known, p.maxFileBytes)
 			if err != nil {
 				return nil, err
 			}
@@ -247,7 +253,7 @@ func (p *Page) readCounterexample(dir string) error {
 		if !isRunFolder(sub) {
 			continue
 		}
-		f, err := readRunFolder(sub, nil)
+		f, err := readRunFolder(sub, nil, p.maxFileBytes)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/report"
 	"github.com/amr-bench/amr/seeds"
@@ -233,13 +234,13 @@ func TestDiff(t *testing.T) {
 	again := keepReplay(t, t.TempDir(), b, "reference", seed)
 	weak := keepReplay(t, t.TempDir(), b, "weak-no-send", seed)
 
-	p, err := report.BuildDiff(ref, again)
+	p, err := report.BuildDiff(ref, again, report.Options{})
 	require.NoError(t, err)
 	assert.True(t, p.Diff.Same, "the same bundle, implementation and seed give the same artifacts")
 	require.Len(t, p.Diff.Pairs, 1)
 	assert.Nil(t, p.Diff.Pairs[0].Timeline)
 
-	p, err = report.BuildDiff(ref, weak)
+	p, err = report.BuildDiff(ref, weak, report.Options{})
 	require.NoError(t, err)
 	assert.False(t, p.Diff.Same)
 	pair := p.Diff.Pairs[0]
@@ -262,7 +263,7 @@ func TestDiff(t *testing.T) {
 	assert.Len(t, p.Runs, 2)
 	assert.Contains(t, string(html(t, p)), "The timelines part at entry")
 
-	_, err = report.BuildDiff(ref, t.TempDir())
+	_, err = report.BuildDiff(ref, t.TempDir(), report.Options{})
 	assert.ErrorContains(t, err, "neither a run folder")
 }
 
@@ -366,4 +367,28 @@ func TestLargeRunDataIsPackedAndUnpacks(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &run))
 	assert.Len(t, run.Flows, 1000)
 	assert.Equal(t, len(p.Runs[0].Events), len(run.Events), "unpacked, it is the run")
+}
+
+func TestRunFilesPastTheBoundAreRefusedWhole(t *testing.T) {
+	dir := keepReplay(t, filepath.Join(t.TempDir(), "run"), publishedNamed(t, "l0-respond")[0], "reference", 1)
+	audit, err := os.Stat(filepath.Join(dir, "sandbox", "audit.jsonl"))
+	require.NoError(t, err)
+	runLog, err := os.Stat(filepath.Join(dir, "run.jsonl"))
+	require.NoError(t, err)
+	require.Less(t, audit.Size(), runLog.Size(), "the run log is the larger file of this run")
+
+	_, err = report.Build([]string{dir}, report.Options{MaxFileBytes: audit.Size() - 1})
+	require.ErrorIs(t, err, safefile.ErrTooLarge, "a sandbox file past the bound")
+	assert.ErrorContains(t, err, "audit.jsonl")
+	_, err = report.Build([]string{dir}, report.Options{MaxFileBytes: runLog.Size() - 1})
+	require.ErrorIs(t, err, safefile.ErrTooLarge, "the run log past the bound")
+	assert.ErrorContains(t, err, "run.jsonl")
+	_, err = report.BuildDiff(dir, dir, report.Options{MaxFileBytes: runLog.Size() - 1})
+	require.ErrorIs(t, err, safefile.ErrTooLarge, "diff reads under the same bound")
+
+	at, err := report.Build([]string{dir}, report.Options{MaxFileBytes: runLog.Size()})
+	require.NoError(t, err, "every file at the bound is read")
+	def, err := report.Build([]string{dir}, report.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, html(t, def), html(t, at), "a bound the run fits changes nothing on the page")
 }

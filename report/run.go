@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/amr-bench/amr/checker"
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -100,17 +101,18 @@ func isFile(p string) bool {
 	return err == nil && !info.IsDir()
 }
 
-// readRunFolder reads a kept run. The bundle is the folder's own bundle/
-// when it has one (a counterexample), else known (the published bundle of
-// that name and hash), else nil; the verdict is verdict.json's, or the
-// checker's when the folder has none and the bundle is known.
-func readRunFolder(dir string, known *scenarios.Bundle) (*runFolder, error) {
-	files, err := play.ReadSandbox(filepath.Join(dir, sandboxDir))
+// readRunFolder reads a kept run, no sandbox file or run log larger than
+// limit (safefile.DefaultLimit when limit <= 0). The bundle is the folder's
+// own bundle/ when it has one (a counterexample), else known (the published
+// bundle of that name and hash), else nil; the verdict is verdict.json's,
+// or the checker's when the folder has none and the bundle is known.
+func readRunFolder(dir string, known *scenarios.Bundle, limit int64) (*runFolder, error) {
+	files, err := play.ReadSandboxUpTo(filepath.Join(dir, sandboxDir), limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the sandbox: %w", dir, err)
 	}
 	logPath := filepath.Join(dir, sandbox.RunLogFile)
-	data, err := os.ReadFile(logPath)
+	data, err := safefile.ReadFile(logPath, limit)
 	if err != nil {
 		return nil, err
 	}

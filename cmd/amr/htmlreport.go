@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/report"
 	"github.com/amr-bench/amr/timeline"
 )
@@ -34,6 +35,10 @@ classes.json (the failure classes it discloses) and effort.json
 (self-reported effort). --classes FILE (repeatable) overrides classes; every
 entry needs a justification. docs/report.md has the formats.
 
+--max-file-bytes refuses a kept sandbox file or run log larger than this
+(64 MiB unless raised): a run of 10^5 messages keeps an audit log and a run
+log past it, and the refusal names the flag.
+
 --json prints the page's data instead of writing HTML. Exit 2 on bad input.`
 
 func newReportCmd() *cobra.Command {
@@ -41,6 +46,7 @@ func newReportCmd() *cobra.Command {
 		out             string
 		asJSON, allRuns bool
 		subs, classes   []string
+		maxFileBytes    int64
 	)
 	cmd := &cobra.Command{
 		Use:   "report DIR... [-o report.html]",
@@ -48,9 +54,12 @@ func newReportCmd() *cobra.Command {
 		Long:  reportLong,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := report.Build(args, report.Options{Submissions: subs, Overrides: classes, AllRuns: allRuns})
+			if maxFileBytes <= 0 {
+				return usageErr("--max-file-bytes must be a positive number of bytes")
+			}
+			p, err := report.Build(args, report.Options{Submissions: subs, Overrides: classes, AllRuns: allRuns, MaxFileBytes: maxFileBytes})
 			if err != nil {
-				return &exitError{code: exitBad, err: err}
+				return &exitError{code: exitBad, err: tooLargeHint(err)}
 			}
 			return writePage(cmd, p, out, asJSON)
 		},
@@ -61,6 +70,7 @@ func newReportCmd() *cobra.Command {
 	f.BoolVar(&allRuns, "all-runs", false, "show every kept run, not only each scenario's first and its failed ones")
 	f.StringArrayVar(&subs, "submission", nil, "a submission directory (or bare submission.json): effort context and disclosed failure classes")
 	f.StringArrayVar(&classes, "classes", nil, "a failure-class override file; every entry must carry a justification")
+	maxFileBytesFlag(cmd, &maxFileBytes)
 
 	cmd.AddCommand(newReportDiffCmd())
 	return cmd
@@ -70,6 +80,7 @@ func newReportCmd() *cobra.Command {
 func newReportDiffCmd() *cobra.Command {
 	var diffOut string
 	var asJSON bool
+	var maxFileBytes int64
 	diff := &cobra.Command{
 		Use:   "diff A B [-o diff.html]",
 		Short: "show where two runs' artifacts first differ",
@@ -82,9 +93,12 @@ timelines with -o. Exit 0 when every artifact is byte-identical, 1 when they
 differ, 2 on bad input.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := report.BuildDiff(args[0], args[1])
+			if maxFileBytes <= 0 {
+				return usageErr("--max-file-bytes must be a positive number of bytes")
+			}
+			p, err := report.BuildDiff(args[0], args[1], report.Options{MaxFileBytes: maxFileBytes})
 			if err != nil {
-				return &exitError{code: exitBad, err: err}
+				return &exitError{code: exitBad, err: tooLargeHint(err)}
 			}
 			if asJSON || diffOut != "" {
 				if err := writePage(cmd, p, diffOut, asJSON); err != nil {
@@ -102,7 +116,15 @@ differ, 2 on bad input.`,
 	}
 	diff.Flags().StringVarP(&diffOut, "out", "o", "", "also write the diff as an HTML page here")
 	diff.Flags().BoolVar(&asJSON, "json", false, "print the diff page's data as JSON")
+	maxFileBytesFlag(diff, &maxFileBytes)
 	return diff
+}
+
+// maxFileBytesFlag is the bound on a kept sandbox file or run log a report
+// reads, as amr check has it (D179, D228).
+func maxFileBytesFlag(cmd *cobra.Command, v *int64) {
+	cmd.Flags().Int64Var(v, "max-file-bytes", safefile.DefaultLimit,
+		"refuse a kept sandbox file or run log larger than this many bytes (a bound against hostile input; raise it for runs of 10^5 messages)")
 }
 
 // writePage writes a page as HTML to a file (or stdout for "-"), or its

@@ -85,3 +85,22 @@ func TestReportDiffExitCodes(t *testing.T) {
 	_, _, code = execAMR(t, "report", "diff", a, dir)
 	assert.Equal(t, exitBad, code)
 }
+
+func TestReportNamesTheBoundItRefusesAt(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	_, stderr, code := execAMR(t, "replay", "../../scenarios/l0-respond", "--out", run)
+	require.Equal(t, exitOK, code, stderr)
+	page := filepath.Join(t.TempDir(), "report.html")
+	_, stderr, code = execAMR(t, "report", run, "--max-file-bytes", "100", "-o", page)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "file too large")
+	assert.Contains(t, stderr, "(raise the bound with --max-file-bytes)")
+	_, stderr, code = execAMR(t, "report", "diff", run, run, "--max-file-bytes", "100")
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "(raise the bound with --max-file-bytes)")
+	_, stderr, code = execAMR(t, "report", run, "--max-file-bytes", "0", "-o", page)
+	assert.Equal(t, exitBad, code)
+	assert.Contains(t, stderr, "--max-file-bytes must be a positive number of bytes")
+	_, stderr, code = execAMR(t, "report", run, "--max-file-bytes", "1000000", "-o", page)
+	require.Equal(t, exitOK, code, stderr)
+}

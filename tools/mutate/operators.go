@@ -127,13 +127,21 @@ func (l *lister) constDecl(d *ast.GenDecl) {
 	}
 }
 
-// function lists the mutants of a function's body. A function literal
-// inside is not descended into: its returns are not the function's.
+// function lists the mutants of a function's body.
 func (l *lister) function(fd *ast.FuncDecl) {
-	boolResults := boolResultIndexes(fd.Type)
-	ast.Inspect(fd.Body, func(n ast.Node) bool {
+	l.body(fd.Body, boolResultIndexes(fd.Type))
+}
+
+// body lists the mutants of a function's or a function literal's body,
+// whose bool results are boolResults. A function literal inside is listed
+// on its own, with its own results: its returns are not the enclosing
+// function's, but its conditions are decision points too (the reference
+// decides each work item inside the literal it hands to its scan).
+func (l *lister) body(b *ast.BlockStmt, boolResults []int) {
+	ast.Inspect(b, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.FuncLit:
+			l.body(x.Body, boolResultIndexes(x.Type))
 			return false
 		case *ast.IfStmt:
 			l.cond(x)

@@ -28,7 +28,7 @@ func sampleMutants(t *testing.T) []mutant {
 }
 
 // Every operator reaches the sample: conditions, answers, constants and
-// phases, in source order.
+// phases, in source order, inside function literals too.
 func TestOperatorsListEveryKindOfMutant(t *testing.T) {
 	var ops []string
 	for _, m := range sampleMutants(t) {
@@ -42,6 +42,8 @@ func TestOperatorsListEveryKindOfMutant(t *testing.T) {
 		"0->1", "0->-1", // case 0
 		"return false->true",
 		"return negated", "==->!=",
+		"negate", "<-><=", "2->3", "2->1", // the if of a literal
+		"return false->true", "return true->false", // the literal's own answers
 	}
 	if !slices.Equal(ops, want) {
 		t.Fatalf("operators:\n got %q\nwant %q", ops, want)
