@@ -356,6 +356,7 @@ type object struct {
 	m      map[string]json.RawMessage
 	err    *LineError
 	raw    []byte // the line
+	n      int    // its number in the file
 }
 
 // get returns a member's value.
@@ -520,7 +521,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 			errs = append(errs, LineError{File: file, Line: n, Msg: "not a JSON object"})
 			continue
 		}
-		o.raw = raw
+		o.raw, o.n = raw, n
 		rec := fn(&o)
 		if o.err != nil {
 			o.err.File, o.err.Line = file, n
