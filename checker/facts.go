@@ -95,7 +95,9 @@ type signal struct {
 }
 
 type auditLine struct {
-	sandbox.AuditRecord
+	// The record in the shared parse, not a copy: a run's audit lines are
+	// most of its lines, and a copy each doubled their part of the heap.
+	*sandbox.AuditRecord
 	line int
 	at   stamp
 }
@@ -321,8 +323,9 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 	data = file(sandbox.Audit)
 	aud, aerrs := f.parsed.Audit(data)
 	at = f.implStamp(log, sandbox.Audit, data)
-	for _, l := range aud {
-		f.audit = append(f.audit, &auditLine{AuditRecord: l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
+	for i := range aud {
+		l := &aud[i]
+		f.audit = append(f.audit, &auditLine{AuditRecord: &l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
 	}
 	f.addBad(aerrs, at, data, "at")
 }
