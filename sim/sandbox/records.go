@@ -520,6 +520,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 		buf  = fieldBufs.Get().(*[]field) // one line's fields, reused
 	)
 	data = trimBOM(data)
+	owned := isFrozen(data)
 	defer func() {
 		clear((*buf)[:cap(*buf)]) // hold on to no line
 		fieldBufs.Put(buf)
@@ -540,7 +541,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 			errs = append(errs, LineError{File: file, Line: n, Msg: "not a JSON object"})
 			continue
 		}
-		o.raw, o.n = raw, n
+		o.raw, o.n, o.owned = raw, n, owned
 		rec := fn(&o)
 		if o.err != nil {
 			o.err.File, o.err.Line = file, n
@@ -620,8 +621,10 @@ func ParseApprovals(data []byte) ([]Line[ApprovalRecord], []LineError) {
 // are free-form.
 func ParseAudit(data []byte) ([]Line[AuditRecord], []LineError) {
 	// One copy for all the lines: the records keep their lines, and the
-	// caller may reuse its buffer.
-	data = append([]byte(nil), data...)
+	// caller may reuse its buffer, unless it never will (Freeze).
+	if !isFrozen(data) {
+		data = append([]byte(nil), data...)
+	}
 	return parseLines(Audit, data, func(o *object) AuditRecord {
 		o.owned = true
 		r := AuditRecord{Event: o.str("event", true), At: o.tick("at"), line: o.raw[:len(o.raw):len(o.raw)]}
