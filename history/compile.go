@@ -106,11 +106,13 @@ func hasTickEnd(log []sandbox.LogRecord) bool {
 var implFiles = []string{sandbox.Drafts, sandbox.Audit, sandbox.Outbox}
 
 type compiler struct {
-	in        Input
-	bx        *scenarios.Index // the bundle's messages and approvals by id
-	h         *History
-	inbox     map[int]sandbox.Message
-	approvals map[int]sandbox.ApprovalRecord
+	in Input
+	bx *scenarios.Index // the bundle's messages and approvals by id
+	h  *History
+	// inbox and approvals point at the records in the shared parse: a
+	// copy of each line was held beside it.
+	inbox     map[int]*sandbox.Message
+	approvals map[int]*sandbox.ApprovalRecord
 	signals   map[int]sandbox.SignalRecord
 	// impl indexes every implementation line, by file and line number, to
 	// its record in the parse (drafts, outbox, audit) and its self-reported
@@ -138,7 +140,7 @@ type compiler struct {
 
 func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
-		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
+		inbox: map[int]*sandbox.Message{}, approvals: map[int]*sandbox.ApprovalRecord{},
 		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
 		placed: map[string]bool{}, callsAt: map[int][]int{}}
 	if in.Bundle != nil {
@@ -157,12 +159,12 @@ func newCompiler(in Input) *compiler {
 		}
 	}
 	inbox, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
-	for _, l := range inbox {
-		c.inbox[l.N] = l.Rec
+	for i := range inbox {
+		c.inbox[inbox[i].N] = &inbox[i].Rec
 	}
 	approvals, _ := in.Parsed.Approvals(in.Files[sandbox.Approvals])
-	for _, l := range approvals {
-		c.approvals[l.N] = l.Rec
+	for i := range approvals {
+		c.approvals[approvals[i].N] = &approvals[i].Rec
 	}
 	signals, _ := in.Parsed.Signals(in.Files[sandbox.Signals])
 	for _, l := range signals {
@@ -807,7 +809,7 @@ func (c *compiler) fromFiles() {
 	dupTicks, redeliverTicks := c.faultTicks(tl)
 	seen := map[string]int{}
 	for _, n := range sortedKeys(c.inbox) {
-		m := c.inbox[n]
+		m := *c.inbox[n]
 		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID, Src: ref(sandbox.Inbox, n)}
 		// A message of the bundle was delivered with the bundle's content at
 		// its tick, whatever the line now says (D30), or later, at the tick
