@@ -64,8 +64,12 @@ func (c *compiler) finalState() {
 	c.emit(op)
 }
 
-// size is an estimate of the history's length: an operation per harness
-// action, implementation line and model call, and the final state.
+// size bounds the history's length: an operation per harness action,
+// implementation line and model call, and the final state. Without a run
+// log a crash of the bundle can add its restart and an escalation of the
+// bundle its restored signal. An estimate short by one made the history's
+// slice grow, a quarter more, with both copies held (a sixth of the live
+// heap at its peak).
 func (c *compiler) size() int {
 	n := len(c.calls) + 1
 	for _, x := range c.impl {
@@ -73,8 +77,18 @@ func (c *compiler) size() int {
 	}
 	if c.in.Log == nil {
 		n += len(c.inbox) + len(c.approvals) + len(c.signals)
-		if c.in.Bundle != nil {
-			n += len(c.in.Bundle.Faults)
+		if b := c.in.Bundle; b != nil {
+			n += len(b.Faults)
+			for _, f := range b.Faults {
+				if f.Kind == scenarios.FaultCrash {
+					n++
+				}
+			}
+			for _, s := range b.Signals {
+				if s.Type == scenarios.OperatorEscalation {
+					n++
+				}
+			}
 		}
 		return n
 	}
