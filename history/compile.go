@@ -25,6 +25,9 @@ import (
 // order; crashes and posture and rules changes come from the bundle.
 func Compile(in Input) *History {
 	c := newCompiler(in)
+	// The final state is read before the operations are made: its parse is
+	// large and only its work items are kept.
+	final, state := c.finalState()
 	c.ops = make([]Op, 0, c.size())
 	if hasTickEnd(in.Log) {
 		c.h.Ordering = OrderRunLog
@@ -33,33 +36,49 @@ func Compile(in Input) *History {
 		c.h.Ordering = OrderFiles
 		c.fromFiles()
 	}
-	c.finalState()
+	switch state {
+	case stateRead:
+		c.emitFinal(final)
+	case stateUnread:
+		c.h.Skipped = append(c.h.Skipped, ref(sandbox.State, 1))
+	}
 	c.finish()
 	c.h.Admission = admissionOf(in, c.bx)
 	return c.h
 }
 
-// finalState appends the implementation's last state.json as the history's
-// last operation, when it parses.
-func (c *compiler) finalState() {
+// What finalState found of the last state.json.
+const (
+	stateNone   = iota // absent or empty
+	stateRead          // parsed: its operation is the history's last
+	stateUnread        // did not parse: skipped
+)
+
+// finalState is the operation of the implementation's last state.json.
+func (c *compiler) finalState() (Op, int) {
 	data, ok := c.in.Files[sandbox.State]
 	if !ok || len(data) == 0 {
-		return
+		return Op{}, stateNone
 	}
 	st, perr := sandbox.ParseState(data)
 	if perr != nil {
-		c.h.Skipped = append(c.h.Skipped, ref(sandbox.State, 1))
-		return
+		return Op{}, stateUnread
 	}
 	op := Op{Actor: ActorImpl, Type: OpState, Src: ref(sandbox.State, 1)}
+	for _, w := range st.WorkItems {
+		op.W().Items = append(op.W().Items, Item{WorkID: w.WorkID, Status: w.Status})
+	}
+	return op, stateRead
+}
+
+// emitFinal appends the final state's operation at the clock's tick, or,
+// without a clock that reads, the last operation's.
+func (c *compiler) emitFinal(op Op) {
 	var clock sandbox.ClockFile
 	if json.Unmarshal(c.in.Files[sandbox.Clock], &clock) == nil {
 		op.Tick = clock.Tick
 	} else if n := len(c.ops); n > 0 {
 		op.Tick = c.ops[n-1].Tick
-	}
-	for _, w := range st.WorkItems {
-		op.W().Items = append(op.W().Items, Item{WorkID: w.WorkID, Status: w.Status})
 	}
 	c.emit(op)
 }
