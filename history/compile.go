@@ -486,7 +486,7 @@ type midCrash struct {
 
 func (c *compiler) fromLog() {
 	consumed := map[string]int{}
-	fired := map[string]sandbox.LogRecord{}
+	fired := map[string]*sandbox.LogRecord{} // the first approve record of an id: a copy each was 520 bytes
 	var ts tickState
 	lastMid := false
 	end := 0 // the last tick a tick_end closed
@@ -503,7 +503,7 @@ func (c *compiler) fromLog() {
 			ts.harness = append(ts.harness, c.message(OpDuplicate, r.Line, r.ID, t, src))
 		case sandbox.LogApprove:
 			if _, ok := fired[r.ID]; !ok {
-				fired[r.ID] = r
+				fired[r.ID] = &c.in.Log[i]
 			}
 			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, false))
 		case sandbox.LogRedeliver:
