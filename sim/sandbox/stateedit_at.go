@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 )
 
 // editAt is where a state edit stands in the run log it was read from:
@@ -40,9 +41,16 @@ func (e *StateEdit) lazy(src io.ReaderAt, o *object, data []byte) *StateEdit {
 	return &StateEdit{Hash: e.Hash, at: at}
 }
 
-// spanIn is where part, a slice of data, stands in it.
+// spanIn is where part, a slice of data, stands in it: an empty span when
+// it is not in data. (A member's value is sliced to its own length and
+// capacity, so its place is found from its address, not its capacity.)
 func spanIn(data, part []byte) span {
-	return span{off: int64(cap(data) - cap(part)), n: len(part)}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(part)))
+	if len(part) == 0 || p < d || p+uintptr(len(part)) > d+uintptr(len(data)) {
+		return span{}
+	}
+	return span{off: int64(p - d), n: len(part)}
 }
 
 // errLogChanged is what applying a held edit gives when the run log no

@@ -60,10 +60,17 @@ func TestParseRunLogAtReplaysAsParseRunLog(t *testing.T) {
 	lazy, err := ParseRunLogAt(data, bytes.NewReader(data))
 	require.NoError(t, err)
 	for _, r := range lazy {
-		if r.StateEdit != nil {
-			assert.Nil(t, r.StateEdit.Hunks)
-			assert.NotNil(t, r.StateEdit.at)
+		if r.StateEdit == nil {
+			continue
 		}
+		assert.Nil(t, r.StateEdit.Hunks)
+		require.NotNil(t, r.StateEdit.at)
+		// The member alone is read back, not the whole line.
+		at := r.StateEdit.at
+		member := string(data[at.member.off : at.member.off+int64(at.member.n)])
+		assert.True(t, strings.HasPrefix(member, `{"hunks":[`) && strings.HasSuffix(member, `"}`), member)
+		line := string(data[at.line.off : at.line.off+int64(at.line.n)])
+		assert.True(t, strings.HasPrefix(line, `{"kind":"tick_end"`) && strings.HasSuffix(line, `}`), line)
 	}
 	want, err := versions(t, held)
 	require.NoError(t, err)
