@@ -124,9 +124,9 @@ func runCheck(cmd *cobra.Command, o checkOptions) error {
 	if err != nil {
 		return &exitError{code: exitBad, err: tooLargeHint(err)}
 	}
-	// Held unchanged until amr exits: the parses may point into them.
+	// Held unchanged to the end: the parses may point into them.
 	for _, data := range files {
-		sandbox.Freeze(data)
+		defer sandbox.Freeze(data)()
 	}
 	doc := checkJSON{Scenario: b.Meta.Name, Sandbox: o.dir, Notes: []string{}}
 	log, closeLog, err := checkLog(o, &doc)

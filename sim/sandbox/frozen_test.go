@@ -21,7 +21,8 @@ func TestFrozenFilesAreNotCopied(t *testing.T) {
 		`{"event":"claim","at":2,"work_id":"w\u0031","agent_id":"agent-number-0001","outcome":"won","reason":null}` + "\n"
 	loose := []byte(text)
 	kept := []byte(text)
-	Freeze(kept)
+	release := Freeze(kept)
+	defer release()
 	require.True(t, isFrozen(kept[3:10]))
 	require.False(t, isFrozen(loose))
 
@@ -40,11 +41,19 @@ func TestFrozenFilesAreNotCopied(t *testing.T) {
 	assert.False(t, within(want[0].Rec.WorkID, loose))
 
 	inbox := []byte(`{"id":"message-number-0001","conversation_id":"c","from":"f","subject":"a subject of some length","body":"b","at":1}` + "\n")
-	Freeze(inbox)
+	releaseInbox := Freeze(inbox)
 	msgs, errs := ParseInbox(inbox)
 	require.Empty(t, errs)
 	assert.True(t, within(msgs[0].Rec.Subject, inbox))
 	assert.Equal(t, "a subject of some length", msgs[0].Rec.Subject)
+
+	// Released, the buffer is copied again.
+	releaseInbox()
+	assert.False(t, isFrozen(inbox))
+	assert.True(t, isFrozen(kept), "only the buffer released is forgotten")
+	msgs, errs = ParseInbox(inbox)
+	require.Empty(t, errs)
+	assert.False(t, within(msgs[0].Rec.Subject, inbox))
 }
 
 // withoutLines drops what AuditRecord keeps of its line, which is where the
