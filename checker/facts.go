@@ -54,14 +54,15 @@ type message struct {
 	judgement *[2]bool // may and must be admitted (judge), once asked
 }
 
+// draft, effect and auditLine point at their records in the shared parse.
 type draft struct {
-	sandbox.Draft
+	*sandbox.Draft
 	line int
 	at   stamp
 }
 
 type effect struct {
-	sandbox.Effect
+	*sandbox.Effect
 	line  int
 	at    stamp
 	draft *draft // first declaration of its draft id, nil when undeclared
@@ -95,7 +96,9 @@ type signal struct {
 }
 
 type auditLine struct {
-	sandbox.AuditRecord
+	// A run's audit lines are most of its lines: a copy each doubled
+	// their part of the heap.
+	*sandbox.AuditRecord
 	line int
 	at   stamp
 }
@@ -305,24 +308,27 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 	data := file(sandbox.Drafts)
 	dst, derrs := f.parsed.Drafts(data)
 	at := f.implStamp(log, sandbox.Drafts, data)
-	for _, l := range dst {
-		f.drafts = append(f.drafts, &draft{Draft: l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)})
+	for i := range dst {
+		l := &dst[i]
+		f.drafts = append(f.drafts, &draft{Draft: &l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)})
 	}
 	f.addBad(derrs, at, data, "declared_at")
 
 	data = file(sandbox.Outbox)
 	out, oerrs := f.parsed.Outbox(data)
 	at = f.implStamp(log, sandbox.Outbox, data)
-	for _, l := range out {
-		f.effects = append(f.effects, &effect{Effect: l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)})
+	for i := range out {
+		l := &out[i]
+		f.effects = append(f.effects, &effect{Effect: &l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)})
 	}
 	f.addBad(oerrs, at, data, "sent_at")
 
 	data = file(sandbox.Audit)
 	aud, aerrs := f.parsed.Audit(data)
 	at = f.implStamp(log, sandbox.Audit, data)
-	for _, l := range aud {
-		f.audit = append(f.audit, &auditLine{AuditRecord: l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
+	for i := range aud {
+		l := &aud[i]
+		f.audit = append(f.audit, &auditLine{AuditRecord: &l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
 	}
 	f.addBad(aerrs, at, data, "at")
 }

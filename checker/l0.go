@@ -58,7 +58,7 @@ func checkDraftRedeclared(f *facts) []Violation {
 	var out []Violation
 	for _, d := range f.drafts {
 		first := f.draftByID[d.DraftID]
-		if first == d || sameDraft(first.Draft, d.Draft) {
+		if first == d || sameDraft(*first.Draft, *d.Draft) {
 			continue
 		}
 		out = append(out, Violation{Invariant: "L0.draft-redeclared", Level: 0, Tick: d.at.tick,

@@ -28,7 +28,7 @@ func randomFacts(t *rapid.T) *facts {
 	tick := rapid.IntRange(0, 6)
 	line := func(label string) *auditLine {
 		return &auditLine{at: stamp{tick.Draw(t, label+"-tick"), seqImpl},
-			AuditRecord: sandbox.AuditRecord{WorkID: rapid.SampledFrom(works).Draw(t, label+"-work")}}
+			AuditRecord: &sandbox.AuditRecord{WorkID: rapid.SampledFrom(works).Draw(t, label+"-work")}}
 	}
 	f := &facts{}
 	for i := rapid.IntRange(0, 6).Draw(t, "admissions"); i > 0; i-- {
@@ -71,12 +71,12 @@ func TestViewCursorIsViewAt(t *testing.T) {
 func TestViewCursorKeepsListOrder(t *testing.T) {
 	f := &facts{
 		claims: []*auditLine{
-			{at: stamp{3, 0}, AuditRecord: sandbox.AuditRecord{WorkID: "w1", AgentID: agent1, Outcome: sandbox.ClaimWon}},
-			{at: stamp{1, 0}, AuditRecord: sandbox.AuditRecord{WorkID: "w1", AgentID: agent1, Outcome: sandbox.ClaimStoodDown}},
+			{at: stamp{3, 0}, AuditRecord: &sandbox.AuditRecord{WorkID: "w1", AgentID: agent1, Outcome: sandbox.ClaimWon}},
+			{at: stamp{1, 0}, AuditRecord: &sandbox.AuditRecord{WorkID: "w1", AgentID: agent1, Outcome: sandbox.ClaimStoodDown}},
 		},
 		resolutions: []*auditLine{
-			{at: stamp{3, 0}, AuditRecord: sandbox.AuditRecord{WorkID: "w1", Outcome: sandbox.OutcomeCompleted}},
-			{at: stamp{2, 0}, AuditRecord: sandbox.AuditRecord{WorkID: "w1", Outcome: sandbox.OutcomeAbandoned}},
+			{at: stamp{3, 0}, AuditRecord: &sandbox.AuditRecord{WorkID: "w1", Outcome: sandbox.OutcomeCompleted}},
+			{at: stamp{2, 0}, AuditRecord: &sandbox.AuditRecord{WorkID: "w1", Outcome: sandbox.OutcomeAbandoned}},
 		},
 	}
 	c := newViewCursor(f, viewEvents(f))

@@ -25,6 +25,9 @@ import (
 // order; crashes and posture and rules changes come from the bundle.
 func Compile(in Input) *History {
 	c := newCompiler(in)
+	// The final state is read before the operations are made: its parse is
+	// large and only its work items are kept.
+	final, state := c.finalState()
 	c.ops = make([]Op, 0, c.size())
 	if hasTickEnd(in.Log) {
 		c.h.Ordering = OrderRunLog
@@ -33,39 +36,59 @@ func Compile(in Input) *History {
 		c.h.Ordering = OrderFiles
 		c.fromFiles()
 	}
-	c.finalState()
+	switch state {
+	case stateRead:
+		c.emitFinal(final)
+	case stateUnread:
+		c.h.Skipped = append(c.h.Skipped, ref(sandbox.State, 1))
+	}
 	c.finish()
 	c.h.Admission = admissionOf(in, c.bx)
 	return c.h
 }
 
-// finalState appends the implementation's last state.json as the history's
-// last operation, when it parses.
-func (c *compiler) finalState() {
+// What finalState found of the last state.json.
+const (
+	stateNone   = iota // absent or empty
+	stateRead          // parsed: its operation is the history's last
+	stateUnread        // did not parse: skipped
+)
+
+// finalState is the operation of the implementation's last state.json.
+func (c *compiler) finalState() (Op, int) {
 	data, ok := c.in.Files[sandbox.State]
 	if !ok || len(data) == 0 {
-		return
+		return Op{}, stateNone
 	}
 	st, perr := sandbox.ParseState(data)
 	if perr != nil {
-		c.h.Skipped = append(c.h.Skipped, ref(sandbox.State, 1))
-		return
+		return Op{}, stateUnread
 	}
 	op := Op{Actor: ActorImpl, Type: OpState, Src: ref(sandbox.State, 1)}
+	for _, w := range st.WorkItems {
+		op.W().Items = append(op.W().Items, Item{WorkID: w.WorkID, Status: w.Status})
+	}
+	return op, stateRead
+}
+
+// emitFinal appends the final state's operation at the clock's tick, or,
+// without a clock that reads, the last operation's.
+func (c *compiler) emitFinal(op Op) {
 	var clock sandbox.ClockFile
 	if json.Unmarshal(c.in.Files[sandbox.Clock], &clock) == nil {
 		op.Tick = clock.Tick
 	} else if n := len(c.ops); n > 0 {
 		op.Tick = c.ops[n-1].Tick
 	}
-	for _, w := range st.WorkItems {
-		op.W().Items = append(op.W().Items, Item{WorkID: w.WorkID, Status: w.Status})
-	}
 	c.emit(op)
 }
 
-// size is an estimate of the history's length: an operation per harness
-// action, implementation line and model call, and the final state.
+// size bounds the history's length: an operation per harness action,
+// implementation line and model call, and the final state. Without a run
+// log a crash of the bundle can add its restart and an escalation of the
+// bundle its restored signal. An estimate short by one made the history's
+// slice grow, a quarter more, with both copies held (a sixth of the live
+// heap at its peak).
 func (c *compiler) size() int {
 	n := len(c.calls) + 1
 	for _, x := range c.impl {
@@ -73,8 +96,18 @@ func (c *compiler) size() int {
 	}
 	if c.in.Log == nil {
 		n += len(c.inbox) + len(c.approvals) + len(c.signals)
-		if c.in.Bundle != nil {
-			n += len(c.in.Bundle.Faults)
+		if b := c.in.Bundle; b != nil {
+			n += len(b.Faults)
+			for _, f := range b.Faults {
+				if f.Kind == scenarios.FaultCrash {
+					n++
+				}
+			}
+			for _, s := range b.Signals {
+				if s.Type == scenarios.OperatorEscalation {
+					n++
+				}
+			}
 		}
 		return n
 	}
@@ -106,11 +139,13 @@ func hasTickEnd(log []sandbox.LogRecord) bool {
 var implFiles = []string{sandbox.Drafts, sandbox.Audit, sandbox.Outbox}
 
 type compiler struct {
-	in        Input
-	bx        *scenarios.Index // the bundle's messages and approvals by id
-	h         *History
-	inbox     map[int]sandbox.Message
-	approvals map[int]sandbox.ApprovalRecord
+	in Input
+	bx *scenarios.Index // the bundle's messages and approvals by id
+	h  *History
+	// inbox and approvals point at the records in the shared parse: a
+	// copy of each line was held beside it.
+	inbox     map[int]*sandbox.Message
+	approvals map[int]*sandbox.ApprovalRecord
 	signals   map[int]sandbox.SignalRecord
 	// impl indexes every implementation line, by file and line number, to
 	// its record in the parse (drafts, outbox, audit) and its self-reported
@@ -138,7 +173,7 @@ type compiler struct {
 
 func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
-		inbox: map[int]sandbox.Message{}, approvals: map[int]sandbox.ApprovalRecord{},
+		inbox: map[int]*sandbox.Message{}, approvals: map[int]*sandbox.ApprovalRecord{},
 		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
 		placed: map[string]bool{}, callsAt: map[int][]int{}}
 	if in.Bundle != nil {
@@ -157,12 +192,12 @@ func newCompiler(in Input) *compiler {
 		}
 	}
 	inbox, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
-	for _, l := range inbox {
-		c.inbox[l.N] = l.Rec
+	for i := range inbox {
+		c.inbox[inbox[i].N] = &inbox[i].Rec
 	}
 	approvals, _ := in.Parsed.Approvals(in.Files[sandbox.Approvals])
-	for _, l := range approvals {
-		c.approvals[l.N] = l.Rec
+	for i := range approvals {
+		c.approvals[approvals[i].N] = &approvals[i].Rec
 	}
 	signals, _ := in.Parsed.Signals(in.Files[sandbox.Signals])
 	for _, l := range signals {
@@ -451,7 +486,7 @@ type midCrash struct {
 
 func (c *compiler) fromLog() {
 	consumed := map[string]int{}
-	fired := map[string]sandbox.LogRecord{}
+	fired := map[string]*sandbox.LogRecord{} // the first approve record of an id: a copy each was 520 bytes
 	var ts tickState
 	lastMid := false
 	end := 0 // the last tick a tick_end closed
@@ -468,7 +503,7 @@ func (c *compiler) fromLog() {
 			ts.harness = append(ts.harness, c.message(OpDuplicate, r.Line, r.ID, t, src))
 		case sandbox.LogApprove:
 			if _, ok := fired[r.ID]; !ok {
-				fired[r.ID] = r
+				fired[r.ID] = &c.in.Log[i]
 			}
 			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, false))
 		case sandbox.LogRedeliver:
@@ -807,7 +842,7 @@ func (c *compiler) fromFiles() {
 	dupTicks, redeliverTicks := c.faultTicks(tl)
 	seen := map[string]int{}
 	for _, n := range sortedKeys(c.inbox) {
-		m := c.inbox[n]
+		m := *c.inbox[n]
 		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID, Src: ref(sandbox.Inbox, n)}
 		// A message of the bundle was delivered with the bundle's content at
 		// its tick, whatever the line now says (D30), or later, at the tick

@@ -432,3 +432,18 @@ func TestCompileNeverPanics(t *testing.T) {
 		}
 	})
 }
+
+// The history's slice is made once, large enough: without a run log a
+// crash adds its restart too, and a slice that outgrows its first size is
+// held twice while it is copied.
+func TestCompileSizesTheHistoryOnce(t *testing.T) {
+	for _, name := range []string{"l1-multiturn-crash", "l0-respond"} {
+		b := published(t)[name]
+		res := play(t, b, "reference", 1)
+		for _, withLog := range []bool{false, true} {
+			h := compile(res, b, withLog)
+			slack := len(b.Faults) + len(b.Signals) + 1
+			assert.LessOrEqual(t, cap(h.Ops)-len(h.Ops), slack, "%s, log %v: %d of %d", name, withLog, len(h.Ops), cap(h.Ops))
+		}
+	}
+}

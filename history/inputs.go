@@ -168,9 +168,9 @@ func (c *compiler) unexplained(bb *bundleBounds) (approvals, signals map[int]boo
 	approvals, signals = map[int]bool{}, map[int]bool{}
 	first := map[string]int{}
 	for _, n := range sortedKeys(c.approvals) {
-		rec := c.approvals[n]
+		rec := *c.approvals[n]
 		if f, ok := first[rec.ApprovalID]; ok {
-			approvals[n] = approvals[f] || c.approvals[f] != rec
+			approvals[n] = approvals[f] || *c.approvals[f] != rec
 			continue
 		}
 		first[rec.ApprovalID] = n

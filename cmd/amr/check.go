@@ -124,11 +124,16 @@ func runCheck(cmd *cobra.Command, o checkOptions) error {
 	if err != nil {
 		return &exitError{code: exitBad, err: tooLargeHint(err)}
 	}
+	// Held unchanged to the end: the parses may point into them.
+	for _, data := range files {
+		defer sandbox.Freeze(data)()
+	}
 	doc := checkJSON{Scenario: b.Meta.Name, Sandbox: o.dir, Notes: []string{}}
-	log, err := checkLog(o, &doc)
+	log, closeLog, err := checkLog(o, &doc)
 	if err != nil {
 		return err
 	}
+	defer closeLog()
 	if doc.RunLog == "" {
 		// Only the engine saw the logs as they were written.
 		doc.Notes = append(doc.Notes, noLogNote)
@@ -166,10 +171,13 @@ func runCheck(cmd *cobra.Command, o checkOptions) error {
 
 // checkLog reads the run log amr check judges with: --log, else the one
 // beside the sandbox, unless --no-log. The document records which, and the
-// implementation its start record names.
-func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, error) {
+// implementation its start record names. The log stays open until the
+// returned function closes it: its state edits are read from it again as
+// they are replayed (D212).
+func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, func(), error) {
+	none := func() {}
 	if o.noLog {
-		return nil, nil
+		return nil, none, nil
 	}
 	path := o.logPath
 	if path == "" {
@@ -178,15 +186,16 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, error) {
 		}
 	}
 	if path == "" {
-		return nil, nil
+		return nil, none, nil
 	}
-	data, err := safefile.ReadFile(path, o.maxFileBytes)
+	f, data, err := openLog(path, o.maxFileBytes)
 	if err != nil {
-		return nil, &exitError{code: exitBad, err: tooLargeHint(err)}
+		return nil, none, &exitError{code: exitBad, err: tooLargeHint(err)}
 	}
-	recs, err := sandbox.ParseRunLog(data)
+	recs, err := sandbox.ParseRunLogAt(data, f)
 	if err != nil {
-		return nil, &exitError{code: exitBad, err: fmt.Errorf("run log: %w", err)}
+		f.Close()
+		return nil, none, &exitError{code: exitBad, err: fmt.Errorf("run log: %w", err)}
 	}
 	doc.RunLog = path
 	for _, r := range recs {
@@ -194,7 +203,27 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, error) {
 			doc.Impl = r.Impl
 		}
 	}
-	return recs, nil
+	return recs, func() { f.Close() }, nil
+}
+
+// openLog is safefile.ReadFile that leaves the file open.
+func openLog(path string, limit int64) (*os.File, []byte, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	switch {
+	case err != nil:
+		err = fmt.Errorf("%s: %w", path, err)
+	case int64(len(data)) > limit:
+		err = fmt.Errorf("%s: %w: larger than %d bytes", path, safefile.ErrTooLarge, limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, data, nil
 }
 
 func printCheck(w io.Writer, doc checkJSON, rep *suite.Report) {

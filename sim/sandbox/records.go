@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Message is one line of inbox.jsonl.
@@ -356,6 +357,10 @@ type object struct {
 	m      map[string]json.RawMessage
 	err    *LineError
 	raw    []byte // the line
+	n      int    // its number in the file
+	// owned says the line's bytes are the record's for good, never to be
+	// modified: its strings may then be slices of them rather than copies.
+	owned bool
 }
 
 // get returns a member's value.
@@ -409,7 +414,7 @@ func (o *object) str(field string, nonEmpty bool) string {
 		o.fail(field, "required field is missing")
 		return ""
 	}
-	s, err := DecodeString(raw)
+	s, err := o.text(raw)
 	if err != nil {
 		o.fail(field, "must be a string")
 		return ""
@@ -418,6 +423,21 @@ func (o *object) str(field string, nonEmpty bool) string {
 		o.fail(field, "must not be empty")
 	}
 	return s
+}
+
+// text decodes a string member as DecodeString does; from an owned line,
+// a string without escapes is its bytes in the line, not a copy.
+func (o *object) text(raw []byte) (string, error) {
+	if !o.owned {
+		return DecodeString(raw)
+	}
+	if in, ok := plainBytes(raw); ok {
+		if len(in) == 0 {
+			return "", nil
+		}
+		return unsafe.String(unsafe.SliceData(in), len(in)), nil
+	}
+	return DecodeString(raw)
 }
 
 func (o *object) tick(field string) int {
@@ -480,7 +500,7 @@ func (o *object) oneOf(field string, allowed ...string) string {
 	}
 	for _, a := range allowed {
 		if s == a {
-			return s
+			return a
 		}
 	}
 	o.fail(field, fmt.Sprintf("%q is not one of %q", s, allowed))
@@ -500,6 +520,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 		buf  = fieldBufs.Get().(*[]field) // one line's fields, reused
 	)
 	data = trimBOM(data)
+	owned := isFrozen(data)
 	defer func() {
 		clear((*buf)[:cap(*buf)]) // hold on to no line
 		fieldBufs.Put(buf)
@@ -520,7 +541,7 @@ func parseLines[T any](file string, data []byte, fn func(*object) T) ([]Line[T],
 			errs = append(errs, LineError{File: file, Line: n, Msg: "not a JSON object"})
 			continue
 		}
-		o.raw = raw
+		o.raw, o.n, o.owned = raw, n, owned
 		rec := fn(&o)
 		if o.err != nil {
 			o.err.File, o.err.Line = file, n
@@ -600,9 +621,12 @@ func ParseApprovals(data []byte) ([]Line[ApprovalRecord], []LineError) {
 // are free-form.
 func ParseAudit(data []byte) ([]Line[AuditRecord], []LineError) {
 	// One copy for all the lines: the records keep their lines, and the
-	// caller may reuse its buffer.
-	data = append([]byte(nil), data...)
+	// caller may reuse its buffer, unless it never will (Freeze).
+	if !isFrozen(data) {
+		data = append([]byte(nil), data...)
+	}
 	return parseLines(Audit, data, func(o *object) AuditRecord {
+		o.owned = true
 		r := AuditRecord{Event: o.str("event", true), At: o.tick("at"), line: o.raw[:len(o.raw):len(o.raw)]}
 		switch r.Event {
 		case EventAdmission:
@@ -631,7 +655,7 @@ func (o *object) optionalReason() string {
 	if string(bytes.TrimSpace(raw)) == "null" {
 		return ""
 	}
-	s, err := DecodeString(raw)
+	s, err := o.text(raw)
 	if err != nil {
 		o.fail("reason", "must be a string or null")
 	}
@@ -676,7 +700,7 @@ func (o *object) optionalStr(field string) string {
 	if !ok {
 		return ""
 	}
-	s, err := DecodeString(raw)
+	s, err := o.text(raw)
 	if err != nil {
 		return ""
 	}

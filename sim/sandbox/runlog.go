@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/amr-bench/amr/internal/jsondepth"
 	"github.com/amr-bench/amr/seeds"
@@ -120,7 +121,15 @@ type LogRecord struct {
 
 // ParseRunLog reads a run log. Unlike an implementation's files, the run log
 // is the harness's own output, so a bad line is an error.
-func ParseRunLog(data []byte) ([]LogRecord, error) {
+func ParseRunLog(data []byte) ([]LogRecord, error) { return ParseRunLogAt(data, nil) }
+
+// ParseRunLogAt is ParseRunLog of data, the whole content of src as read
+// from offset 0. When src is not nil, a record's state edit keeps only its
+// hash and where it stands in src, and its hunks are read from src again
+// when it is applied (D212): their text was most of what a large run's log
+// held, and every version it rebuilds is checked against the hash, so a
+// file changed since cannot pass for the one read.
+func ParseRunLogAt(data []byte, src io.ReaderAt) ([]LogRecord, error) {
 	// The run log is amr's own format, held to its nesting bound (D65);
 	// the implementation's files are not.
 	if err := jsondepth.CheckLines(data, 0); err != nil {
@@ -130,27 +139,43 @@ func ParseRunLog(data []byte) ([]LogRecord, error) {
 		}
 		return nil, err
 	}
+	var (
+		replay    StateReplay
+		replayErr error
+	)
 	lines, errs := parseLines(RunLogFile, data, func(o *object) LogRecord {
-		var r LogRecord
-		raw, _ := json.Marshal(o.keep())
-		if err := json.Unmarshal(raw, &r); err != nil {
-			o.fail("", err.Error())
-		}
-		if r.Kind == "" {
-			o.fail("kind", "required field is missing")
+		r := decodeLogRecord(o)
+		if o.err == nil && replayErr == nil {
+			if _, _, err := replay.Next(r); err != nil {
+				replayErr = fmt.Errorf("%s:%d: %w", RunLogFile, o.n, err)
+			} else if src != nil {
+				r.StateEdit = r.StateEdit.lazy(src, o, data)
+			}
 		}
 		return r
 	})
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
+	if replayErr != nil {
+		return nil, replayErr
+	}
 	out := make([]LogRecord, len(lines))
-	var replay StateReplay
 	for i, l := range lines {
 		out[i] = l.Rec
-		if _, _, err := replay.Next(l.Rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", RunLogFile, l.N, err)
-		}
 	}
 	return out, nil
+}
+
+// decodeLogRecord is one run log line as a record.
+func decodeLogRecord(o *object) LogRecord {
+	var r LogRecord
+	raw, _ := json.Marshal(o.keep())
+	if err := json.Unmarshal(raw, &r); err != nil {
+		o.fail("", err.Error())
+	}
+	if r.Kind == "" {
+		o.fail("kind", "required field is missing")
+	}
+	return r
 }

@@ -70,8 +70,17 @@ func DecodeString(raw []byte) (string, error) {
 // plainString returns the string a JSON string literal without escapes
 // holds: its bytes, when they are valid UTF-8.
 func plainString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	in, ok := plainBytes(raw)
+	if !ok {
 		return "", false
+	}
+	return intern(in), true
+}
+
+// plainBytes is plainString's bytes, in raw.
+func plainBytes(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
 	}
 	in := raw[1 : len(raw)-1]
 	i := 0
@@ -81,13 +90,13 @@ func plainString(raw []byte) (string, bool) {
 	// An ASCII prefix is valid UTF-8: only the rest needs the full look.
 	for _, c := range in[i:] {
 		if c == '\\' || c == '"' || c < 0x20 {
-			return "", false
+			return nil, false
 		}
 	}
 	if !utf8.Valid(in[i:]) {
-		return "", false
+		return nil, false
 	}
-	return intern(in), true
+	return in, true
 }
 
 // intern returns b as a string, without allocating one when b is a word

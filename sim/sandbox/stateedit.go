@@ -20,6 +20,9 @@ import (
 type StateEdit struct {
 	Hunks []Hunk `json:"hunks"`
 	Hash  string `json:"hash"`
+	// at, set by ParseRunLogAt in place of Hunks, is where the hunks are
+	// in the run log. Such an edit is for applying, not for writing out.
+	at *editAt
 }
 
 // Hunk replaces Del bytes of the old version, from byte At on, with Text.
@@ -237,6 +240,9 @@ func stateHash(data []byte) string {
 
 // Apply rebuilds the version the edit describes from the one before it.
 func (e StateEdit) Apply(prev []byte) ([]byte, error) {
+	if e.at != nil {
+		return e.at.apply(e.Hash, prev)
+	}
 	next := make([]byte, 0, len(prev))
 	at := 0
 	for i, h := range e.Hunks {

@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unsafe"
+)
+
+// editAt is where a state edit stands in the run log it was read from:
+// its line, and the state_edit member's value in it when the line's
+// members were scanned in place.
+type editAt struct {
+	src          io.ReaderAt
+	line, member span
+}
+
+// span is n bytes of a file from offset off.
+type span struct {
+	off int64
+	n   int
+}
+
+// lazy returns e as ParseRunLogAt keeps it: its hash and where its hunks
+// are in src, whose content data is and in which o is a line. An edit
+// without hunks is kept as it is.
+func (e *StateEdit) lazy(src io.ReaderAt, o *object, data []byte) *StateEdit {
+	if e == nil || len(e.Hunks) == 0 {
+		return e
+	}
+	at := &editAt{src: src, line: spanIn(data, o.raw)}
+	if o.m == nil {
+		// keep takes the last member of a name; so does this.
+		for _, f := range o.fields {
+			if string(f.key) == "state_edit" {
+				at.member = spanIn(data, f.val)
+			}
+		}
+	}
+	return &StateEdit{Hash: e.Hash, at: at}
+}
+
+// spanIn is where part, a slice of data, stands in it: an empty span when
+// it is not in data. (A member's value is sliced to its own length and
+// capacity, so its place is found from its address, not its capacity.)
+func spanIn(data, part []byte) span {
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(part)))
+	if len(part) == 0 || p < d || p+uintptr(len(part)) > d+uintptr(len(data)) {
+		return span{}
+	}
+	return span{off: int64(p - d), n: len(part)}
+}
+
+// errLogChanged is what applying a held edit gives when the run log no
+// longer holds the edit it was read with.
+var errLogChanged = errors.New("the run log changed since it was read")
+
+// apply rebuilds the version from prev with the hunks read again, and
+// checks it against hash. The member alone is decoded first; should that
+// not rebuild the version (a line whose members only the full decode
+// reads as the first read did), the line is decoded as ParseRunLogAt did.
+func (a *editAt) apply(hash string, prev []byte) ([]byte, error) {
+	if a.member.n > 0 {
+		var e StateEdit
+		if buf, err := a.read(a.member); err == nil && json.Unmarshal(buf, &e) == nil {
+			e.Hash = hash
+			if next, err := e.Apply(prev); err == nil {
+				return next, nil
+			}
+		}
+	}
+	hunks, err := a.lineHunks()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errLogChanged, err)
+	}
+	next, err := StateEdit{Hunks: hunks, Hash: hash}.Apply(prev)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errLogChanged, err)
+	}
+	return next, nil
+}
+
+// lineHunks decodes the edit's line again, as ParseRunLogAt did.
+func (a *editAt) lineHunks() ([]Hunk, error) {
+	buf, err := a.read(a.line)
+	if err != nil {
+		return nil, err
+	}
+	o, _, ok := decodeObject(buf, nil)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	r := decodeLogRecord(&o)
+	switch {
+	case o.err != nil:
+		return nil, o.err
+	case r.StateEdit == nil:
+		return nil, errors.New("no state_edit")
+	}
+	return r.StateEdit.Hunks, nil
+}
+
+func (a *editAt) read(s span) ([]byte, error) {
+	buf := make([]byte, s.n)
+	if n, err := a.src.ReadAt(buf, s.off); n < len(buf) {
+		return nil, err
+	}
+	return buf, nil
+}

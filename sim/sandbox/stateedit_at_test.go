@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// versions replays recs and returns every version they give.
+func versions(t *testing.T, recs []LogRecord) ([]string, error) {
+	t.Helper()
+	var replay StateReplay
+	var got []string
+	for _, r := range recs {
+		v, changed, err := replay.Next(r)
+		if err != nil {
+			return got, err
+		}
+		if changed {
+			got = append(got, string(v))
+		}
+	}
+	return got, nil
+}
+
+func logLine(t *testing.T, r LogRecord) string {
+	t.Helper()
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// A BOM and a blank line move every edit's offset in the file: the held
+// edits still read their own bytes.
+func editLog(t *testing.T) []byte {
+	v0, v1, v2 := []byte(`{"work_items":[]}`), []byte(`{"work_items":[{"work_id":"w1"}]}`), []byte(`{"work_items":[{"work_id":"w1"},{"work_id":"w2"}]}`)
+	e1, _ := NewStateEdit(nil, v0)
+	e2, _ := NewStateEdit(v0, v1)
+	e3, _ := NewStateEdit(v1, v2)
+	return []byte("\xEF\xBB\xBF" + strings.Join([]string{
+		logLine(t, LogRecord{Kind: LogStart}),
+		logLine(t, LogRecord{Kind: LogTickEnd, Tick: 1, StateEdit: &e1}),
+		"",
+		logLine(t, LogRecord{Kind: LogTickEnd, Tick: 2, StateEdit: &e2}),
+		logLine(t, LogRecord{Kind: LogTickEnd, Tick: 3, State: json.RawMessage(v1)}),
+		logLine(t, LogRecord{Kind: LogTickEnd, Tick: 4, StateEdit: &e3}),
+	}, "\n") + "\n")
+}
+
+// ParseRunLogAt holds no hunk text, and its records replay to the
+// versions ParseRunLog's do.
+func TestParseRunLogAtReplaysAsParseRunLog(t *testing.T) {
+	data := editLog(t)
+	held, err := ParseRunLog(data)
+	require.NoError(t, err)
+	lazy, err := ParseRunLogAt(data, bytes.NewReader(data))
+	require.NoError(t, err)
+	for _, r := range lazy {
+		if r.StateEdit == nil {
+			continue
+		}
+		assert.Nil(t, r.StateEdit.Hunks)
+		require.NotNil(t, r.StateEdit.at)
+		// The member alone is read back, not the whole line.
+		at := r.StateEdit.at
+		member := string(data[at.member.off : at.member.off+int64(at.member.n)])
+		assert.True(t, strings.HasPrefix(member, `{"hunks":[`) && strings.HasSuffix(member, `"}`), member)
+		line := string(data[at.line.off : at.line.off+int64(at.line.n)])
+		assert.True(t, strings.HasPrefix(line, `{"kind":"tick_end"`) && strings.HasSuffix(line, `}`), line)
+	}
+	want, err := versions(t, held)
+	require.NoError(t, err)
+	got, err := versions(t, lazy)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Len(t, got, 4)
+}
+
+// A run log changed after it was read gives an error, never another
+// version: each rebuilt version is held to the hash first read.
+func TestParseRunLogAtCatchesAChangedLog(t *testing.T) {
+	data := editLog(t)
+	lazy, err := ParseRunLogAt(data, bytes.NewReader(data))
+	require.NoError(t, err)
+	changed := bytes.Replace(data, []byte(`w2`), []byte(`w3`), 1)
+	require.NotEqual(t, data, changed)
+	lazy2, err := ParseRunLogAt(data, bytes.NewReader(changed))
+	require.NoError(t, err)
+	_, err = versions(t, lazy2)
+	assert.ErrorIs(t, err, errLogChanged)
+	_, err = versions(t, lazy2[:4])
+	assert.NoError(t, err, "the versions before the changed edit still rebuild")
+
+	short := data[:len(data)-40]
+	lazy3, err := ParseRunLogAt(data, bytes.NewReader(short))
+	require.NoError(t, err)
+	_, err = versions(t, lazy3)
+	assert.ErrorIs(t, err, errLogChanged)
+	_, err = versions(t, lazy)
+	assert.NoError(t, err)
+}
+
+// A line whose state_edit member alone does not rebuild the version (the
+// full decode merges a member of another case into it) is decoded again
+// as a whole, as the first read did.
+func TestParseRunLogAtFallsBackToTheLine(t *testing.T) {
+	e, _ := NewStateEdit(nil, []byte(`{"work_items":[]}`))
+	hunks, err := json.Marshal(e.Hunks)
+	require.NoError(t, err)
+	line := `{"kind":"tick_end","tick":1,"STATE_EDIT":{"hunks":` + string(hunks) + `,"hash":"` + e.Hash + `"},"state_edit":{"hash":"` + e.Hash + `"}}`
+	data := []byte(logLine(t, LogRecord{Kind: LogStart}) + "\n" + line + "\n")
+	held, err := ParseRunLog(data)
+	require.NoError(t, err)
+	want, err := versions(t, held)
+	require.NoError(t, err)
+	require.Equal(t, []string{`{"work_items":[]}`}, want)
+	lazy, err := ParseRunLogAt(data, bytes.NewReader(data))
+	require.NoError(t, err)
+	require.NotNil(t, lazy[1].StateEdit.at)
+	require.Positive(t, lazy[1].StateEdit.at.member.n)
+	got, err := versions(t, lazy)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+// ParseRunLogAt refuses what ParseRunLog refuses, with the same error.
+func TestParseRunLogAtErrorsAsParseRunLog(t *testing.T) {
+	e2, _ := NewStateEdit([]byte(`{"work_items":[]}`), []byte(`{"work_items":[{"work_id":"w1"}]}`))
+	for _, data := range []string{
+		logLine(t, LogRecord{Kind: LogStart}) + "\n" + logLine(t, LogRecord{Kind: LogTickEnd, Tick: 1, StateEdit: &e2}) + "\n",
+		logLine(t, LogRecord{Kind: LogTickEnd, Tick: 1, StateEdit: &e2}) + "\n{\"tick\":2}\n",
+		"{\"kind\":\"start\"}\nnot json\n",
+	} {
+		_, want := ParseRunLog([]byte(data))
+		require.Error(t, want)
+		_, got := ParseRunLogAt([]byte(data), strings.NewReader(data))
+		assert.Equal(t, want, got)
+	}
+}
