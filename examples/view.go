@@ -55,19 +55,26 @@ type logCache[T any] struct {
 }
 
 // load returns the records of data, reusing the parse of a previous content
-// that data extends. Only complete lines are kept in the cache.
-func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) []T {
+// that data extends: this cache's own, or for a cache that holds nothing
+// yet, the last one shared. Only complete lines are kept in the cache.
+func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError), shared *sharedLog[T]) []T {
 	known := len(c.raw) + len(c.wrote)
 	if len(data) < known || !sameBytes(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
 		c.raw, c.recs, known = nil, nil, 0
 		c.resets++
 	}
-	c.raw, c.wrote = data[:known], nil
+	if known == 0 && shared != nil {
+		known = c.adopt(data, shared.last.Load())
+	}
+	c.raw, c.wrote = data[:known], c.wrote[:0]
 	rest := data[known:]
 	cut := bytes.LastIndexByte(rest, '\n') + 1
 	if cut > 0 {
 		c.recs = appendRecs(c.recs, rest[:cut], parse)
 		c.raw = data[:known+cut]
+		if shared != nil {
+			shared.last.Store(&logParse[T]{raw: c.raw, recs: c.recs[:len(c.recs):len(c.recs)]})
+		}
 	}
 	c.whole = cut == len(rest)
 	out := c.recs[:len(c.recs):len(c.recs)]
@@ -76,6 +83,43 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 	}
 	return out
 }
+
+// adopt takes p's records when data starts with the lines p parsed, and
+// returns how many bytes of data they cover.
+func (c *logCache[T]) adopt(data []byte, p *logParse[T]) int {
+	if p == nil || len(p.raw) == 0 || len(p.raw) > len(data) || !sameBytes(data[:len(p.raw)], p.raw) {
+		return 0
+	}
+	// Clipped, so that this cache's appends never reach p's records.
+	c.recs = p.recs[:len(p.recs):len(p.recs)]
+	return len(p.raw)
+}
+
+// logParse is the complete lines of one log as an instance read them, and
+// their records; never modified once made.
+type logParse[T any] struct {
+	raw  []byte
+	recs []T
+}
+
+// sharedLog is the last parse of one log file by any instance (D220). A
+// fresh instance (after a crash, or in the next run) still reads the file
+// from its own sandbox; when the file starts with the lines last parsed, it
+// takes their records instead of parsing those bytes again: the records are
+// a pure function of the bytes. Concurrent runs share it: a parse of other
+// bytes is a miss, never a wrong answer.
+type sharedLog[T any] struct {
+	last atomic.Pointer[logParse[T]]
+}
+
+var (
+	sharedInbox     sharedLog[sandbox.Message]
+	sharedSignals   sharedLog[sandbox.SignalRecord]
+	sharedApprovals sharedLog[sandbox.ApprovalRecord]
+	sharedDrafts    sharedLog[sandbox.Draft]
+	sharedOutbox    sharedLog[sandbox.Effect]
+	sharedAudit     sharedLog[sandbox.AuditRecord]
+)
 
 // appended notes a line this instance appended to the file, and its
 // record, so the next load need not parse it again. It reports false when
@@ -171,12 +215,12 @@ func (c *caches) read(s sandbox.Store, raw [][]byte) (*view, error) {
 		v.rules, v.rulesOK = c.parseRules(raw[1])
 	}
 	v.fleet = c.parseFleet(raw[2])
-	v.inbox = c.inbox.load(raw[3], sandbox.ParseInbox)
-	v.signals = c.signals.load(raw[4], sandbox.ParseSignals)
-	v.approvals = c.approvals.load(raw[5], sandbox.ParseApprovals)
-	v.drafts = c.drafts.load(raw[6], sandbox.ParseDrafts)
-	v.outbox = c.outbox.load(raw[7], sandbox.ParseOutbox)
-	v.audit = c.audit.load(raw[8], sandbox.ParseAudit)
+	v.inbox = c.inbox.load(raw[3], sandbox.ParseInbox, &sharedInbox)
+	v.signals = c.signals.load(raw[4], sandbox.ParseSignals, &sharedSignals)
+	v.approvals = c.approvals.load(raw[5], sandbox.ParseApprovals, &sharedApprovals)
+	v.drafts = c.drafts.load(raw[6], sandbox.ParseDrafts, &sharedDrafts)
+	v.outbox = c.outbox.load(raw[7], sandbox.ParseOutbox, &sharedOutbox)
+	v.audit = c.audit.load(raw[8], sandbox.ParseAudit, &sharedAudit)
 	v.state, v.stateSeen = raw[9], raw[9] != nil
 	return v, nil
 }
