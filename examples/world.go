@@ -266,21 +266,21 @@ func (w *world) forgery(a sandbox.ApprovalRecord) string {
 // settleClaims derives each agent's latest outcome, the current owner and
 // the latest winner from the claim records.
 func (wk *work) settleClaims() {
-	wonAt := map[string]int{}
-	for i, c := range wk.claims {
+	for _, c := range wk.claims {
 		if _, seen := wk.last[c.agent]; !seen {
 			wk.agents = append(wk.agents, c.agent)
 		}
 		wk.last[c.agent] = c.outcome
 		if c.outcome == sandbox.ClaimWon {
-			wonAt[c.agent] = i
 			wk.lastWon = c.agent
 		}
 	}
-	best := -1
-	for _, a := range wk.agents {
-		if wk.last[a] == sandbox.ClaimWon && wonAt[a] > best {
-			wk.owner, best = a, wonAt[a]
+	// The owner is the agent whose latest won record comes last among
+	// those still won: from the end, the first won record of such an agent.
+	for i := len(wk.claims) - 1; i >= 0; i-- {
+		if c := wk.claims[i]; c.outcome == sandbox.ClaimWon && wk.last[c.agent] == sandbox.ClaimWon {
+			wk.owner = c.agent
+			return
 		}
 	}
 }
