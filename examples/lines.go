@@ -2,6 +2,7 @@ package examples
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -15,7 +16,9 @@ import (
 // parser is certain to accept, the record it reads back (a test compares
 // them too); nil means the caller parses the line.
 func lineOf(file string, rec any) (line []byte, back any, err error) {
-	if l := layOut(rec); l != nil {
+	l := lines.Get().(*jsonLine)
+	defer lines.Put(l)
+	if layOut(l, rec) {
 		return l.buf, l.readBack(file, rec), nil
 	}
 	line, err = sandbox.MarshalLine(rec)
@@ -24,15 +27,22 @@ func lineOf(file string, rec any) (line []byte, back any, err error) {
 
 // plainLine is rec laid out by hand, or nil when it cannot be.
 func plainLine(rec any) []byte {
-	if l := layOut(rec); l != nil {
+	l := lines.Get().(*jsonLine)
+	defer lines.Put(l)
+	if layOut(l, rec) {
 		return l.buf
 	}
 	return nil
 }
 
-// layOut lays rec out by hand, or returns nil when it cannot.
-func layOut(rec any) *jsonLine {
-	l := &jsonLine{}
+// lines holds the scratch of the lines being laid out. A line's bytes are
+// never kept there: each layOut starts a buffer of its own, which the
+// caller keeps.
+var lines = sync.Pool{New: func() any { return &jsonLine{} }}
+
+// layOut lays rec out by hand into l, and reports whether it could.
+func layOut(l *jsonLine, rec any) bool {
+	l.buf, l.bad = nil, false
 	l.members = l.room[:0]
 	switch r := rec.(type) {
 	case admissionLine:
@@ -56,12 +66,9 @@ func layOut(rec any) *jsonLine {
 		l.str("draft_id", r.DraftID).str("work_id", r.WorkID).str("conversation_id", r.ConversationID).
 			str("body", r.Body).str("content_hash", r.ContentHash).num("declared_at", r.DeclaredAt).origin(r.Origin)
 	default:
-		return nil
+		return false
 	}
-	if !l.end() {
-		return nil
-	}
-	return l
+	return l.end()
 }
 
 // jsonLine is one object being laid out; bad is set once a value needs
