@@ -58,13 +58,14 @@ type logCache[T any] struct {
 // that data extends: this cache's own, or for a cache that holds nothing
 // yet, the last one shared. Only complete lines are kept in the cache.
 func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError), shared *sharedLog[T]) []T {
-	known := len(c.raw) + len(c.wrote)
+	had, known := len(c.raw), len(c.raw)+len(c.wrote)
 	if len(data) < known || !sameBytes(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
-		c.raw, c.recs, known = nil, nil, 0
+		c.raw, c.recs, had, known = nil, nil, 0, 0
 		c.resets++
 	}
 	if known == 0 && shared != nil {
 		known = c.adopt(data, shared.last.Load())
+		had = known
 	}
 	c.raw, c.wrote = data[:known], c.wrote[:0]
 	rest := data[known:]
@@ -72,9 +73,11 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 	if cut > 0 {
 		c.recs = appendRecs(c.recs, rest[:cut], parse)
 		c.raw = data[:known+cut]
-		if shared != nil {
-			shared.last.Store(&logParse[T]{raw: c.raw, recs: c.recs[:len(c.recs):len(c.recs)]})
-		}
+	}
+	// The lines this instance wrote count too: most of the audit log is
+	// the reference's own, which it never parses.
+	if shared != nil && len(c.raw) > had {
+		shared.last.Store(&logParse[T]{raw: c.raw, recs: c.recs[:len(c.recs):len(c.recs)]})
 	}
 	c.whole = cut == len(rest)
 	out := c.recs[:len(c.recs):len(c.recs)]

@@ -178,3 +178,15 @@ func TestSharedLogRecordsAreNotWrittenThrough(t *testing.T) {
 	assert.Equal(t, recsOf([]byte(noteA+"\n"+noteC+"\n")), b.recs)
 	assert.Equal(t, recsOf(file), shared.last.Load().recs)
 }
+
+func TestSharedLogHoldsTheLinesAnInstanceWrote(t *testing.T) {
+	var shared sharedLog[sandbox.AuditRecord]
+	var a logCache[sandbox.AuditRecord]
+	a.load([]byte(noteA+"\n"), sandbox.ParseAudit, &shared)
+	require.True(t, a.appended([]byte(noteB), recsOf([]byte(noteB + "\n"))[0]))
+	file := []byte(noteA + "\n" + noteB + "\n")
+	a.load(file, sandbox.ParseAudit, &shared)
+	got := shared.last.Load()
+	assert.Equal(t, file, got.raw)
+	assert.Equal(t, recsOf(file), got.recs)
+}
