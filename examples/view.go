@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -52,6 +54,9 @@ type logCache[T any] struct {
 	// resets counts the loads that found the file no longer extends what
 	// was read, so the records were parsed again from the start.
 	resets int
+	// slot holds the parse this cache last shared, for as long as the
+	// cache lasts.
+	slot *parseSlot[T]
 }
 
 // load returns the records of data, reusing the parse of a previous content
@@ -63,8 +68,8 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 		c.raw, c.recs, had, known = nil, nil, 0, 0
 		c.resets++
 	}
-	if known == 0 && shared != nil {
-		known = c.adopt(data, shared.last.Load())
+	if known == 0 && len(data) > 0 && shared != nil {
+		known = c.adopt(data, shared.load())
 		had = known
 	}
 	c.raw, c.wrote = data[:known], c.wrote[:0]
@@ -77,7 +82,7 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 	// The lines this instance wrote count too: most of the audit log is
 	// the reference's own, which it never parses.
 	if shared != nil && len(c.raw) > had {
-		shared.last.Store(&logParse[T]{raw: c.raw, recs: c.recs[:len(c.recs):len(c.recs)]})
+		shared.publish(c, &logParse[T]{raw: c.raw, recs: c.recs[:len(c.recs):len(c.recs)]})
 	}
 	c.whole = cut == len(rest)
 	out := c.recs[:len(c.recs):len(c.recs)]
@@ -110,9 +115,42 @@ type logParse[T any] struct {
 // from its own sandbox; when the file starts with the lines last parsed, it
 // takes their records instead of parsing those bytes again: the records are
 // a pure function of the bytes. Concurrent runs share it: a parse of other
-// bytes is a miss, never a wrong answer.
+// bytes is a miss, never a wrong answer. It holds the parse weakly, through
+// the publishing cache's own slot: once no cache holds it, as after a run's
+// last instance, it goes with them instead of staying for as long as
+// nothing replaces it.
 type sharedLog[T any] struct {
-	last atomic.Pointer[logParse[T]]
+	mu   sync.Mutex
+	last weak.Pointer[parseSlot[T]]
+}
+
+// parseSlot is where one cache publishes its parses, each never modified
+// once made.
+type parseSlot[T any] struct {
+	p atomic.Pointer[logParse[T]]
+}
+
+func (s *sharedLog[T]) load() *logParse[T] {
+	s.mu.Lock()
+	slot := s.last.Value()
+	s.mu.Unlock()
+	if slot == nil {
+		return nil
+	}
+	return slot.p.Load()
+}
+
+// publish makes p the shared parse, through the cache's slot.
+func (s *sharedLog[T]) publish(c *logCache[T], p *logParse[T]) {
+	if c.slot == nil {
+		c.slot = &parseSlot[T]{}
+	}
+	c.slot.p.Store(p)
+	s.mu.Lock()
+	if s.last.Value() != c.slot {
+		s.last = weak.Make(c.slot)
+	}
+	s.mu.Unlock()
 }
 
 var (

@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
@@ -176,7 +177,7 @@ func TestSharedLogRecordsAreNotWrittenThrough(t *testing.T) {
 	require.True(t, b.appended([]byte(noteC), recsOf([]byte(noteC + "\n"))[0]))
 	assert.Equal(t, recsOf([]byte(noteA+"\n"+noteB+"\n")), a.recs)
 	assert.Equal(t, recsOf([]byte(noteA+"\n"+noteC+"\n")), b.recs)
-	assert.Equal(t, recsOf(file), shared.last.Load().recs)
+	assert.Equal(t, recsOf(file), shared.load().recs)
 }
 
 func TestSharedLogHoldsTheLinesAnInstanceWrote(t *testing.T) {
@@ -186,7 +187,19 @@ func TestSharedLogHoldsTheLinesAnInstanceWrote(t *testing.T) {
 	require.True(t, a.appended([]byte(noteB), recsOf([]byte(noteB + "\n"))[0]))
 	file := []byte(noteA + "\n" + noteB + "\n")
 	a.load(file, sandbox.ParseAudit, &shared)
-	got := shared.last.Load()
+	got := shared.load()
 	assert.Equal(t, file, got.raw)
 	assert.Equal(t, recsOf(file), got.recs)
+}
+
+func TestSharedLogGoesWithTheLastCacheHoldingIt(t *testing.T) {
+	var shared sharedLog[sandbox.AuditRecord]
+	c := &logCache[sandbox.AuditRecord]{}
+	c.load([]byte(noteA+"\n"), sandbox.ParseAudit, &shared)
+	runtime.GC()
+	require.NotNil(t, shared.load(), "held by a live cache")
+	runtime.KeepAlive(c)
+	c = nil
+	runtime.GC()
+	assert.Nil(t, shared.load(), "no cache holds it")
 }
