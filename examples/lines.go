@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 
@@ -19,7 +20,14 @@ func lineOf(file string, rec any) (line []byte, back any, err error) {
 	l := lines.Get().(*jsonLine)
 	defer lines.Put(l)
 	if layOut(l, rec) {
-		return l.buf, l.readBack(file, rec), nil
+		// The line and the record read back from it keep a copy of its
+		// own size: an audit record holds its line for as long as the
+		// log's parse lasts.
+		scratch := l.buf
+		l.buf = bytes.Clone(scratch)
+		line, back = l.buf, l.readBack(file, rec)
+		l.buf = scratch
+		return line, back, nil
 	}
 	line, err = sandbox.MarshalLine(rec)
 	return line, nil, err
@@ -30,19 +38,18 @@ func plainLine(rec any) []byte {
 	l := lines.Get().(*jsonLine)
 	defer lines.Put(l)
 	if layOut(l, rec) {
-		return l.buf
+		return bytes.Clone(l.buf)
 	}
 	return nil
 }
 
-// lines holds the scratch of the lines being laid out. A line's bytes are
-// never kept there: each layOut starts a buffer of its own, which the
-// caller keeps.
+// lines holds the scratch of the lines being laid out; a caller gets a
+// copy of a line's bytes, never the scratch.
 var lines = sync.Pool{New: func() any { return &jsonLine{} }}
 
 // layOut lays rec out by hand into l, and reports whether it could.
 func layOut(l *jsonLine, rec any) bool {
-	l.buf, l.bad = nil, false
+	l.buf, l.bad = l.buf[:0], false
 	l.members = l.room[:0]
 	switch r := rec.(type) {
 	case admissionLine:
@@ -94,7 +101,10 @@ type member struct {
 
 func (l *jsonLine) key(name string) {
 	if len(l.buf) == 0 {
-		l.buf = append(make([]byte, 0, 256), '{')
+		if cap(l.buf) == 0 {
+			l.buf = make([]byte, 0, 256)
+		}
+		l.buf = append(l.buf, '{')
 	} else {
 		l.buf = append(l.buf, ',')
 	}
