@@ -1,7 +1,9 @@
 package examples
 
 import (
+	"bytes"
 	"strconv"
+	"sync"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -15,8 +17,17 @@ import (
 // parser is certain to accept, the record it reads back (a test compares
 // them too); nil means the caller parses the line.
 func lineOf(file string, rec any) (line []byte, back any, err error) {
-	if l := layOut(rec); l != nil {
-		return l.buf, l.readBack(file, rec), nil
+	l := lines.Get().(*jsonLine)
+	defer lines.Put(l)
+	if layOut(l, rec) {
+		// The line and the record read back from it keep a copy of its
+		// own size: an audit record holds its line for as long as the
+		// log's parse lasts.
+		scratch := l.buf
+		l.buf = bytes.Clone(scratch)
+		line, back = l.buf, l.readBack(file, rec)
+		l.buf = scratch
+		return line, back, nil
 	}
 	line, err = sandbox.MarshalLine(rec)
 	return line, nil, err
@@ -24,15 +35,21 @@ func lineOf(file string, rec any) (line []byte, back any, err error) {
 
 // plainLine is rec laid out by hand, or nil when it cannot be.
 func plainLine(rec any) []byte {
-	if l := layOut(rec); l != nil {
-		return l.buf
+	l := lines.Get().(*jsonLine)
+	defer lines.Put(l)
+	if layOut(l, rec) {
+		return bytes.Clone(l.buf)
 	}
 	return nil
 }
 
-// layOut lays rec out by hand, or returns nil when it cannot.
-func layOut(rec any) *jsonLine {
-	l := &jsonLine{}
+// lines holds the scratch of the lines being laid out; a caller gets a
+// copy of a line's bytes, never the scratch.
+var lines = sync.Pool{New: func() any { return &jsonLine{} }}
+
+// layOut lays rec out by hand into l, and reports whether it could.
+func layOut(l *jsonLine, rec any) bool {
+	l.buf, l.bad = l.buf[:0], false
 	l.members = l.room[:0]
 	switch r := rec.(type) {
 	case admissionLine:
@@ -56,12 +73,9 @@ func layOut(rec any) *jsonLine {
 		l.str("draft_id", r.DraftID).str("work_id", r.WorkID).str("conversation_id", r.ConversationID).
 			str("body", r.Body).str("content_hash", r.ContentHash).num("declared_at", r.DeclaredAt).origin(r.Origin)
 	default:
-		return nil
+		return false
 	}
-	if !l.end() {
-		return nil
-	}
-	return l
+	return l.end()
 }
 
 // jsonLine is one object being laid out; bad is set once a value needs
@@ -87,7 +101,10 @@ type member struct {
 
 func (l *jsonLine) key(name string) {
 	if len(l.buf) == 0 {
-		l.buf = append(make([]byte, 0, 256), '{')
+		if cap(l.buf) == 0 {
+			l.buf = make([]byte, 0, 256)
+		}
+		l.buf = append(l.buf, '{')
 	} else {
 		l.buf = append(l.buf, ',')
 	}

@@ -17,6 +17,8 @@ type stateCache struct {
 	// agents are the agents entries as last encoded, in fleet order.
 	agents []agentEntry
 	buf    bytes.Buffer
+	// assigns is scratch for the assignments entries of one assemble.
+	assigns [][]byte
 }
 
 // agentEntry is one agents entry as last encoded.
@@ -90,13 +92,15 @@ func (c *stateCache) assemble(w *world) ([]byte, error) {
 	}
 	list(&c.buf, len(c.agents), func(i int) []byte { return c.agents[i].data })
 	c.buf.WriteString(",\n  \"assignments\": ")
-	var assigns [][]byte
+	assigns := c.assigns[:0]
 	for i := range c.entries {
 		if a := c.entries[i].assign; a != nil {
 			assigns = append(assigns, a)
 		}
 	}
 	list(&c.buf, len(assigns), func(i int) []byte { return assigns[i] })
+	clear(assigns)
+	c.assigns = assigns[:0]
 	c.buf.WriteString("\n}\n")
 	return c.buf.Bytes(), nil
 }
@@ -168,12 +172,15 @@ func encodeWorkItem(v sandbox.WorkItemState) ([]byte, error) {
 	if !plainASCII(v.WorkID) || !plainASCII(v.Status) || v.AssignedAgent != nil && !plainASCII(*v.AssignedAgent) {
 		return encodeEntry(v)
 	}
-	agent := "null"
-	if v.AssignedAgent != nil {
-		agent = `"` + *v.AssignedAgent + `"`
+	b := make([]byte, 0, 96+len(v.WorkID)+len(v.Status))
+	b = append(append(append(b, entryOpen+`"work_id": "`...), v.WorkID...), `"`+entrySep+`"status": "`...)
+	b = append(append(b, v.Status...), `"`+entrySep+`"assigned_agent": `...)
+	if v.AssignedAgent == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(append(append(b, '"'), *v.AssignedAgent...), '"')
 	}
-	return []byte(entryOpen + `"work_id": "` + v.WorkID + `"` + entrySep + `"status": "` + v.Status + `"` +
-		entrySep + `"assigned_agent": ` + agent + entryClose), nil
+	return append(b, entryClose...), nil
 }
 
 func encodeAgent(v sandbox.AgentState) ([]byte, error) {
@@ -191,7 +198,9 @@ func encodeAssignment(v sandbox.Assignment) ([]byte, error) {
 	if !plainASCII(v.WorkID) || !plainASCII(v.AgentID) {
 		return encodeEntry(v)
 	}
-	return []byte(entryOpen + `"work_id": "` + v.WorkID + `"` + entrySep + `"agent_id": "` + v.AgentID + `"` + entryClose), nil
+	b := make([]byte, 0, 64+len(v.WorkID)+len(v.AgentID))
+	b = append(append(append(b, entryOpen+`"work_id": "`...), v.WorkID...), `"`+entrySep+`"agent_id": "`...)
+	return append(append(b, v.AgentID...), `"`+entryClose...), nil
 }
 
 // plainASCII reports whether json.Encoder (HTML escaping off) writes s

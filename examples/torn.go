@@ -12,8 +12,15 @@ func (r *responder) endTornLines(s sandbox.Store) error {
 	if r.tornChecked || !r.p.mendsTorn() {
 		return nil
 	}
+	vw, views := s.(viewer)
 	for _, name := range sandbox.ImplLogs {
-		data, err := s.Read(name)
+		var data []byte
+		var err error
+		if views {
+			data = vw.View(name)
+		} else {
+			data, err = s.Read(name)
+		}
 		if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
 			continue
 		}

@@ -132,10 +132,12 @@ func (t *tracker) update(w *world, v *view, c *caches, p policy, seed uint64) *w
 func (t *tracker) rebuild(w *world, v *view, c *caches, p policy, seed uint64) {
 	w.reset(v, p, seed)
 	w.inc = t
+	msgs := len(v.inbox)
 	*t = tracker{built: true, rebuilds: t.rebuilds + 1, resets: c.resets(), seed: seed, fleet: slices.Clone(v.fleet),
 		undelivered: map[string]bool{}, unadmitted: map[string]bool{}, unattached: map[string]bool{},
 		undeclared: map[string]bool{}, chosen: map[string]int{},
-		convPos: map[string]int{}, fromPos: map[string]int{}, convMsgs: map[string][]string{}, fromN: map[string]int{},
+		convPos: make(map[string]int, msgs), fromPos: make(map[string]int, msgs),
+		convMsgs: make(map[string][]string, msgs), fromN: make(map[string]int, msgs),
 		active: t.active[:0], touched: t.touched[:0], changed: t.changed[:0], dirty: t.dirty[:0], full: true,
 		looks: t.looks}
 	w.settleAlive()

@@ -13,6 +13,7 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // untracked is the reference under another type: it derives its world
@@ -285,4 +286,39 @@ func TestTouchNamedFindsEveryWorkADraftMayName(t *testing.T) {
 		assert.Empty(t, tr.dirty, id)
 		rechecked()
 	}
+}
+
+// ownerByLatestWin is the owner as the claims define it: of the agents
+// whose latest outcome is won, the one whose latest won record is last.
+func ownerByLatestWin(claims []claim) string {
+	last, wonAt := map[string]string{}, map[string]int{}
+	for i, c := range claims {
+		last[c.agent] = c.outcome
+		if c.outcome == sandbox.ClaimWon {
+			wonAt[c.agent] = i
+		}
+	}
+	owner, best := "", -1
+	for a, i := range wonAt {
+		if last[a] == sandbox.ClaimWon && i > best {
+			owner, best = a, i
+		}
+	}
+	return owner
+}
+
+func TestSettleClaimsOwnerIsTheLatestStillWon(t *testing.T) {
+	outcomes := []string{sandbox.ClaimClaimed, sandbox.ClaimWon, sandbox.ClaimStoodDown}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 12).Draw(t, "n")
+		wk := &work{last: map[string]string{}}
+		for i := 0; i < n; i++ {
+			agent := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "agent")
+			wk.claims = append(wk.claims, claim{agent: agent, outcome: rapid.SampledFrom(outcomes).Draw(t, "outcome")})
+		}
+		wk.resettle()
+		if wk.owner != ownerByLatestWin(wk.claims) {
+			t.Fatalf("claims %v: owner %q, want %q", wk.claims, wk.owner, ownerByLatestWin(wk.claims))
+		}
+	})
 }

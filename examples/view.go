@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -52,22 +54,35 @@ type logCache[T any] struct {
 	// resets counts the loads that found the file no longer extends what
 	// was read, so the records were parsed again from the start.
 	resets int
+	// slot holds the parse this cache last shared, for as long as the
+	// cache lasts.
+	slot *parseSlot[T]
 }
 
 // load returns the records of data, reusing the parse of a previous content
-// that data extends. Only complete lines are kept in the cache.
-func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) []T {
-	known := len(c.raw) + len(c.wrote)
+// that data extends: this cache's own, or for a cache that holds nothing
+// yet, the last one shared. Only complete lines are kept in the cache.
+func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError), shared *sharedLog[T]) []T {
+	had, known := len(c.raw), len(c.raw)+len(c.wrote)
 	if len(data) < known || !sameBytes(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
-		c.raw, c.recs, known = nil, nil, 0
+		c.raw, c.recs, had, known = nil, nil, 0, 0
 		c.resets++
 	}
-	c.raw, c.wrote = data[:known], nil
+	if known == 0 && len(data) > 0 && shared != nil {
+		known = c.adopt(data, shared.load())
+		had = known
+	}
+	c.raw, c.wrote = data[:known], c.wrote[:0]
 	rest := data[known:]
 	cut := bytes.LastIndexByte(rest, '\n') + 1
 	if cut > 0 {
 		c.recs = appendRecs(c.recs, rest[:cut], parse)
 		c.raw = data[:known+cut]
+	}
+	// The lines this instance wrote count too: most of the audit log is
+	// the reference's own, which it never parses.
+	if shared != nil && len(c.raw) > had {
+		shared.publish(c, &logParse[T]{raw: c.raw, recs: c.recs[:len(c.recs):len(c.recs)]})
 	}
 	c.whole = cut == len(rest)
 	out := c.recs[:len(c.recs):len(c.recs)]
@@ -76,6 +91,76 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 	}
 	return out
 }
+
+// adopt takes p's records when data starts with the lines p parsed, and
+// returns how many bytes of data they cover.
+func (c *logCache[T]) adopt(data []byte, p *logParse[T]) int {
+	if p == nil || len(p.raw) == 0 || len(p.raw) > len(data) || !sameBytes(data[:len(p.raw)], p.raw) {
+		return 0
+	}
+	// Clipped, so that this cache's appends never reach p's records.
+	c.recs = p.recs[:len(p.recs):len(p.recs)]
+	return len(p.raw)
+}
+
+// logParse is the complete lines of one log as an instance read them, and
+// their records; never modified once made.
+type logParse[T any] struct {
+	raw  []byte
+	recs []T
+}
+
+// sharedLog is the last parse of one log file by any instance (D220). A
+// fresh instance (after a crash, or in the next run) still reads the file
+// from its own sandbox; when the file starts with the lines last parsed, it
+// takes their records instead of parsing those bytes again: the records are
+// a pure function of the bytes. Concurrent runs share it: a parse of other
+// bytes is a miss, never a wrong answer. It holds the parse weakly, through
+// the publishing cache's own slot: once no cache holds it, as after a run's
+// last instance, it goes with them instead of staying for as long as
+// nothing replaces it.
+type sharedLog[T any] struct {
+	mu   sync.Mutex
+	last weak.Pointer[parseSlot[T]]
+}
+
+// parseSlot is where one cache publishes its parses, each never modified
+// once made.
+type parseSlot[T any] struct {
+	p atomic.Pointer[logParse[T]]
+}
+
+func (s *sharedLog[T]) load() *logParse[T] {
+	s.mu.Lock()
+	slot := s.last.Value()
+	s.mu.Unlock()
+	if slot == nil {
+		return nil
+	}
+	return slot.p.Load()
+}
+
+// publish makes p the shared parse, through the cache's slot.
+func (s *sharedLog[T]) publish(c *logCache[T], p *logParse[T]) {
+	if c.slot == nil {
+		c.slot = &parseSlot[T]{}
+	}
+	c.slot.p.Store(p)
+	s.mu.Lock()
+	if s.last.Value() != c.slot {
+		s.last = weak.Make(c.slot)
+	}
+	s.mu.Unlock()
+}
+
+var (
+	sharedInbox     sharedLog[sandbox.Message]
+	sharedSignals   sharedLog[sandbox.SignalRecord]
+	sharedApprovals sharedLog[sandbox.ApprovalRecord]
+	sharedDrafts    sharedLog[sandbox.Draft]
+	sharedOutbox    sharedLog[sandbox.Effect]
+	sharedAudit     sharedLog[sandbox.AuditRecord]
+)
 
 // appended notes a line this instance appended to the file, and its
 // record, so the next load need not parse it again. It reports false when
@@ -171,12 +256,12 @@ func (c *caches) read(s sandbox.Store, raw [][]byte) (*view, error) {
 		v.rules, v.rulesOK = c.parseRules(raw[1])
 	}
 	v.fleet = c.parseFleet(raw[2])
-	v.inbox = c.inbox.load(raw[3], sandbox.ParseInbox)
-	v.signals = c.signals.load(raw[4], sandbox.ParseSignals)
-	v.approvals = c.approvals.load(raw[5], sandbox.ParseApprovals)
-	v.drafts = c.drafts.load(raw[6], sandbox.ParseDrafts)
-	v.outbox = c.outbox.load(raw[7], sandbox.ParseOutbox)
-	v.audit = c.audit.load(raw[8], sandbox.ParseAudit)
+	v.inbox = c.inbox.load(raw[3], sandbox.ParseInbox, &sharedInbox)
+	v.signals = c.signals.load(raw[4], sandbox.ParseSignals, &sharedSignals)
+	v.approvals = c.approvals.load(raw[5], sandbox.ParseApprovals, &sharedApprovals)
+	v.drafts = c.drafts.load(raw[6], sandbox.ParseDrafts, &sharedDrafts)
+	v.outbox = c.outbox.load(raw[7], sandbox.ParseOutbox, &sharedOutbox)
+	v.audit = c.audit.load(raw[8], sandbox.ParseAudit, &sharedAudit)
 	v.state, v.stateSeen = raw[9], raw[9] != nil
 	return v, nil
 }

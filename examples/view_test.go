@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
@@ -39,11 +40,11 @@ func TestLogCacheTrustsItsOwnLinesOnlyWhenTheFileHoldsThem(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var c logCache[sandbox.AuditRecord]
-			require.Len(t, c.load([]byte(noteA+"\n"), sandbox.ParseAudit), 1)
+			require.Len(t, c.load([]byte(noteA+"\n"), sandbox.ParseAudit, nil), 1)
 			var view []sandbox.AuditRecord
 			require.True(t, addLine(&view, &c, []byte(noteB), nil, sandbox.ParseAudit))
 			assert.Equal(t, recsOf([]byte(noteA+"\n"+noteB+"\n")), view, "the view shows the new line")
-			assert.Equal(t, recsOf([]byte(tc.file)), c.load([]byte(tc.file), sandbox.ParseAudit))
+			assert.Equal(t, recsOf([]byte(tc.file)), c.load([]byte(tc.file), sandbox.ParseAudit, nil))
 		})
 	}
 }
@@ -52,7 +53,7 @@ func TestLogCacheAfterAnUnterminatedLine(t *testing.T) {
 	for _, tail := range []string{`{"event":"no`, noteC} {
 		var c logCache[sandbox.AuditRecord]
 		partial := noteA + "\n" + tail
-		view := c.load([]byte(partial), sandbox.ParseAudit)
+		view := c.load([]byte(partial), sandbox.ParseAudit, nil)
 		// The appended line continues the unterminated one in the file,
 		// which the cache must not take for a line of its own; the view
 		// still shows what this instance read, then its line.
@@ -60,7 +61,7 @@ func TestLogCacheAfterAnUnterminatedLine(t *testing.T) {
 		require.True(t, addLine(&view, &c, []byte(noteB), nil, sandbox.ParseAudit))
 		assert.Equal(t, append(before, recsOf([]byte(noteB))...), view, tail)
 		file := partial + noteB + "\n"
-		assert.Equal(t, recsOf([]byte(file)), c.load([]byte(file), sandbox.ParseAudit), tail)
+		assert.Equal(t, recsOf([]byte(file)), c.load([]byte(file), sandbox.ParseAudit, nil), tail)
 	}
 }
 
@@ -76,7 +77,7 @@ func TestLogCacheMatchesAFreshRead(t *testing.T) {
 			case 0: // this instance appends a line
 				line := rapid.SampledFrom(lines[:3]).Draw(t, "own")
 				var view []sandbox.AuditRecord
-				view = c.load(file, sandbox.ParseAudit)
+				view = c.load(file, sandbox.ParseAudit, nil)
 				require.True(t, addLine(&view, &c, []byte(line), nil, sandbox.ParseAudit))
 				file = append(file, line+"\n"...)
 			case 1: // someone else appends a line
@@ -86,10 +87,10 @@ func TestLogCacheMatchesAFreshRead(t *testing.T) {
 			case 3: // a rewrite
 				file = append([]byte(nil), file[:rapid.IntRange(0, len(file)).Draw(t, "cut")]...)
 			case 4:
-				require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit))
+				require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit, nil))
 			}
 		}
-		require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit))
+		require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit, nil))
 	})
 }
 
@@ -124,4 +125,81 @@ func TestInProcessShortcutsAreTaken(t *testing.T) {
 	require.NotNil(t, plain.settled)
 	assert.NotSame(t, unsafe.SliceData(h.mem.View(sandbox.Inbox)), unsafe.SliceData(plain.settled[inbox]),
 		"a store without View is read by copy")
+}
+
+func TestSharedLogIsTakenOnlyForTheBytesItParsed(t *testing.T) {
+	file := []byte(noteA + "\n" + noteB + "\n")
+	tests := []struct {
+		name  string
+		data  string
+		taken bool
+	}{
+		{"the same file", noteA + "\n" + noteB + "\n", true},
+		{"grown since", noteA + "\n" + noteB + "\n" + noteC + "\n", true},
+		{"grown by a torn line", noteA + "\n" + noteB + "\n" + noteC[:9], true},
+		{"shorter", noteA + "\n", false},
+		{"other bytes", noteA + "\n" + noteC + "\n", false},
+		{"empty", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var shared sharedLog[sandbox.AuditRecord]
+			var first logCache[sandbox.AuditRecord]
+			first.load(file, sandbox.ParseAudit, &shared)
+			// A copy of the bytes, so the check looks at them, not at
+			// where they lie.
+			data := []byte(tc.data)
+			parsed := 0
+			parse := func(b []byte) ([]sandbox.Line[sandbox.AuditRecord], []sandbox.LineError) {
+				parsed += len(b)
+				return sandbox.ParseAudit(b)
+			}
+			var fresh logCache[sandbox.AuditRecord]
+			got := fresh.load(data, parse, &shared)
+			assert.Equal(t, recsOf(data), got)
+			want := len(data)
+			if tc.taken {
+				want -= len(file)
+			}
+			assert.Equal(t, want, parsed, "bytes parsed")
+		})
+	}
+}
+
+func TestSharedLogRecordsAreNotWrittenThrough(t *testing.T) {
+	var shared sharedLog[sandbox.AuditRecord]
+	file := []byte(noteA + "\n")
+	var a, b logCache[sandbox.AuditRecord]
+	a.load(file, sandbox.ParseAudit, &shared)
+	b.load(file, sandbox.ParseAudit, &shared)
+	rec := recsOf([]byte(noteB + "\n"))[0]
+	require.True(t, a.appended([]byte(noteB), rec))
+	require.True(t, b.appended([]byte(noteC), recsOf([]byte(noteC + "\n"))[0]))
+	assert.Equal(t, recsOf([]byte(noteA+"\n"+noteB+"\n")), a.recs)
+	assert.Equal(t, recsOf([]byte(noteA+"\n"+noteC+"\n")), b.recs)
+	assert.Equal(t, recsOf(file), shared.load().recs)
+}
+
+func TestSharedLogHoldsTheLinesAnInstanceWrote(t *testing.T) {
+	var shared sharedLog[sandbox.AuditRecord]
+	var a logCache[sandbox.AuditRecord]
+	a.load([]byte(noteA+"\n"), sandbox.ParseAudit, &shared)
+	require.True(t, a.appended([]byte(noteB), recsOf([]byte(noteB + "\n"))[0]))
+	file := []byte(noteA + "\n" + noteB + "\n")
+	a.load(file, sandbox.ParseAudit, &shared)
+	got := shared.load()
+	assert.Equal(t, file, got.raw)
+	assert.Equal(t, recsOf(file), got.recs)
+}
+
+func TestSharedLogGoesWithTheLastCacheHoldingIt(t *testing.T) {
+	var shared sharedLog[sandbox.AuditRecord]
+	c := &logCache[sandbox.AuditRecord]{}
+	c.load([]byte(noteA+"\n"), sandbox.ParseAudit, &shared)
+	runtime.GC()
+	require.NotNil(t, shared.load(), "held by a live cache")
+	runtime.KeepAlive(c)
+	c = nil
+	runtime.GC()
+	assert.Nil(t, shared.load(), "no cache holds it")
 }

@@ -117,10 +117,13 @@ func (w *world) derive(v *view, p policy, seed uint64) *world {
 func (w *world) reset(v *view, p policy, seed uint64) {
 	w.v, w.p, w.seed, w.inc = v, p, seed, nil
 	if w.messages == nil {
-		w.messages, w.dead = map[string]sandbox.Message{}, map[string]bool{}
-		w.byID, w.decided, w.declined = map[string]*work{}, map[string]bool{}, map[string]bool{}
-		w.drafts, w.draftWork = map[string]sandbox.Draft{}, map[string]*work{}
-		w.decisions, w.escalated = map[string]decision{}, map[string]bool{}
+		// Sized for the files as they are: an instance that starts after
+		// a crash reads them whole at once.
+		msgs, drafts := len(v.inbox), len(v.drafts)
+		w.messages, w.dead = make(map[string]sandbox.Message, msgs), map[string]bool{}
+		w.byID, w.decided, w.declined = make(map[string]*work, msgs), make(map[string]bool, msgs), map[string]bool{}
+		w.drafts, w.draftWork = make(map[string]sandbox.Draft, drafts), make(map[string]*work, drafts)
+		w.decisions, w.escalated = make(map[string]decision, drafts), map[string]bool{}
 		w.ignored, w.accepted = map[string]bool{}, map[string]bool{}
 	}
 	for _, m := range []map[string]bool{w.dead, w.decided, w.declined, w.escalated, w.ignored, w.accepted} {
@@ -266,21 +269,21 @@ func (w *world) forgery(a sandbox.ApprovalRecord) string {
 // settleClaims derives each agent's latest outcome, the current owner and
 // the latest winner from the claim records.
 func (wk *work) settleClaims() {
-	wonAt := map[string]int{}
-	for i, c := range wk.claims {
+	for _, c := range wk.claims {
 		if _, seen := wk.last[c.agent]; !seen {
 			wk.agents = append(wk.agents, c.agent)
 		}
 		wk.last[c.agent] = c.outcome
 		if c.outcome == sandbox.ClaimWon {
-			wonAt[c.agent] = i
 			wk.lastWon = c.agent
 		}
 	}
-	best := -1
-	for _, a := range wk.agents {
-		if wk.last[a] == sandbox.ClaimWon && wonAt[a] > best {
-			wk.owner, best = a, wonAt[a]
+	// The owner is the agent whose latest won record comes last among
+	// those still won: from the end, the first won record of such an agent.
+	for i := len(wk.claims) - 1; i >= 0; i-- {
+		if c := wk.claims[i]; c.outcome == sandbox.ClaimWon && wk.last[c.agent] == sandbox.ClaimWon {
+			wk.owner = c.agent
+			return
 		}
 	}
 }
