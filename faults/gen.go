@@ -321,6 +321,14 @@ func (r recipe) rules() []scenarios.Rule {
 		rules = append(rules, scenarios.Rule{ID: "maintenance-freeze", When: scenarios.Conditions{Posture: ptr("maintenance")},
 			Overrides: frozen})
 	}
+	if r.gates {
+		// A rule that admits only under one posture, which no gate switches
+		// off: without it no generated rule admits over the posture, and an
+		// implementation that reads a rule's posture wrongly is never met
+		// (D233). Drawn from the blocks already drawn, not from the source.
+		rules = append(rules, scenarios.Rule{ID: "maintenance-unsubscribe", Admit: true,
+			When: scenarios.Conditions{Posture: ptr("maintenance"), BodyContains: ptr("unsubscribe")}})
+	}
 	if len(rules) == 0 {
 		rules = append(rules, scenarios.Rule{ID: "closed"})
 	}
