@@ -30,43 +30,32 @@ func TestDefaultCampaignAdmitsOverAPosture(t *testing.T) {
 }
 
 // admitsOverAPosture says whether a message of b is admitted by a rule with a
-// posture condition under the rules and posture in force at its tick.
+// posture condition under the rules and posture in force at its tick. A
+// generated bundle's inbox is in arrival order, so one pass over it and the
+// changes, both by tick, finds what is in force.
 func admitsOverAPosture(b *scenarios.Bundle) bool {
-	type change struct {
-		at      int
-		rules   []scenarios.Rule
-		posture string
-	}
-	var changes []change
+	var changes []scenarios.Fault
 	for _, f := range b.Faults {
-		switch f.Kind {
-		case scenarios.FaultRules:
-			changes = append(changes, change{at: f.At, rules: f.Rules})
-		case scenarios.FaultPosture:
-			changes = append(changes, change{at: f.At, posture: f.Posture})
+		if f.Kind == scenarios.FaultRules || f.Kind == scenarios.FaultPosture {
+			changes = append(changes, f)
 		}
 	}
-	sort.SliceStable(changes, func(i, j int) bool { return changes[i].at < changes[j].at })
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].At < changes[j].At })
+	rules, posture, next := b.Rules, b.Mode.Posture, 0
 	thread, sender := map[string]int{}, map[string]int{}
 	for _, m := range b.Inbox {
-		thread[m.ConversationID]++
-		facts := scenarios.Facts{Subject: m.Subject, Body: m.Body, From: m.From,
-			ThreadLength: thread[m.ConversationID], SenderHistory: sender[m.From]}
-		sender[m.From]++
-		rules, posture := b.Rules, b.Mode.Posture
-		for _, c := range changes {
-			if c.at > m.At {
-				break
-			}
-			if c.rules != nil {
-				rules = c.rules
+		for ; next < len(changes) && changes[next].At <= m.At; next++ {
+			if c := changes[next]; c.Kind == scenarios.FaultRules {
+				rules = c.Rules
 			} else {
-				posture = c.posture
+				posture = c.Posture
 			}
 		}
-		facts.Posture = posture
-		id, ok := scenarios.Admitted(rules, facts)
-		if ok && hasPostureCondition(rules, id) {
+		thread[m.ConversationID]++
+		facts := scenarios.Facts{Subject: m.Subject, Body: m.Body, From: m.From, Posture: posture,
+			ThreadLength: thread[m.ConversationID], SenderHistory: sender[m.From]}
+		sender[m.From]++
+		if id, ok := scenarios.Admitted(rules, facts); ok && hasPostureCondition(rules, id) {
 			return true
 		}
 	}
