@@ -327,6 +327,14 @@ func clonePtr[T any](p *T) *T {
 
 // encodeRules is RulesBytes without the memo.
 func encodeRules(rules []Rule) []byte {
+	if data, ok := encodeRulesFast(rules); ok {
+		return data
+	}
+	return encodeRulesSlow(rules)
+}
+
+// encodeRulesSlow is encodeRules through encoding/json, for every rule set.
+func encodeRulesSlow(rules []Rule) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
