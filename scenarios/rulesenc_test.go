@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,4 +88,23 @@ func TestEncodeRulesMatchesEncoderOnPublished(t *testing.T) {
 		}
 	}
 	require.Positive(t, fast, "the fast layout takes the published rules")
+}
+
+// The hand layout names every field of Rule and Conditions; a field added to
+// either must be added to appendRuleFast or appendConditionsFast too, or the
+// fast bytes would leave it out while encoding/json writes it. This test
+// fails first, pointing here.
+func TestEncodeRulesFastKnowsEveryField(t *testing.T) {
+	require.Equal(t, []string{"ID", "Admit", "When", "Overrides"}, fieldNames(reflect.TypeFor[Rule]()))
+	require.Equal(t, []string{"SubjectContains", "BodyContains", "FromIn", "Posture",
+		"ThreadLengthMin", "ThreadLengthMax", "SenderHistoryMin", "SenderHistoryMax", "Unknown"},
+		fieldNames(reflect.TypeFor[Conditions]()))
+}
+
+func fieldNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i] = t.Field(i).Name
+	}
+	return names
 }
