@@ -107,8 +107,20 @@ func Play(b *scenarios.Bundle, impl Impl, s seeds.Seeds, opt Options) (*Run, err
 	if parsed == nil {
 		parsed = &sandbox.Parsed{}
 	}
+	files := res.Files.Files()
+	if lf != nil {
+		// A kept run is judged as amr check judges it: the engine's parse
+		// of audit.jsonl held a copy of the file beside its records (72 MB
+		// at 10^5 burst messages), while the final files, frozen, are
+		// parsed in place (D213). Nothing writes to them once the play is
+		// over.
+		res.Parsed, parsed = nil, &sandbox.Parsed{}
+		for _, data := range files {
+			defer sandbox.Freeze(data)()
+		}
+	}
 	r := &Run{Bundle: b, BundleHash: hash, Seeds: s, Result: res,
-		Judgement: judgeParsed(b, res.Files.Files(), log, parsed)}
+		Judgement: judgeParsed(b, files, log, parsed)}
 	if lf != nil {
 		if err := lf.close(); err != nil {
 			_ = res.Cleanup()
