@@ -1,13 +1,16 @@
 package play_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/checker"
 	"github.com/amr-bench/amr/examples"
 	"github.com/amr-bench/amr/play"
 	"github.com/amr-bench/amr/scenarios"
@@ -86,4 +89,32 @@ func TestPlayRefusesALogFileItCannotMake(t *testing.T) {
 
 func missingProcess() *sim.ProcessSpec {
 	return &sim.ProcessSpec{Command: []string{filepath.Join(os.TempDir(), "amr-no-such-responder")}}
+}
+
+// A kept log changed by something else while the run is judged is never
+// judged as if it were the run's: the state it no longer rebuilds is
+// reported unread, as amr check reports it (D212), and the verdict is not
+// the run's.
+func TestPlayLogChangedWhileJudgedIsReportedUnread(t *testing.T) {
+	b := published(t, "l3-fleet-concurrent")
+	impl := builtin(t, "reference")
+	held, err := play.Play(b, impl, seeds.Seeds{}, play.Options{})
+	require.NoError(t, err)
+	require.False(t, held.Failed())
+	path := filepath.Join(t.TempDir(), sandbox.RunLogFile)
+	restore := play.WithOracles(func(in checker.Input) checker.Verdict {
+		require.NoError(t, os.Truncate(path, 0))
+		return checker.Check(in)
+	}, nil)
+	defer restore()
+	kept, err := play.Play(b, impl, seeds.Seeds{}, play.Options{LogFile: path})
+	require.NoError(t, err)
+	assert.True(t, kept.Failed(), "a log cut to nothing while judged still passed")
+	found := false
+	for _, v := range kept.Judgement.Level.Violations {
+		if strings.Contains(fmt.Sprint(v), "changed since it was read") {
+			found = true
+		}
+	}
+	assert.True(t, found, "no violation names the changed log: %v", kept.Judgement.Level.Violations)
 }
