@@ -45,6 +45,10 @@ type Options struct {
 	// has it, as a suite playing one bundle five times does: it is then not
 	// computed again. Empty: Play computes it.
 	BundleHash string
+	// LogFile, when set, is where the run log is written as it is made; the
+	// run is then judged from that file as amr check judges a kept log
+	// (D280), and Result.Log is nil: the log is the file's.
+	LogFile string
 }
 
 // Run is one judged play.
@@ -74,17 +78,55 @@ func Play(b *scenarios.Bundle, impl Impl, s seeds.Seeds, opt Options) (*Run, err
 		}
 	}
 	s = scored(s, b)
-	res, err := sim.Run(b, impl.New, sim.Options{Seed: uint64(*s.Engine), MaxSteps: opt.MaxSteps, Impl: impl.Name,
-		BundleHash: hash, Process: impl.Process, Context: opt.Context, OnTick: opt.OnTick})
+	simOpt := sim.Options{Seed: uint64(*s.Engine), MaxSteps: opt.MaxSteps, Impl: impl.Name,
+		BundleHash: hash, Process: impl.Process, Context: opt.Context, OnTick: opt.OnTick}
+	var lf *logFile
+	if opt.LogFile != "" {
+		var err error
+		if lf, err = createLog(opt.LogFile); err != nil {
+			return nil, err
+		}
+		simOpt.LogTo = lf.w
+	}
+	res, err := sim.Run(b, impl.New, simOpt)
 	if err != nil {
+		if lf != nil {
+			lf.discard()
+		}
 		return nil, err
+	}
+	log := res.Log
+	if lf != nil {
+		if log, err = lf.records(); err != nil {
+			lf.discard()
+			_ = res.Cleanup()
+			return nil, err
+		}
 	}
 	parsed := res.Parsed
 	if parsed == nil {
 		parsed = &sandbox.Parsed{}
 	}
+	files := res.Files.Files()
+	if lf != nil {
+		// A kept run is judged as amr check judges it: the engine's parse
+		// of audit.jsonl held a copy of the file beside its records (72 MB
+		// at 10^5 burst messages), while the final files, frozen, are
+		// parsed in place (D213). Nothing writes to them once the play is
+		// over.
+		res.Parsed, parsed = nil, &sandbox.Parsed{}
+		for _, data := range files {
+			defer sandbox.Freeze(data)()
+		}
+	}
 	r := &Run{Bundle: b, BundleHash: hash, Seeds: s, Result: res,
-		Judgement: judgeParsed(b, res.Files.Files(), res.Log, parsed)}
+		Judgement: judgeParsed(b, files, log, parsed)}
+	if lf != nil {
+		if err := lf.close(); err != nil {
+			_ = res.Cleanup()
+			return nil, fmt.Errorf("run log %s: %w", lf.path, err)
+		}
+	}
 	if !opt.KeepWorkdir {
 		_ = res.Cleanup()
 	}

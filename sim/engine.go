@@ -52,6 +52,12 @@ type Options struct {
 	// OnTick, when set, is told the end of every tick visited and the
 	// run's horizon: progress for a caller, never part of the run.
 	OnTick func(tick, horizon int)
+	// LogTo, when set, is given the run log as it is made, a record at a
+	// time, in the bytes WriteLog writes; the Result then holds no log. A
+	// run of 10^5 messages makes hundreds of megabytes of it, mostly state
+	// edits, which a caller keeping the log on disk need not hold as well.
+	// A write that fails ends the run with its error.
+	LogTo io.Writer
 }
 
 // Result is what a run leaves: the sandbox and the run log.
@@ -90,15 +96,21 @@ func (r *Result) LogBytes() []byte {
 // record at a time: a run's log is tens of megabytes at large sizes, and
 // writing it out needs no copy of it whole.
 func (r *Result) WriteLog(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	// As sandbox.MarshalLine writes a line; Encode ends it with the newline.
-	enc.SetEscapeHTML(false)
+	enc := logEncoder(w)
 	for i := range r.Log {
 		if err := enc.Encode(&r.Log[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// logEncoder writes run log records as lines, as sandbox.MarshalLine
+// writes a line; Encode ends each with its newline.
+func logEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }
 
 // Run plays a bundle against an implementation. It returns an error only
@@ -121,6 +133,9 @@ func Run(b *scenarios.Bundle, newImpl sandbox.Factory, opts Options) (*Result, e
 		e.drv = newInproc(e, newImpl)
 	}
 	res, err := e.run()
+	if err == nil {
+		err = e.logErr
+	}
 	if err != nil {
 		e.drv.abort()
 		return nil, err
@@ -174,10 +189,14 @@ type engine struct {
 	timeline  []int // the ticks the clock visits
 	ticksDone int   // how many of them have ended
 	// regrown is set once the log outgrew its estimate (logSize).
-	regrown   bool
-	order     *rng.Rand
-	tick      int
-	logs      []sandbox.LogRecord
+	regrown bool
+	order   *rng.Rand
+	tick    int
+	logs    []sandbox.LogRecord
+	// logTo encodes the records to Options.LogTo instead of keeping them;
+	// logErr is its first failure.
+	logTo     *json.Encoder
+	logErr    error
 	steps     int
 	crashes   int
 	forced    int
@@ -233,10 +252,16 @@ func newEngine(b *scenarios.Bundle, opts Options) *engine {
 	for _, name := range sandbox.ImplLogs {
 		seen[name] = &appendLog{}
 	}
-	return &engine{b: b, opts: opts, order: rng.Stream(opts.Seed, "order"), timeline: timeline,
+	e := &engine{b: b, opts: opts, order: rng.Stream(opts.Seed, "order"), timeline: timeline,
 		sched: newSchedule(b, timeline),
 		audit: sandbox.NewLogIndex(sandbox.ParseAudit), drafts: sandbox.NewLogIndex(sandbox.ParseDrafts),
-		seen: seen, logs: make([]sandbox.LogRecord, 0, logSize(b, timeline))}
+		seen: seen}
+	if opts.LogTo != nil {
+		e.logTo = logEncoder(opts.LogTo)
+	} else {
+		e.logs = make([]sandbox.LogRecord, 0, logSize(b, timeline))
+	}
+	return e
 }
 
 // logSize estimates a run log's length: a record per tick visited and per
@@ -291,6 +316,12 @@ func (e *engine) parsed(files *sandbox.Memory) *sandbox.Parsed {
 
 func (e *engine) log(r sandbox.LogRecord) {
 	r.Tick = e.tick
+	if e.logTo != nil {
+		if e.logErr == nil {
+			e.logErr = e.logTo.Encode(&r)
+		}
+		return
+	}
 	if len(e.logs) == cap(e.logs) && !e.regrown {
 		// The estimate counts every scheduled item's record, so past it
 		// what is left is mostly the ticks' own (an end, a step error, a

@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"bytes"
+	"errors"
 	"math"
 	"testing"
 
@@ -129,4 +131,44 @@ func TestRunRefusesAnUnplayableBundle(t *testing.T) {
 		_, err := sim.Run(quietBundle(h), newIdle, sim.Options{Seed: 1})
 		assert.Error(t, err, "horizon %d", h)
 	}
+}
+
+// A run given LogTo writes there, as it plays, exactly the bytes LogBytes
+// renders of the same run held in memory, and holds no log itself; every
+// published bundle is played both ways.
+func TestRunLogToWritesTheLogAsMade(t *testing.T) {
+	pubs, err := scenarios.Published()
+	require.NoError(t, err)
+	im, ok := examples.Lookup("reference")
+	require.True(t, ok)
+	for _, p := range pubs {
+		held, err := sim.Run(p.Bundle, im.New, sim.Options{Seed: 7, Impl: im.Name})
+		require.NoError(t, err, p.Name)
+		var streamed bytes.Buffer
+		res, err := sim.Run(p.Bundle, im.New, sim.Options{Seed: 7, Impl: im.Name, LogTo: &streamed})
+		require.NoError(t, err, p.Name)
+		assert.Nil(t, res.Log, p.Name)
+		assert.Equal(t, string(held.LogBytes()), streamed.String(), p.Name)
+		assert.Equal(t, held.Files.Files(), res.Files.Files(), p.Name)
+	}
+}
+
+// failAfter takes n bytes and then fails every write.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errors.New("disk full")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// A run whose log cannot be written is an error, not a run with half a log.
+func TestRunLogToFailureEndsTheRun(t *testing.T) {
+	b := publishedBundle(t, "l2-tick-jump-intake")
+	im, ok := examples.Lookup("reference")
+	require.True(t, ok)
+	_, err := sim.Run(b, im.New, sim.Options{Seed: 7, Impl: im.Name, LogTo: &failAfter{n: 2000}})
+	require.ErrorContains(t, err, "disk full")
 }

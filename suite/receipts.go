@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -119,12 +120,21 @@ func failedReceipt(scenario string, impl play.Impl, cfg Config, hash string, see
 
 // artifacts returns every file a run writes, by the name it has under the
 // run's directory, exactly as Keep writes it.
-func artifacts(res *sim.Result, rr RunReport, hist []byte) (map[string][]byte, error) {
+func artifacts(res *sim.Result, rr RunReport, hist []byte, dir string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for name, data := range res.Files.Files() {
 		out[filepath.ToSlash(filepath.Join("sandbox", name))] = data
 	}
-	out[sandbox.RunLogFile] = res.LogBytes()
+	if dir != "" {
+		// The run log was written to the kept run as it was made.
+		data, err := os.ReadFile(filepath.Join(dir, sandbox.RunLogFile))
+		if err != nil {
+			return nil, err
+		}
+		out[sandbox.RunLogFile] = data
+	} else {
+		out[sandbox.RunLogFile] = res.LogBytes()
+	}
 	out[history.FileName] = hist
 	v, err := verdictBytes(rr)
 	if err != nil {

@@ -279,9 +279,26 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 			cfg.progress(Progress{Scenario: b.Meta.Name, Run: i, Runs: cfg.Runs, Tick: tick, Horizon: horizon})
 		}
 	}
-	p, err := play.Play(b, impl, s, play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true, OnTick: onTick,
-		BundleHash: hash})
+	popt := play.Options{MaxSteps: cfg.MaxSteps, Context: cfg.Context, KeepWorkdir: true, OnTick: onTick,
+		BundleHash: hash}
+	var dir string
+	if cfg.Out != "" {
+		// A kept run's log goes to its file as it is made, and the run is
+		// judged from there (D280): at 10^5 messages the log held in memory
+		// was the largest part of the play's peak.
+		dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return RunReport{}, err
+		}
+		popt.LogFile = filepath.Join(dir, sandbox.RunLogFile)
+	}
+	p, err := play.Play(b, impl, s, popt)
 	if err != nil {
+		if dir != "" {
+			// Play removed the log; the folders made for it go if empty.
+			_ = os.Remove(dir)
+			_ = os.Remove(filepath.Dir(dir))
+		}
 		err = fmt.Errorf("%s run %d: %w", b.Meta.Name, i, err)
 		if rerr := failedReceipt(b.Meta.Name, impl, cfg, hash, seed, i, err); rerr != nil {
 			return RunReport{}, rerr
@@ -292,8 +309,8 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	v := j.Level
 	rr := NewRunReport(i, s, res, j)
 	if cfg.Out != "" {
-		rr.Dir = filepath.Join(cfg.Out, b.Meta.Name, fmt.Sprintf("run-%d", i))
-		if err := keep(rr.Dir, res, &rr, j.Compiled, cfg.KeepBytes); err != nil {
+		rr.Dir = dir
+		if err := keep(rr.Dir, res, &rr, j.Compiled, cfg.KeepBytes, true); err != nil {
 			_ = res.Cleanup()
 			return RunReport{}, err
 		}
@@ -301,7 +318,7 @@ func runOnce(b *scenarios.Bundle, impl play.Impl, cfg Config, hash string, i int
 	if cfg.Ledger != nil {
 		// The receipt hashes every artifact: history.jsonl is rendered
 		// whole only for it.
-		files, err := artifacts(res, rr, j.Compiled.Bytes())
+		files, err := artifacts(res, rr, j.Compiled.Bytes(), dir)
 		if err == nil {
 			rr.Receipt, err = ranReceipt(b.Meta.Name, impl, cfg, hash, rr, files)
 		}
@@ -453,7 +470,7 @@ func (r *Report) aggregate() {
 // dir/history.jsonl, the verdict as dir/verdict.json, and for a process run
 // its stdout.log and stderr.log.
 func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) error {
-	return keep(dir, res, &rr, j.Compiled, 0)
+	return keep(dir, res, &rr, j.Compiled, 0, false)
 }
 
 // keep writes a run's artifacts, its compiled history as history.jsonl
@@ -461,12 +478,15 @@ func KeepJudged(dir string, res *sim.Result, rr RunReport, j play.Judgement) err
 // copy of it, at most keepBytes, which the verdict then names. The run log
 // and the history are streamed to their files: at 10^5 messages they are
 // hundreds of megabytes each, and a copy of either whole was the run's peak.
-func keep(dir string, res *sim.Result, rr *RunReport, hist *history.History, keepBytes int64) error {
+// logKept says the run log is in dir already, written as the run was made.
+func keep(dir string, res *sim.Result, rr *RunReport, hist *history.History, keepBytes int64, logKept bool) error {
 	if err := sandbox.CopyTo(res.Files, filepath.Join(dir, "sandbox")); err != nil {
 		return fmt.Errorf("keeping sandbox: %w", err)
 	}
-	if err := streamFile(filepath.Join(dir, sandbox.RunLogFile), res.WriteLog); err != nil {
-		return err
+	if !logKept {
+		if err := streamFile(filepath.Join(dir, sandbox.RunLogFile), res.WriteLog); err != nil {
+			return err
+		}
 	}
 	if err := streamFile(filepath.Join(dir, history.FileName), func(w io.Writer) error {
 		_, err := hist.WriteTo(w)
