@@ -42,6 +42,8 @@ type responder struct {
 	// lastSnap is the last state encoded, and lastState its encoding.
 	lastSnap  sandbox.Snapshot
 	lastState []byte
+	// lay is where the step's lines are laid out.
+	lay jsonLine
 }
 
 // write is one line the planner wants appended.
@@ -96,7 +98,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 			}
 			return nil
 		}
-		line, back, err := lineOf(next.file, next.rec)
+		line, back, err := lineOf(&r.lay, next.file, next.rec)
 		if err != nil {
 			return fmt.Errorf("encoding %s line: %w", next.file, err)
 		}

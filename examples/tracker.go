@@ -203,21 +203,21 @@ func (t *tracker) signal(w *world, s sandbox.SignalRecord) {
 	}
 }
 
-func (t *tracker) auditRecord(w *world, r sandbox.AuditRecord) {
-	switch r.Event {
+func (t *tracker) auditRecord(w *world, r auditRec) {
+	switch r.event {
 	case sandbox.EventAdmission:
-		w.decided[r.MessageID] = true
-		if _, ok := w.byID[r.WorkID]; ok {
+		w.decided[r.id] = true
+		if _, ok := w.byID[r.workID]; ok {
 			return
 		}
-		msg, delivered := w.messages[r.MessageID]
+		msg, delivered := w.messages[r.id]
 		if !delivered {
-			t.undelivered[r.MessageID] = true
+			t.undelivered[r.id] = true
 		}
-		if t.unadmitted[r.WorkID] {
+		if t.unadmitted[r.workID] {
 			t.stale = true
 		}
-		wk := w.newWork(r.WorkID, msg)
+		wk := w.newWork(r.workID, msg)
 		wk.idx, wk.active, wk.listed = len(w.works), true, true
 		w.works = append(w.works, wk)
 		w.byID[wk.id] = wk
@@ -225,28 +225,28 @@ func (t *tracker) auditRecord(w *world, r sandbox.AuditRecord) {
 		t.changed = append(t.changed, wk)
 		t.touch(wk)
 	case eventDeclined:
-		w.declined[auditField(r, "message_id")] = true
+		w.declined[r.id] = true
 	case sandbox.EventClaim:
-		if wk, ok := w.byID[r.WorkID]; ok {
-			wk.claims = append(wk.claims, claim{agent: r.AgentID, outcome: r.Outcome})
+		if wk, ok := w.byID[r.workID]; ok {
+			wk.claims = append(wk.claims, claim{agent: r.agentID, outcome: r.outcome})
 			t.touched = append(t.touched, wk)
 			t.changed = append(t.changed, wk)
 			t.touch(wk)
 		}
 	case sandbox.EventResolution:
-		if wk, ok := w.byID[r.WorkID]; ok && !wk.resolved {
-			wk.resolved, wk.outcome = true, r.Outcome
+		if wk, ok := w.byID[r.workID]; ok && !wk.resolved {
+			wk.resolved, wk.outcome = true, r.outcome
 			t.changed = append(t.changed, wk)
 			t.touch(wk)
 		}
 	case w.p.ignoredEvent():
-		id := auditField(r, "approval_id")
+		id := r.id
 		w.ignored[id] = true
 		if t.chosen[id] > 0 {
 			t.stale = true
 		}
 	case eventApprovalAccepted:
-		id := auditField(r, "draft_id")
+		id := r.id
 		w.accepted[id] = true
 		if wk, ok := w.draftWork[id]; ok {
 			t.touch(wk)

@@ -178,29 +178,29 @@ func (w *world) readSignals() {
 
 func (w *world) readAudit() {
 	for _, r := range w.v.audit {
-		switch r.Event {
+		switch r.event {
 		case sandbox.EventAdmission:
-			w.decided[r.MessageID] = true
-			if _, ok := w.byID[r.WorkID]; ok {
+			w.decided[r.id] = true
+			if _, ok := w.byID[r.workID]; ok {
 				continue // a second message joined this work item
 			}
-			wk := w.newWork(r.WorkID, w.messages[r.MessageID])
+			wk := w.newWork(r.workID, w.messages[r.id])
 			w.works = append(w.works, wk)
 			w.byID[wk.id] = wk
 		case eventDeclined:
-			w.declined[auditField(r, "message_id")] = true
+			w.declined[r.id] = true
 		case sandbox.EventClaim:
-			if wk, ok := w.byID[r.WorkID]; ok {
-				wk.claims = append(wk.claims, claim{agent: r.AgentID, outcome: r.Outcome})
+			if wk, ok := w.byID[r.workID]; ok {
+				wk.claims = append(wk.claims, claim{agent: r.agentID, outcome: r.outcome})
 			}
 		case sandbox.EventResolution:
-			if wk, ok := w.byID[r.WorkID]; ok && !wk.resolved {
-				wk.resolved, wk.outcome = true, r.Outcome
+			if wk, ok := w.byID[r.workID]; ok && !wk.resolved {
+				wk.resolved, wk.outcome = true, r.outcome
 			}
 		case w.p.ignoredEvent():
-			w.ignored[auditField(r, "approval_id")] = true
+			w.ignored[r.id] = true
 		case eventApprovalAccepted:
-			w.accepted[auditField(r, "draft_id")] = true
+			w.accepted[r.id] = true
 		}
 	}
 }
