@@ -198,7 +198,8 @@ func ownWorkID(m sandbox.Message) string { return "w-" + m.ID }
 func (w *world) facts(m sandbox.Message) facts {
 	f := facts{subject: m.Subject, body: m.Body, from: m.From, posture: w.v.posture}
 	if first, ok := w.messages[m.ID]; ok && w.inc != nil && first.ConversationID == m.ConversationID && first.From == m.From {
-		f.threadLength, f.senderHistory = w.inc.convPos[m.ID]+1, w.inc.fromPos[m.ID]
+		pos := w.inc.pos[m.ID]
+		f.threadLength, f.senderHistory = pos.conv+1, pos.from
 		return f
 	}
 	for _, id := range w.order {

@@ -37,10 +37,10 @@ type tracker struct {
 	undeclared  map[string]bool // draft ids approved before they were declared
 	chosen      map[string]int  // approval id -> decisions it is
 
-	// convPos and fromPos are a message's place among the distinct
-	// messages of its conversation and of its sender, in inbox order.
-	convPos  map[string]int
-	fromPos  map[string]int
+	// pos is a message's place among the distinct messages of its
+	// conversation and of its sender, in inbox order: one map, as every
+	// message has both.
+	pos      map[string]msgPos
 	convMsgs map[string][]string
 	fromN    map[string]int
 
@@ -136,7 +136,7 @@ func (t *tracker) rebuild(w *world, v *view, c *caches, p policy, seed uint64) {
 	*t = tracker{built: true, rebuilds: t.rebuilds + 1, resets: c.resets(), seed: seed, fleet: slices.Clone(v.fleet),
 		undelivered: map[string]bool{}, unadmitted: map[string]bool{}, unattached: map[string]bool{},
 		undeclared: map[string]bool{}, chosen: map[string]int{},
-		convPos: make(map[string]int, msgs), fromPos: make(map[string]int, msgs),
+		pos:      make(map[string]msgPos, msgs),
 		convMsgs: make(map[string][]string, msgs), fromN: make(map[string]int, msgs),
 		active: t.active[:0], touched: t.touched[:0], changed: t.changed[:0], dirty: t.dirty[:0], full: true,
 		looks: t.looks}
@@ -173,15 +173,19 @@ func (t *tracker) ingest(w *world, v *view) {
 	t.touched = t.touched[:0]
 }
 
+// msgPos is a message's place in its conversation and among its sender's
+// messages, counting from 0.
+type msgPos struct{ conv, from int }
+
 func (t *tracker) message(w *world, m sandbox.Message) {
 	if _, ok := w.messages[m.ID]; ok {
 		return
 	}
 	w.messages[m.ID] = m
 	w.order = append(w.order, m.ID)
-	t.convPos[m.ID] = len(t.convMsgs[m.ConversationID])
-	t.convMsgs[m.ConversationID] = append(t.convMsgs[m.ConversationID], m.ID)
-	t.fromPos[m.ID] = t.fromN[m.From]
+	conv := t.convMsgs[m.ConversationID]
+	t.pos[m.ID] = msgPos{conv: len(conv), from: t.fromN[m.From]}
+	t.convMsgs[m.ConversationID] = append(conv, m.ID)
 	t.fromN[m.From]++
 	t.undecided = append(t.undecided, m)
 	if t.undelivered[m.ID] {

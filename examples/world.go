@@ -311,7 +311,7 @@ func (w *world) ownerAlive(wk *work) bool {
 func (w *world) thread(conversation, upTo string) []sandbox.Message {
 	var out []sandbox.Message
 	if m, ok := w.messages[upTo]; ok && w.inc != nil && m.ConversationID == conversation {
-		for _, id := range w.inc.convMsgs[conversation][:w.inc.convPos[upTo]+1] {
+		for _, id := range w.inc.convMsgs[conversation][:w.inc.pos[upTo].conv+1] {
 			out = append(out, w.messages[id])
 		}
 		return out
