@@ -44,6 +44,9 @@ type responder struct {
 	lastState []byte
 	// lay is where the step's lines are laid out.
 	lay jsonLine
+	// view is what the current step read, made afresh by each step in
+	// the same place: the world and the tracker point at it.
+	view view
 }
 
 // write is one line the planner wants appended.
@@ -74,8 +77,8 @@ func (r *responder) Step(env *sandbox.Env) error {
 		return nil
 	}
 	r.settled, r.spare = nil, r.settled
-	v, err := r.cache.read(env.Files, raw)
-	if err != nil {
+	v := &r.view
+	if err := r.cache.read(env.Files, raw, v); err != nil {
 		return err
 	}
 	r.p.see(v, &r.cache)

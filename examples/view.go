@@ -253,15 +253,16 @@ func readRaw(s sandbox.Store, buf [][]byte) ([][]byte, error) {
 	return raw, nil
 }
 
-// read parses the files into a view. Only an unreadable clock is an error:
-// without it nothing can be timestamped. A broken mode.json or rules.json
-// only holds back admissions until it is readable again.
-func (c *caches) read(s sandbox.Store, raw [][]byte) (*view, error) {
+// read parses the files into v, which it makes afresh: nothing of what v
+// said before is left. Only an unreadable clock is an error: without it
+// nothing can be timestamped. A broken mode.json or rules.json only holds
+// back admissions until it is readable again.
+func (c *caches) read(s sandbox.Store, raw [][]byte, v *view) error {
 	tick, err := c.readClock(s)
 	if err != nil {
-		return nil, fmt.Errorf("reading clock: %w", err)
+		return fmt.Errorf("reading clock: %w", err)
 	}
-	v := &view{tick: tick, raw: raw}
+	*v = view{tick: tick, raw: raw}
 	v.posture, v.modeOK = c.parseMode(raw[0])
 	if raw[1] != nil {
 		v.rulesRaw = raw[1]
@@ -275,7 +276,7 @@ func (c *caches) read(s sandbox.Store, raw [][]byte) (*view, error) {
 	v.outbox = c.outbox.load(raw[7], parseOutbox, &sharedOutbox)
 	v.audit = c.audit.load(raw[8], parseAuditRecs, &sharedAudit)
 	v.state, v.stateSeen = raw[9], raw[9] != nil
-	return v, nil
+	return nil
 }
 
 // readClock reads the tick, reusing the last decode when the clock file
