@@ -75,7 +75,7 @@ func (r *responder) agentDeaths(w *world) *write {
 		}
 		if r.p.standsDown(reasonAgentDeath) {
 			for _, a := range wk.agents {
-				if w.dead[a] && (wk.last[a] == sandbox.ClaimClaimed || wk.last[a] == sandbox.ClaimWon) {
+				if w.dead[a] && (wk.last(a) == sandbox.ClaimClaimed || wk.last(a) == sandbox.ClaimWon) {
 					return w.claim(wk, a, sandbox.ClaimStoodDown, reasonAgentDeath)
 				}
 			}
@@ -232,7 +232,7 @@ func (r *responder) claims(w *world) *write {
 		}
 		if (wk.resolved || wk.owner != "") && r.p.standsDown(reason) {
 			for _, a := range wk.agents {
-				if a != wk.owner && wk.last[a] == sandbox.ClaimClaimed {
+				if a != wk.owner && wk.last(a) == sandbox.ClaimClaimed {
 					return w.claim(wk, a, sandbox.ClaimStoodDown, reason)
 				}
 			}
@@ -254,14 +254,14 @@ func (w *world) contest(wk *work) *write {
 	}
 	var active []string
 	for _, a := range w.alive {
-		if wk.last[a] == sandbox.ClaimClaimed {
+		if wk.last(a) == sandbox.ClaimClaimed {
 			active = append(active, a)
 		}
 	}
 	if len(active) < 2 {
 		start := pick(w.seed, wk.id, "contender", n)
 		for i := 0; i < n; i++ {
-			if a := w.alive[(start+i)%n]; wk.last[a] != sandbox.ClaimClaimed {
+			if a := w.alive[(start+i)%n]; wk.last(a) != sandbox.ClaimClaimed {
 				return w.claim(wk, a, sandbox.ClaimClaimed, reasonContest)
 			}
 		}

@@ -419,7 +419,7 @@ func (wk *work) needsPlan() bool {
 		return true
 	}
 	for _, a := range wk.agents {
-		if a != wk.owner && wk.last[a] == sandbox.ClaimClaimed {
+		if a != wk.owner && wk.last(a) == sandbox.ClaimClaimed {
 			return true
 		}
 	}
@@ -428,8 +428,7 @@ func (wk *work) needsPlan() bool {
 
 // resettle derives the claim facts again from all the work's claims.
 func (wk *work) resettle() {
-	wk.agents, wk.owner, wk.lastWon = wk.agents[:0], "", ""
-	clear(wk.last)
+	wk.agents, wk.outs, wk.owner, wk.lastWon = wk.agents[:0], wk.outs[:0], "", ""
 	wk.settleClaims()
 }
 

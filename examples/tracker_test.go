@@ -311,7 +311,7 @@ func TestSettleClaimsOwnerIsTheLatestStillWon(t *testing.T) {
 	outcomes := []string{sandbox.ClaimClaimed, sandbox.ClaimWon, sandbox.ClaimStoodDown}
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 12).Draw(t, "n")
-		wk := &work{last: map[string]string{}}
+		wk := &work{}
 		for i := 0; i < n; i++ {
 			agent := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "agent")
 			wk.claims = append(wk.claims, claim{agent: agent, outcome: rapid.SampledFrom(outcomes).Draw(t, "outcome")})

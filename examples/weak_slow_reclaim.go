@@ -26,7 +26,7 @@ const leaseTicks = 8
 // once the lease is out, the win; nil while the lease runs.
 func (w *world) reclaimSlowly(wk *work, agent string) *write {
 	at, claimed := claimedAt(w.v.audit, wk.id, agent)
-	if !claimed || wk.last[agent] != sandbox.ClaimClaimed {
+	if !claimed || wk.last(agent) != sandbox.ClaimClaimed {
 		return w.claim(wk, agent, sandbox.ClaimClaimed, reasonContest)
 	}
 	if w.v.tick < at+leaseTicks {

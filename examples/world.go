@@ -41,10 +41,10 @@ type work struct {
 	drafts   []sandbox.Draft
 	effects  int
 	claims   []claim
-	agents   []string          // agents with claims, in order of first claim
-	last     map[string]string // agent -> latest claim outcome
-	owner    string            // the latest winner whose latest outcome is still won
-	lastWon  string            // the agent of the latest won record
+	agents   []string // agents with claims, in order of first claim
+	outs     []string // outs[i] is agents[i]'s latest claim outcome
+	owner    string   // the latest winner whose latest outcome is still won
+	lastWon  string   // the agent of the latest won record
 	resolved bool
 	outcome  string
 	// idx is the work's place in world.works; active says it is among
@@ -141,12 +141,10 @@ func (w *world) reset(v *view, p policy, seed uint64) {
 func (w *world) newWork(id string, msg sandbox.Message) *work {
 	if len(w.works) < len(w.spare) {
 		wk := w.spare[len(w.works)]
-		last := wk.last
-		clear(last)
-		*wk = work{id: id, msg: msg, drafts: wk.drafts[:0], claims: wk.claims[:0], agents: wk.agents[:0], last: last}
+		*wk = work{id: id, msg: msg, drafts: wk.drafts[:0], claims: wk.claims[:0], agents: wk.agents[:0], outs: wk.outs[:0]}
 		return wk
 	}
-	wk := &work{id: id, msg: msg, last: map[string]string{}}
+	wk := &work{id: id, msg: msg}
 	w.spare = append(w.spare, wk)
 	return wk
 }
@@ -270,10 +268,11 @@ func (w *world) forgery(a sandbox.ApprovalRecord) string {
 // the latest winner from the claim records.
 func (wk *work) settleClaims() {
 	for _, c := range wk.claims {
-		if _, seen := wk.last[c.agent]; !seen {
-			wk.agents = append(wk.agents, c.agent)
+		if i := slices.Index(wk.agents, c.agent); i >= 0 {
+			wk.outs[i] = c.outcome
+		} else {
+			wk.agents, wk.outs = append(wk.agents, c.agent), append(wk.outs, c.outcome)
 		}
-		wk.last[c.agent] = c.outcome
 		if c.outcome == sandbox.ClaimWon {
 			wk.lastWon = c.agent
 		}
@@ -281,11 +280,23 @@ func (wk *work) settleClaims() {
 	// The owner is the agent whose latest won record comes last among
 	// those still won: from the end, the first won record of such an agent.
 	for i := len(wk.claims) - 1; i >= 0; i-- {
-		if c := wk.claims[i]; c.outcome == sandbox.ClaimWon && wk.last[c.agent] == sandbox.ClaimWon {
+		if c := wk.claims[i]; c.outcome == sandbox.ClaimWon && wk.last(c.agent) == sandbox.ClaimWon {
 			wk.owner = c.agent
 			return
 		}
 	}
+}
+
+// last is an agent's latest claim outcome on the work, "" for none. A work
+// has the claims of a few agents at most, so a list is shorter to keep and
+// to look through than a map of its own for every work.
+func (wk *work) last(agent string) string {
+	for i, a := range wk.agents {
+		if a == agent {
+			return wk.outs[i]
+		}
+	}
+	return ""
 }
 
 // approved reports whether a draft's first valid decision is approve.
