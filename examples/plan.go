@@ -323,10 +323,20 @@ func draftID(workID, agent string) string {
 // promptOf is the model request that asks for a reply to a conversation
 // made of msgs: the subject and body of each, in order.
 func promptOf(msgs []sandbox.Message) string {
-	var b strings.Builder
-	b.WriteString("Draft a reply to this support conversation.\n")
+	const head, subject = "Draft a reply to this support conversation.\n", "\nSubject: "
+	n := len(head)
 	for _, m := range msgs {
-		fmt.Fprintf(&b, "\nSubject: %s\n%s\n", m.Subject, m.Body)
+		n += len(subject) + len(m.Subject) + len(m.Body) + 2
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(head)
+	for _, m := range msgs {
+		b.WriteString(subject)
+		b.WriteString(m.Subject)
+		b.WriteByte('\n')
+		b.WriteString(m.Body)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
