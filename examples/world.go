@@ -365,16 +365,20 @@ func (w *world) scan(phase int, each func(*work) *write) *write {
 		}
 		return nil
 	}
-	for len(t.recheck[phase]) > 0 {
-		wk := t.recheck[phase][0]
+	// The list is read in place and emptied from its start, so that its
+	// room is there for the next touches instead of given up a work at a
+	// time (each looks at the world, it touches nothing).
+	list := t.recheck[phase]
+	for i, wk := range list {
 		if wk.active && wk.idx < t.clean[phase] {
 			t.looks++
 			if next := each(wk); next != nil {
+				t.recheck[phase] = list[i:]
 				return next // still to look at again: the write changes it
 			}
 		}
-		t.recheck[phase] = t.recheck[phase][1:]
 	}
+	t.recheck[phase] = list[:0]
 	from, _ := slices.BinarySearchFunc(t.active, t.clean[phase], func(a *work, idx int) int { return a.idx - idx })
 	for _, wk := range t.active[from:] {
 		if !wk.active {
