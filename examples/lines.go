@@ -16,18 +16,13 @@ import (
 // a fortieth of a run. back is, for a line laid out by hand that the file's
 // parser is certain to accept, the record it reads back (a test compares
 // them too); nil means the caller parses the line.
-func lineOf(file string, rec any) (line []byte, back any, err error) {
-	l := lines.Get().(*jsonLine)
-	defer lines.Put(l)
+//
+// A line laid out by hand is l's own buffer, good until l lays out the
+// next one: the stores copy what they append, and no record read back
+// keeps its line.
+func lineOf(l *jsonLine, file string, rec any) (line []byte, back any, err error) {
 	if layOut(l, rec) {
-		// The line and the record read back from it keep a copy of its
-		// own size: an audit record holds its line for as long as the
-		// log's parse lasts.
-		scratch := l.buf
-		l.buf = bytes.Clone(scratch)
-		line, back = l.buf, l.readBack(file, rec)
-		l.buf = scratch
-		return line, back, nil
+		return l.buf, l.readBack(file, rec), nil
 	}
 	line, err = sandbox.MarshalLine(rec)
 	return line, nil, err

@@ -61,7 +61,7 @@ func TestLineOfIsMarshalLine(t *testing.T) {
 			want, err := sandbox.MarshalLine(rec)
 			require.NoError(t, err)
 			for _, file := range []string{sandbox.Audit, sandbox.Drafts, sandbox.Outbox} {
-				got, back, err := lineOf(file, rec)
+				got, back, err := lineOf(&jsonLine{}, file, rec)
 				require.NoError(t, err)
 				require.Equal(t, string(want), string(got), "%#v", rec)
 				requireReadsBack(t, file, got, back)
@@ -92,7 +92,7 @@ func requireReadsBack(t *rapid.T, file string, line []byte, back any) {
 	switch file {
 	case sandbox.Audit:
 		if lines, _ := sandbox.ParseAudit(line); len(lines) == 1 {
-			parsed = lines[0].Rec
+			parsed = auditRecOf(lines[0].Rec)
 		}
 	case sandbox.Drafts:
 		if lines, _ := sandbox.ParseDrafts(line); len(lines) == 1 {
@@ -114,27 +114,27 @@ func requireReadsBack(t *rapid.T, file string, line []byte, back any) {
 // one the parser refuses never is.
 func TestReadBackOfPlainLines(t *testing.T) {
 	claim := claimLine{Event: sandbox.EventClaim, At: 3, WorkID: "w-m1", AgentID: "agent-1", Outcome: sandbox.ClaimWon, Reason: "sole_agent"}
-	line, back, err := lineOf(sandbox.Audit, claim)
+	line, back, err := lineOf(&jsonLine{}, sandbox.Audit, claim)
 	require.NoError(t, err)
 	lines, _ := sandbox.ParseAudit(line)
 	require.Len(t, lines, 1)
-	require.Equal(t, lines[0].Rec, back)
+	require.Equal(t, auditRecOf(lines[0].Rec), back)
 
 	draft := sandbox.Draft{DraftID: "d-1", WorkID: "w-1", ConversationID: "c-1", Body: "hi", ContentHash: "sha256:x",
 		DeclaredAt: 2, Origin: sandbox.Origin{CallIDs: []string{"call-1"}}}
-	_, back, err = lineOf(sandbox.Drafts, draft)
+	_, back, err = lineOf(&jsonLine{}, sandbox.Drafts, draft)
 	require.NoError(t, err)
 	require.Equal(t, draft, back)
 
 	claim.Outcome = "lost"
-	_, back, _ = lineOf(sandbox.Audit, claim)
+	_, back, _ = lineOf(&jsonLine{}, sandbox.Audit, claim)
 	require.Nil(t, back, "an outcome the parser refuses")
 	claim.Outcome, claim.WorkID = sandbox.ClaimWon, ""
-	_, back, _ = lineOf(sandbox.Audit, claim)
+	_, back, _ = lineOf(&jsonLine{}, sandbox.Audit, claim)
 	require.Nil(t, back, "an empty work id")
-	_, back, _ = lineOf(sandbox.Outbox, claim)
+	_, back, _ = lineOf(&jsonLine{}, sandbox.Outbox, claim)
 	require.Nil(t, back, "another file's record")
 	draft.Origin.CallIDs = nil
-	_, back, _ = lineOf(sandbox.Drafts, draft)
+	_, back, _ = lineOf(&jsonLine{}, sandbox.Drafts, draft)
 	require.Nil(t, back, "no call id")
 }

@@ -75,7 +75,7 @@ func (r *responder) agentDeaths(w *world) *write {
 		}
 		if r.p.standsDown(reasonAgentDeath) {
 			for _, a := range wk.agents {
-				if w.dead[a] && (wk.last[a] == sandbox.ClaimClaimed || wk.last[a] == sandbox.ClaimWon) {
+				if w.dead[a] && (wk.last(a) == sandbox.ClaimClaimed || wk.last(a) == sandbox.ClaimWon) {
 					return w.claim(wk, a, sandbox.ClaimStoodDown, reasonAgentDeath)
 				}
 			}
@@ -198,7 +198,8 @@ func ownWorkID(m sandbox.Message) string { return "w-" + m.ID }
 func (w *world) facts(m sandbox.Message) facts {
 	f := facts{subject: m.Subject, body: m.Body, from: m.From, posture: w.v.posture}
 	if first, ok := w.messages[m.ID]; ok && w.inc != nil && first.ConversationID == m.ConversationID && first.From == m.From {
-		f.threadLength, f.senderHistory = w.inc.convPos[m.ID]+1, w.inc.fromPos[m.ID]
+		pos := w.inc.pos[m.ID]
+		f.threadLength, f.senderHistory = pos.conv+1, pos.from
 		return f
 	}
 	for _, id := range w.order {
@@ -231,7 +232,7 @@ func (r *responder) claims(w *world) *write {
 		}
 		if (wk.resolved || wk.owner != "") && r.p.standsDown(reason) {
 			for _, a := range wk.agents {
-				if a != wk.owner && wk.last[a] == sandbox.ClaimClaimed {
+				if a != wk.owner && wk.last(a) == sandbox.ClaimClaimed {
 					return w.claim(wk, a, sandbox.ClaimStoodDown, reason)
 				}
 			}
@@ -253,14 +254,14 @@ func (w *world) contest(wk *work) *write {
 	}
 	var active []string
 	for _, a := range w.alive {
-		if wk.last[a] == sandbox.ClaimClaimed {
+		if wk.last(a) == sandbox.ClaimClaimed {
 			active = append(active, a)
 		}
 	}
 	if len(active) < 2 {
 		start := pick(w.seed, wk.id, "contender", n)
 		for i := 0; i < n; i++ {
-			if a := w.alive[(start+i)%n]; wk.last[a] != sandbox.ClaimClaimed {
+			if a := w.alive[(start+i)%n]; wk.last(a) != sandbox.ClaimClaimed {
 				return w.claim(wk, a, sandbox.ClaimClaimed, reasonContest)
 			}
 		}
@@ -322,10 +323,20 @@ func draftID(workID, agent string) string {
 // promptOf is the model request that asks for a reply to a conversation
 // made of msgs: the subject and body of each, in order.
 func promptOf(msgs []sandbox.Message) string {
-	var b strings.Builder
-	b.WriteString("Draft a reply to this support conversation.\n")
+	const head, subject = "Draft a reply to this support conversation.\n", "\nSubject: "
+	n := len(head)
 	for _, m := range msgs {
-		fmt.Fprintf(&b, "\nSubject: %s\n%s\n", m.Subject, m.Body)
+		n += len(subject) + len(m.Subject) + len(m.Body) + 2
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(head)
+	for _, m := range msgs {
+		b.WriteString(subject)
+		b.WriteString(m.Subject)
+		b.WriteByte('\n')
+		b.WriteString(m.Body)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

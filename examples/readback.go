@@ -21,7 +21,7 @@ func (l *jsonLine) readBack(file string, rec any) any {
 		}
 	case admissionLine, claimLine, resolutionLine, declinedLine, approvalLine:
 		if file == sandbox.Audit {
-			if a, ok := l.auditRecord(); ok {
+			if a, ok := l.auditRec(); ok {
 				return a
 			}
 		}
@@ -45,47 +45,50 @@ func draftReadsBack(d sandbox.Draft) bool {
 // isTick reports whether n is a tick the parsers accept.
 func isTick(n int) bool { return n >= 0 && n <= 1<<40 }
 
-// auditRecord is sandbox.ParseAudit's record of the line: the envelope,
-// the line itself for its other members, and the fields its event type
-// requires.
-func (l *jsonLine) auditRecord() (sandbox.AuditRecord, bool) {
+// auditRec is the responder's reading (auditRecOf) of sandbox.ParseAudit's
+// record of the line: the envelope, the fields its event type requires,
+// and for another event the id it names.
+func (l *jsonLine) auditRec() (auditRec, bool) {
 	event, ok := l.text("event", true)
 	at, okAt := l.tick("at")
 	if !ok || !okAt {
-		return sandbox.AuditRecord{}, false
+		return auditRec{}, false
 	}
-	r := sandbox.AuditRecord{Event: event, At: at}.WithLine(l.buf)
+	r := auditRec{event: event, at: at}
 	switch event {
 	case sandbox.EventAdmission:
-		r.WorkID, ok = l.text("work_id", true)
-		r.MessageID, okAt = l.text("message_id", true)
+		r.workID, ok = l.text("work_id", true)
+		r.id, okAt = l.text("message_id", true)
 		ok = ok && okAt
-		if r.RulesHash, okAt = l.text("rules_hash", true); !okAt {
+		if _, okAt = l.text("rules_hash", true); !okAt {
 			ok = false
 		}
 	case sandbox.EventClaim:
 		ok = l.claimFields(&r)
 	case sandbox.EventResolution:
 		ok = l.resolutionFields(&r)
+	default:
+		// A member of another type reads as no id, as auditField has it.
+		r.id, _ = l.text(idField(event), false)
 	}
 	return r, ok
 }
 
-func (l *jsonLine) claimFields(r *sandbox.AuditRecord) bool {
+func (l *jsonLine) claimFields(r *auditRec) bool {
 	var okWork, okAgent, okReason bool
-	r.WorkID, okWork = l.text("work_id", true)
-	r.AgentID, okAgent = l.text("agent_id", true)
-	r.Reason, okReason = l.text("reason", false)
-	r.Outcome = l.oneOf("outcome", sandbox.ClaimClaimed, sandbox.ClaimWon, sandbox.ClaimStoodDown)
-	return okWork && okAgent && okReason && r.Outcome != ""
+	r.workID, okWork = l.text("work_id", true)
+	r.agentID, okAgent = l.text("agent_id", true)
+	_, okReason = l.text("reason", false)
+	r.outcome = l.oneOf("outcome", sandbox.ClaimClaimed, sandbox.ClaimWon, sandbox.ClaimStoodDown)
+	return okWork && okAgent && okReason && r.outcome != ""
 }
 
-func (l *jsonLine) resolutionFields(r *sandbox.AuditRecord) bool {
+func (l *jsonLine) resolutionFields(r *auditRec) bool {
 	var okWork, okReason bool
-	r.WorkID, okWork = l.text("work_id", true)
-	r.Reason, okReason = l.text("reason", false)
-	r.Outcome = l.oneOf("outcome", sandbox.OutcomeCompleted, sandbox.OutcomeAbandoned)
-	return okWork && okReason && r.Outcome != ""
+	r.workID, okWork = l.text("work_id", true)
+	_, okReason = l.text("reason", false)
+	r.outcome = l.oneOf("outcome", sandbox.OutcomeCompleted, sandbox.OutcomeAbandoned)
+	return okWork && okReason && r.outcome != ""
 }
 
 // text is a string member, required non-empty when nonEmpty.

@@ -42,6 +42,11 @@ type responder struct {
 	// lastSnap is the last state encoded, and lastState its encoding.
 	lastSnap  sandbox.Snapshot
 	lastState []byte
+	// lay is where the step's lines are laid out.
+	lay jsonLine
+	// view is what the current step read, made afresh by each step in
+	// the same place: the world and the tracker point at it.
+	view view
 }
 
 // write is one line the planner wants appended.
@@ -72,8 +77,8 @@ func (r *responder) Step(env *sandbox.Env) error {
 		return nil
 	}
 	r.settled, r.spare = nil, r.settled
-	v, err := r.cache.read(env.Files, raw)
-	if err != nil {
+	v := &r.view
+	if err := r.cache.read(env.Files, raw, v); err != nil {
 		return err
 	}
 	r.p.see(v, &r.cache)
@@ -96,7 +101,7 @@ func (r *responder) Step(env *sandbox.Env) error {
 			}
 			return nil
 		}
-		line, back, err := lineOf(next.file, next.rec)
+		line, back, err := lineOf(&r.lay, next.file, next.rec)
 		if err != nil {
 			return fmt.Errorf("encoding %s line: %w", next.file, err)
 		}

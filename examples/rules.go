@@ -42,6 +42,14 @@ type facts struct {
 // condition of the wrong type, is an error: admissions wait until the file
 // is readable.
 func parseRules(data []byte) ([]rule, error) {
+	if rules, ok := parsePlainRules(data); ok {
+		return rules, nil
+	}
+	return decodeRules(data)
+}
+
+// decodeRules is parseRules through encoding/json, for any bytes.
+func decodeRules(data []byte) ([]rule, error) {
 	var file []struct {
 		ID        string                     `json:"id"`
 		Admit     bool                       `json:"admit"`

@@ -19,6 +19,10 @@ type stateCache struct {
 	buf    bytes.Buffer
 	// assigns is scratch for the assignments entries of one assemble.
 	assigns [][]byte
+	// laid is set while buf holds the entries as they are: a step that
+	// changed none of them (as the step after a write of state.json,
+	// which reads the file back) is not laid out again.
+	laid bool
 }
 
 // agentEntry is one agents entry as last encoded.
@@ -53,7 +57,14 @@ func (c *stateCache) state(w *world, t *tracker) ([]byte, error) {
 		}
 	}
 	t.changed = t.changed[:0]
-	return c.assemble(w)
+	if err := c.encodeAgents(w); err != nil {
+		return nil, err
+	}
+	if c.laid {
+		return c.buf.Bytes(), nil
+	}
+	c.laid = true
+	return c.assemble(), nil
 }
 
 func (c *stateCache) refresh(w *world, wk *work, fresh bool) error {
@@ -62,6 +73,7 @@ func (c *stateCache) refresh(w *world, wk *work, fresh bool) error {
 	if !fresh && e.status == status && e.agent == wk.lastWon {
 		return nil
 	}
+	c.laid = false
 	item := sandbox.WorkItemState{WorkID: wk.id, Status: status}
 	e.assign = nil
 	if wk.lastWon != "" {
@@ -82,14 +94,11 @@ func (c *stateCache) refresh(w *world, wk *work, fresh bool) error {
 }
 
 // assemble lays the entries out as encodeState does.
-func (c *stateCache) assemble(w *world) ([]byte, error) {
+func (c *stateCache) assemble() []byte {
 	c.buf.Reset()
 	c.buf.WriteString("{\n  \"work_items\": ")
 	list(&c.buf, len(c.entries), func(i int) []byte { return c.entries[i].item })
 	c.buf.WriteString(",\n  \"agents\": ")
-	if err := c.encodeAgents(w); err != nil {
-		return nil, err
-	}
 	list(&c.buf, len(c.agents), func(i int) []byte { return c.agents[i].data })
 	c.buf.WriteString(",\n  \"assignments\": ")
 	assigns := c.assigns[:0]
@@ -102,7 +111,7 @@ func (c *stateCache) assemble(w *world) ([]byte, error) {
 	clear(assigns)
 	c.assigns = assigns[:0]
 	c.buf.WriteString("\n}\n")
-	return c.buf.Bytes(), nil
+	return c.buf.Bytes()
 }
 
 // encodeAgents brings the agents entries up to the fleet and who is dead,
@@ -110,6 +119,7 @@ func (c *stateCache) assemble(w *world) ([]byte, error) {
 func (c *stateCache) encodeAgents(w *world) error {
 	if len(c.agents) > len(w.v.fleet) {
 		c.agents = c.agents[:len(w.v.fleet)]
+		c.laid = false
 	}
 	for i, a := range w.v.fleet {
 		alive := !w.dead[a]
@@ -124,6 +134,7 @@ func (c *stateCache) encodeAgents(w *world) error {
 			c.agents = append(c.agents, agentEntry{})
 		}
 		c.agents[i] = agentEntry{id: a, alive: alive, data: data}
+		c.laid = false
 	}
 	return nil
 }

@@ -37,10 +37,10 @@ type tracker struct {
 	undeclared  map[string]bool // draft ids approved before they were declared
 	chosen      map[string]int  // approval id -> decisions it is
 
-	// convPos and fromPos are a message's place among the distinct
-	// messages of its conversation and of its sender, in inbox order.
-	convPos  map[string]int
-	fromPos  map[string]int
+	// pos is a message's place among the distinct messages of its
+	// conversation and of its sender, in inbox order: one map, as every
+	// message has both.
+	pos      map[string]msgPos
 	convMsgs map[string][]string
 	fromN    map[string]int
 
@@ -136,7 +136,7 @@ func (t *tracker) rebuild(w *world, v *view, c *caches, p policy, seed uint64) {
 	*t = tracker{built: true, rebuilds: t.rebuilds + 1, resets: c.resets(), seed: seed, fleet: slices.Clone(v.fleet),
 		undelivered: map[string]bool{}, unadmitted: map[string]bool{}, unattached: map[string]bool{},
 		undeclared: map[string]bool{}, chosen: map[string]int{},
-		convPos: make(map[string]int, msgs), fromPos: make(map[string]int, msgs),
+		pos:      make(map[string]msgPos, msgs),
 		convMsgs: make(map[string][]string, msgs), fromN: make(map[string]int, msgs),
 		active: t.active[:0], touched: t.touched[:0], changed: t.changed[:0], dirty: t.dirty[:0], full: true,
 		looks: t.looks}
@@ -173,15 +173,19 @@ func (t *tracker) ingest(w *world, v *view) {
 	t.touched = t.touched[:0]
 }
 
+// msgPos is a message's place in its conversation and among its sender's
+// messages, counting from 0.
+type msgPos struct{ conv, from int }
+
 func (t *tracker) message(w *world, m sandbox.Message) {
 	if _, ok := w.messages[m.ID]; ok {
 		return
 	}
 	w.messages[m.ID] = m
 	w.order = append(w.order, m.ID)
-	t.convPos[m.ID] = len(t.convMsgs[m.ConversationID])
-	t.convMsgs[m.ConversationID] = append(t.convMsgs[m.ConversationID], m.ID)
-	t.fromPos[m.ID] = t.fromN[m.From]
+	conv := t.convMsgs[m.ConversationID]
+	t.pos[m.ID] = msgPos{conv: len(conv), from: t.fromN[m.From]}
+	t.convMsgs[m.ConversationID] = append(conv, m.ID)
 	t.fromN[m.From]++
 	t.undecided = append(t.undecided, m)
 	if t.undelivered[m.ID] {
@@ -203,21 +207,21 @@ func (t *tracker) signal(w *world, s sandbox.SignalRecord) {
 	}
 }
 
-func (t *tracker) auditRecord(w *world, r sandbox.AuditRecord) {
-	switch r.Event {
+func (t *tracker) auditRecord(w *world, r auditRec) {
+	switch r.event {
 	case sandbox.EventAdmission:
-		w.decided[r.MessageID] = true
-		if _, ok := w.byID[r.WorkID]; ok {
+		w.decided[r.id] = true
+		if _, ok := w.byID[r.workID]; ok {
 			return
 		}
-		msg, delivered := w.messages[r.MessageID]
+		msg, delivered := w.messages[r.id]
 		if !delivered {
-			t.undelivered[r.MessageID] = true
+			t.undelivered[r.id] = true
 		}
-		if t.unadmitted[r.WorkID] {
+		if t.unadmitted[r.workID] {
 			t.stale = true
 		}
-		wk := w.newWork(r.WorkID, msg)
+		wk := w.newWork(r.workID, msg)
 		wk.idx, wk.active, wk.listed = len(w.works), true, true
 		w.works = append(w.works, wk)
 		w.byID[wk.id] = wk
@@ -225,28 +229,28 @@ func (t *tracker) auditRecord(w *world, r sandbox.AuditRecord) {
 		t.changed = append(t.changed, wk)
 		t.touch(wk)
 	case eventDeclined:
-		w.declined[auditField(r, "message_id")] = true
+		w.declined[r.id] = true
 	case sandbox.EventClaim:
-		if wk, ok := w.byID[r.WorkID]; ok {
-			wk.claims = append(wk.claims, claim{agent: r.AgentID, outcome: r.Outcome})
+		if wk, ok := w.byID[r.workID]; ok {
+			wk.claims = append(wk.claims, claim{agent: r.agentID, outcome: r.outcome})
 			t.touched = append(t.touched, wk)
 			t.changed = append(t.changed, wk)
 			t.touch(wk)
 		}
 	case sandbox.EventResolution:
-		if wk, ok := w.byID[r.WorkID]; ok && !wk.resolved {
-			wk.resolved, wk.outcome = true, r.Outcome
+		if wk, ok := w.byID[r.workID]; ok && !wk.resolved {
+			wk.resolved, wk.outcome = true, r.outcome
 			t.changed = append(t.changed, wk)
 			t.touch(wk)
 		}
 	case w.p.ignoredEvent():
-		id := auditField(r, "approval_id")
+		id := r.id
 		w.ignored[id] = true
 		if t.chosen[id] > 0 {
 			t.stale = true
 		}
 	case eventApprovalAccepted:
-		id := auditField(r, "draft_id")
+		id := r.id
 		w.accepted[id] = true
 		if wk, ok := w.draftWork[id]; ok {
 			t.touch(wk)
@@ -415,7 +419,7 @@ func (wk *work) needsPlan() bool {
 		return true
 	}
 	for _, a := range wk.agents {
-		if a != wk.owner && wk.last[a] == sandbox.ClaimClaimed {
+		if a != wk.owner && wk.last(a) == sandbox.ClaimClaimed {
 			return true
 		}
 	}
@@ -424,8 +428,7 @@ func (wk *work) needsPlan() bool {
 
 // resettle derives the claim facts again from all the work's claims.
 func (wk *work) resettle() {
-	wk.agents, wk.owner, wk.lastWon = wk.agents[:0], "", ""
-	clear(wk.last)
+	wk.agents, wk.outs, wk.owner, wk.lastWon = wk.agents[:0], wk.outs[:0], "", ""
 	wk.settleClaims()
 }
 

@@ -83,20 +83,20 @@ func msg(id string) sandbox.Message {
 	return sandbox.Message{ID: id, ConversationID: "c-" + id, From: "a@example.com", Subject: "s", Body: "b"}
 }
 
-func admission(workID, msgID string) sandbox.AuditRecord {
-	return sandbox.AuditRecord{Event: sandbox.EventAdmission, WorkID: workID, MessageID: msgID}
+func admission(workID, msgID string) auditRec {
+	return auditRec{event: sandbox.EventAdmission, workID: workID, id: msgID}
 }
 
 // auditLine is the record of one audit line, as a view reads it.
-func auditLine(t *testing.T, line string) sandbox.AuditRecord {
+func auditLine(t *testing.T, line string) auditRec {
 	t.Helper()
 	recs, errs := sandbox.ParseAudit([]byte(line))
 	require.Empty(t, errs)
-	return recs[0].Rec
+	return auditRecOf(recs[0].Rec)
 }
 
-func wonClaim(workID, agent string) sandbox.AuditRecord {
-	return sandbox.AuditRecord{Event: sandbox.EventClaim, WorkID: workID, AgentID: agent, Outcome: sandbox.ClaimWon}
+func wonClaim(workID, agent string) auditRec {
+	return auditRec{event: sandbox.EventClaim, workID: workID, agentID: agent, outcome: sandbox.ClaimWon}
 }
 
 // A record that names one already read extends the world; one named
@@ -111,10 +111,10 @@ func TestTrackerDerivesAgainOnlyForALateRecord(t *testing.T) {
 	inOrder := []*view{
 		{fleet: fleet},
 		{fleet: fleet, inbox: []sandbox.Message{msg("m1")}},
-		{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1"), wonClaim("w-m1", "agent-1")}},
-		{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1"), wonClaim("w-m1", "agent-1")},
+		{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1"), wonClaim("w-m1", "agent-1")}},
+		{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1"), wonClaim("w-m1", "agent-1")},
 			drafts: []sandbox.Draft{d1}, approvals: []sandbox.ApprovalRecord{ap}},
-		{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1"), wonClaim("w-m1", "agent-1")},
+		{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1"), wonClaim("w-m1", "agent-1")},
 			drafts: []sandbox.Draft{d1}, approvals: []sandbox.ApprovalRecord{ap}, outbox: []sandbox.Effect{sent},
 			signals: []sandbox.SignalRecord{{SignalType: sandbox.SignalAgentDeath, Target: "agent-2"}}},
 	}
@@ -123,27 +123,27 @@ func TestTrackerDerivesAgainOnlyForALateRecord(t *testing.T) {
 	late := map[string][]*view{
 		"draft before admission": {
 			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, drafts: []sandbox.Draft{d1}},
-			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, drafts: []sandbox.Draft{d1}, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}},
+			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, drafts: []sandbox.Draft{d1}, audit: []auditRec{admission("w-m1", "m1")}},
 		},
 		"admission before delivery": {
-			{fleet: fleet, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}},
-			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}},
+			{fleet: fleet, audit: []auditRec{admission("w-m1", "m1")}},
+			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1")}},
 		},
 		"send before draft": {
-			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}, outbox: []sandbox.Effect{sent}},
-			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}, outbox: []sandbox.Effect{sent},
+			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1")}, outbox: []sandbox.Effect{sent}},
+			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1")}, outbox: []sandbox.Effect{sent},
 				drafts: []sandbox.Draft{d1}},
 		},
 		"approval before draft": {
-			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}, approvals: []sandbox.ApprovalRecord{ap}},
-			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}, approvals: []sandbox.ApprovalRecord{ap},
+			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1")}, approvals: []sandbox.ApprovalRecord{ap}},
+			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1")}, approvals: []sandbox.ApprovalRecord{ap},
 				drafts: []sandbox.Draft{d1}},
 		},
 		"decision ignored after it was taken": {
-			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []sandbox.AuditRecord{admission("w-m1", "m1")}, drafts: []sandbox.Draft{d1},
+			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, audit: []auditRec{admission("w-m1", "m1")}, drafts: []sandbox.Draft{d1},
 				approvals: []sandbox.ApprovalRecord{ap}},
 			{fleet: fleet, inbox: []sandbox.Message{msg("m1")}, drafts: []sandbox.Draft{d1}, approvals: []sandbox.ApprovalRecord{ap},
-				audit: []sandbox.AuditRecord{admission("w-m1", "m1"), auditLine(t, `{"event":"`+eventApprovalIgnored+`","at":0,"approval_id":"a1"}`)}},
+				audit: []auditRec{admission("w-m1", "m1"), auditLine(t, `{"event":"`+eventApprovalIgnored+`","at":0,"approval_id":"a1"}`)}},
 		},
 	}
 	for name, views := range late {
@@ -238,7 +238,7 @@ func TestTrackedPlanLooksAtWhatChanged(t *testing.T) {
 // at no other.
 func TestTouchNamedFindsEveryWorkADraftMayName(t *testing.T) {
 	fleet := []string{"c", "b.c"}
-	audit := []sandbox.AuditRecord{admission("w-a", "a"), admission("w-a.b", "a.b"), admission("w-x", "x")}
+	audit := []auditRec{admission("w-a", "a"), admission("w-a.b", "a.b"), admission("w-x", "x")}
 	v := &view{fleet: fleet, inbox: []sandbox.Message{msg("a"), msg("a.b"), msg("x")}, audit: audit}
 	var tr tracker
 	var w world
@@ -311,7 +311,7 @@ func TestSettleClaimsOwnerIsTheLatestStillWon(t *testing.T) {
 	outcomes := []string{sandbox.ClaimClaimed, sandbox.ClaimWon, sandbox.ClaimStoodDown}
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 12).Draw(t, "n")
-		wk := &work{last: map[string]string{}}
+		wk := &work{}
 		for i := 0; i < n; i++ {
 			agent := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "agent")
 			wk.claims = append(wk.claims, claim{agent: agent, outcome: rapid.SampledFrom(outcomes).Draw(t, "outcome")})

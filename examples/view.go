@@ -27,7 +27,7 @@ type view struct {
 	approvals []sandbox.ApprovalRecord
 	drafts    []sandbox.Draft
 	outbox    []sandbox.Effect
-	audit     []sandbox.AuditRecord
+	audit     []auditRec
 	state     []byte
 	stateSeen bool
 	// raw holds every file read except the clock, in a fixed order, so a
@@ -62,7 +62,7 @@ type logCache[T any] struct {
 // load returns the records of data, reusing the parse of a previous content
 // that data extends: this cache's own, or for a cache that holds nothing
 // yet, the last one shared. Only complete lines are kept in the cache.
-func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError), shared *sharedLog[T]) []T {
+func (c *logCache[T]) load(data []byte, parse func([]T, []byte) []T, shared *sharedLog[T]) []T {
 	had, known := len(c.raw), len(c.raw)+len(c.wrote)
 	if len(data) < known || !sameBytes(data[:len(c.raw)], c.raw) || !bytes.Equal(data[len(c.raw):known], c.wrote) {
 		c.raw, c.recs, had, known = nil, nil, 0, 0
@@ -76,7 +76,7 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 	rest := data[known:]
 	cut := bytes.LastIndexByte(rest, '\n') + 1
 	if cut > 0 {
-		c.recs = appendRecs(c.recs, rest[:cut], parse)
+		c.recs = parse(c.recs, rest[:cut])
 		c.raw = data[:known+cut]
 	}
 	// The lines this instance wrote count too: most of the audit log is
@@ -87,7 +87,7 @@ func (c *logCache[T]) load(data []byte, parse func([]byte) ([]sandbox.Line[T], [
 	c.whole = cut == len(rest)
 	out := c.recs[:len(c.recs):len(c.recs)]
 	if cut < len(rest) {
-		out = appendRecs(out, rest[cut:], parse)
+		out = parse(out, rest[cut:])
 	}
 	return out
 }
@@ -159,7 +159,7 @@ var (
 	sharedApprovals sharedLog[sandbox.ApprovalRecord]
 	sharedDrafts    sharedLog[sandbox.Draft]
 	sharedOutbox    sharedLog[sandbox.Effect]
-	sharedAudit     sharedLog[sandbox.AuditRecord]
+	sharedAudit     sharedLog[auditRec]
 )
 
 // appended notes a line this instance appended to the file, and its
@@ -174,13 +174,25 @@ func (c *logCache[T]) appended(line []byte, rec T) bool {
 	return true
 }
 
-func appendRecs[T any](recs []T, data []byte, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) []T {
-	lines, _ := parse(data)
-	for _, l := range lines {
-		recs = append(recs, l.Rec)
+// parsedBy is a file's parser as the caches call it: the records of data's
+// lines appended to recs, the lines it refuses skipped.
+func parsedBy[T any](parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) func([]T, []byte) []T {
+	return func(recs []T, data []byte) []T {
+		lines, _ := parse(data)
+		for _, l := range lines {
+			recs = append(recs, l.Rec)
+		}
+		return recs
 	}
-	return recs
 }
+
+var (
+	parseInbox     = parsedBy(sandbox.ParseInbox)
+	parseSignals   = parsedBy(sandbox.ParseSignals)
+	parseApprovals = parsedBy(sandbox.ParseApprovals)
+	parseDrafts    = parsedBy(sandbox.ParseDrafts)
+	parseOutbox    = parsedBy(sandbox.ParseOutbox)
+)
 
 // caches are one instance's parse caches, one per file it reads.
 type caches struct {
@@ -189,7 +201,7 @@ type caches struct {
 	approvals logCache[sandbox.ApprovalRecord]
 	drafts    logCache[sandbox.Draft]
 	outbox    logCache[sandbox.Effect]
-	audit     logCache[sandbox.AuditRecord]
+	audit     logCache[auditRec]
 	rulesRaw  []byte
 	rules     []rule
 	rulesHash string
@@ -241,29 +253,30 @@ func readRaw(s sandbox.Store, buf [][]byte) ([][]byte, error) {
 	return raw, nil
 }
 
-// read parses the files into a view. Only an unreadable clock is an error:
-// without it nothing can be timestamped. A broken mode.json or rules.json
-// only holds back admissions until it is readable again.
-func (c *caches) read(s sandbox.Store, raw [][]byte) (*view, error) {
+// read parses the files into v, which it makes afresh: nothing of what v
+// said before is left. Only an unreadable clock is an error: without it
+// nothing can be timestamped. A broken mode.json or rules.json only holds
+// back admissions until it is readable again.
+func (c *caches) read(s sandbox.Store, raw [][]byte, v *view) error {
 	tick, err := c.readClock(s)
 	if err != nil {
-		return nil, fmt.Errorf("reading clock: %w", err)
+		return fmt.Errorf("reading clock: %w", err)
 	}
-	v := &view{tick: tick, raw: raw}
+	*v = view{tick: tick, raw: raw}
 	v.posture, v.modeOK = c.parseMode(raw[0])
 	if raw[1] != nil {
 		v.rulesRaw = raw[1]
 		v.rules, v.rulesOK = c.parseRules(raw[1])
 	}
 	v.fleet = c.parseFleet(raw[2])
-	v.inbox = c.inbox.load(raw[3], sandbox.ParseInbox, &sharedInbox)
-	v.signals = c.signals.load(raw[4], sandbox.ParseSignals, &sharedSignals)
-	v.approvals = c.approvals.load(raw[5], sandbox.ParseApprovals, &sharedApprovals)
-	v.drafts = c.drafts.load(raw[6], sandbox.ParseDrafts, &sharedDrafts)
-	v.outbox = c.outbox.load(raw[7], sandbox.ParseOutbox, &sharedOutbox)
-	v.audit = c.audit.load(raw[8], sandbox.ParseAudit, &sharedAudit)
+	v.inbox = c.inbox.load(raw[3], parseInbox, &sharedInbox)
+	v.signals = c.signals.load(raw[4], parseSignals, &sharedSignals)
+	v.approvals = c.approvals.load(raw[5], parseApprovals, &sharedApprovals)
+	v.drafts = c.drafts.load(raw[6], parseDrafts, &sharedDrafts)
+	v.outbox = c.outbox.load(raw[7], parseOutbox, &sharedOutbox)
+	v.audit = c.audit.load(raw[8], parseAuditRecs, &sharedAudit)
 	v.state, v.stateSeen = raw[9], raw[9] != nil
-	return v, nil
+	return nil
 }
 
 // readClock reads the tick, reusing the last decode when the clock file
@@ -454,23 +467,23 @@ func sameFiles(a, b [][]byte) bool {
 func (v *view) add(c *caches, file string, line []byte, back any) bool {
 	switch file {
 	case sandbox.Drafts:
-		return addLine(&v.drafts, &c.drafts, line, back, sandbox.ParseDrafts)
+		return addLine(&v.drafts, &c.drafts, line, back, parseDrafts)
 	case sandbox.Outbox:
-		return addLine(&v.outbox, &c.outbox, line, back, sandbox.ParseOutbox)
+		return addLine(&v.outbox, &c.outbox, line, back, parseOutbox)
 	case sandbox.Audit:
-		return addLine(&v.audit, &c.audit, line, back, sandbox.ParseAudit)
+		return addLine(&v.audit, &c.audit, line, back, parseAuditRecs)
 	}
 	return false
 }
 
-func addLine[T any](recs *[]T, c *logCache[T], line []byte, back any, parse func([]byte) ([]sandbox.Line[T], []sandbox.LineError)) bool {
+func addLine[T any](recs *[]T, c *logCache[T], line []byte, back any, parse func([]T, []byte) []T) bool {
 	rec, ok := back.(T)
 	if !ok {
-		lines, _ := parse(line)
-		if len(lines) != 1 {
+		parsed := parse(nil, line)
+		if len(parsed) != 1 {
 			return false
 		}
-		rec = lines[0].Rec
+		rec = parsed[0]
 	}
 	if c.appended(line, rec) {
 		// The view showed exactly the cache's records: it still does.

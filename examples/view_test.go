@@ -13,9 +13,12 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
+// parseRecords is the caches' parser of generic audit records.
+var parseRecords = parsedBy(sandbox.ParseAudit)
+
 // recsOf is what a fresh instance reads from a file: every line's record.
 func recsOf(data []byte) []sandbox.AuditRecord {
-	return appendRecs(nil, data, sandbox.ParseAudit)
+	return parseRecords(nil, data)
 }
 
 const (
@@ -40,11 +43,11 @@ func TestLogCacheTrustsItsOwnLinesOnlyWhenTheFileHoldsThem(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var c logCache[sandbox.AuditRecord]
-			require.Len(t, c.load([]byte(noteA+"\n"), sandbox.ParseAudit, nil), 1)
+			require.Len(t, c.load([]byte(noteA+"\n"), parseRecords, nil), 1)
 			var view []sandbox.AuditRecord
-			require.True(t, addLine(&view, &c, []byte(noteB), nil, sandbox.ParseAudit))
+			require.True(t, addLine(&view, &c, []byte(noteB), nil, parseRecords))
 			assert.Equal(t, recsOf([]byte(noteA+"\n"+noteB+"\n")), view, "the view shows the new line")
-			assert.Equal(t, recsOf([]byte(tc.file)), c.load([]byte(tc.file), sandbox.ParseAudit, nil))
+			assert.Equal(t, recsOf([]byte(tc.file)), c.load([]byte(tc.file), parseRecords, nil))
 		})
 	}
 }
@@ -53,15 +56,15 @@ func TestLogCacheAfterAnUnterminatedLine(t *testing.T) {
 	for _, tail := range []string{`{"event":"no`, noteC} {
 		var c logCache[sandbox.AuditRecord]
 		partial := noteA + "\n" + tail
-		view := c.load([]byte(partial), sandbox.ParseAudit, nil)
+		view := c.load([]byte(partial), parseRecords, nil)
 		// The appended line continues the unterminated one in the file,
 		// which the cache must not take for a line of its own; the view
 		// still shows what this instance read, then its line.
 		before := append([]sandbox.AuditRecord(nil), view...)
-		require.True(t, addLine(&view, &c, []byte(noteB), nil, sandbox.ParseAudit))
+		require.True(t, addLine(&view, &c, []byte(noteB), nil, parseRecords))
 		assert.Equal(t, append(before, recsOf([]byte(noteB))...), view, tail)
 		file := partial + noteB + "\n"
-		assert.Equal(t, recsOf([]byte(file)), c.load([]byte(file), sandbox.ParseAudit, nil), tail)
+		assert.Equal(t, recsOf([]byte(file)), c.load([]byte(file), parseRecords, nil), tail)
 	}
 }
 
@@ -77,8 +80,8 @@ func TestLogCacheMatchesAFreshRead(t *testing.T) {
 			case 0: // this instance appends a line
 				line := rapid.SampledFrom(lines[:3]).Draw(t, "own")
 				var view []sandbox.AuditRecord
-				view = c.load(file, sandbox.ParseAudit, nil)
-				require.True(t, addLine(&view, &c, []byte(line), nil, sandbox.ParseAudit))
+				view = c.load(file, parseRecords, nil)
+				require.True(t, addLine(&view, &c, []byte(line), nil, parseRecords))
 				file = append(file, line+"\n"...)
 			case 1: // someone else appends a line
 				file = append(file, rapid.SampledFrom(lines).Draw(t, "other")+"\n"...)
@@ -87,10 +90,10 @@ func TestLogCacheMatchesAFreshRead(t *testing.T) {
 			case 3: // a rewrite
 				file = append([]byte(nil), file[:rapid.IntRange(0, len(file)).Draw(t, "cut")]...)
 			case 4:
-				require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit, nil))
+				require.Equal(t, recsOf(file), c.load(file, parseRecords, nil))
 			}
 		}
-		require.Equal(t, recsOf(file), c.load(file, sandbox.ParseAudit, nil))
+		require.Equal(t, recsOf(file), c.load(file, parseRecords, nil))
 	})
 }
 
@@ -145,14 +148,14 @@ func TestSharedLogIsTakenOnlyForTheBytesItParsed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var shared sharedLog[sandbox.AuditRecord]
 			var first logCache[sandbox.AuditRecord]
-			first.load(file, sandbox.ParseAudit, &shared)
+			first.load(file, parseRecords, &shared)
 			// A copy of the bytes, so the check looks at them, not at
 			// where they lie.
 			data := []byte(tc.data)
 			parsed := 0
-			parse := func(b []byte) ([]sandbox.Line[sandbox.AuditRecord], []sandbox.LineError) {
+			parse := func(recs []sandbox.AuditRecord, b []byte) []sandbox.AuditRecord {
 				parsed += len(b)
-				return sandbox.ParseAudit(b)
+				return parseRecords(recs, b)
 			}
 			var fresh logCache[sandbox.AuditRecord]
 			got := fresh.load(data, parse, &shared)
@@ -170,8 +173,8 @@ func TestSharedLogRecordsAreNotWrittenThrough(t *testing.T) {
 	var shared sharedLog[sandbox.AuditRecord]
 	file := []byte(noteA + "\n")
 	var a, b logCache[sandbox.AuditRecord]
-	a.load(file, sandbox.ParseAudit, &shared)
-	b.load(file, sandbox.ParseAudit, &shared)
+	a.load(file, parseRecords, &shared)
+	b.load(file, parseRecords, &shared)
 	rec := recsOf([]byte(noteB + "\n"))[0]
 	require.True(t, a.appended([]byte(noteB), rec))
 	require.True(t, b.appended([]byte(noteC), recsOf([]byte(noteC + "\n"))[0]))
@@ -183,10 +186,10 @@ func TestSharedLogRecordsAreNotWrittenThrough(t *testing.T) {
 func TestSharedLogHoldsTheLinesAnInstanceWrote(t *testing.T) {
 	var shared sharedLog[sandbox.AuditRecord]
 	var a logCache[sandbox.AuditRecord]
-	a.load([]byte(noteA+"\n"), sandbox.ParseAudit, &shared)
+	a.load([]byte(noteA+"\n"), parseRecords, &shared)
 	require.True(t, a.appended([]byte(noteB), recsOf([]byte(noteB + "\n"))[0]))
 	file := []byte(noteA + "\n" + noteB + "\n")
-	a.load(file, sandbox.ParseAudit, &shared)
+	a.load(file, parseRecords, &shared)
 	got := shared.load()
 	assert.Equal(t, file, got.raw)
 	assert.Equal(t, recsOf(file), got.recs)
@@ -195,7 +198,7 @@ func TestSharedLogHoldsTheLinesAnInstanceWrote(t *testing.T) {
 func TestSharedLogGoesWithTheLastCacheHoldingIt(t *testing.T) {
 	var shared sharedLog[sandbox.AuditRecord]
 	c := &logCache[sandbox.AuditRecord]{}
-	c.load([]byte(noteA+"\n"), sandbox.ParseAudit, &shared)
+	c.load([]byte(noteA+"\n"), parseRecords, &shared)
 	runtime.GC()
 	require.NotNil(t, shared.load(), "held by a live cache")
 	runtime.KeepAlive(c)

@@ -26,7 +26,7 @@ const leaseTicks = 8
 // once the lease is out, the win; nil while the lease runs.
 func (w *world) reclaimSlowly(wk *work, agent string) *write {
 	at, claimed := claimedAt(w.v.audit, wk.id, agent)
-	if !claimed || wk.last[agent] != sandbox.ClaimClaimed {
+	if !claimed || wk.last(agent) != sandbox.ClaimClaimed {
 		return w.claim(wk, agent, sandbox.ClaimClaimed, reasonContest)
 	}
 	if w.v.tick < at+leaseTicks {
@@ -37,11 +37,11 @@ func (w *world) reclaimSlowly(wk *work, agent string) *write {
 
 // claimedAt returns the tick of an agent's latest claimed record on a work
 // item.
-func claimedAt(audit []sandbox.AuditRecord, workID, agent string) (int, bool) {
+func claimedAt(audit []auditRec, workID, agent string) (int, bool) {
 	at, ok := 0, false
 	for _, r := range audit {
-		if r.Event == sandbox.EventClaim && r.WorkID == workID && r.AgentID == agent && r.Outcome == sandbox.ClaimClaimed {
-			at, ok = r.At, true
+		if r.event == sandbox.EventClaim && r.workID == workID && r.agentID == agent && r.outcome == sandbox.ClaimClaimed {
+			at, ok = r.at, true
 		}
 	}
 	return at, ok

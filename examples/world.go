@@ -41,10 +41,10 @@ type work struct {
 	drafts   []sandbox.Draft
 	effects  int
 	claims   []claim
-	agents   []string          // agents with claims, in order of first claim
-	last     map[string]string // agent -> latest claim outcome
-	owner    string            // the latest winner whose latest outcome is still won
-	lastWon  string            // the agent of the latest won record
+	agents   []string // agents with claims, in order of first claim
+	outs     []string // outs[i] is agents[i]'s latest claim outcome
+	owner    string   // the latest winner whose latest outcome is still won
+	lastWon  string   // the agent of the latest won record
 	resolved bool
 	outcome  string
 	// idx is the work's place in world.works; active says it is among
@@ -141,12 +141,10 @@ func (w *world) reset(v *view, p policy, seed uint64) {
 func (w *world) newWork(id string, msg sandbox.Message) *work {
 	if len(w.works) < len(w.spare) {
 		wk := w.spare[len(w.works)]
-		last := wk.last
-		clear(last)
-		*wk = work{id: id, msg: msg, drafts: wk.drafts[:0], claims: wk.claims[:0], agents: wk.agents[:0], last: last}
+		*wk = work{id: id, msg: msg, drafts: wk.drafts[:0], claims: wk.claims[:0], agents: wk.agents[:0], outs: wk.outs[:0]}
 		return wk
 	}
-	wk := &work{id: id, msg: msg, last: map[string]string{}}
+	wk := &work{id: id, msg: msg}
 	w.spare = append(w.spare, wk)
 	return wk
 }
@@ -178,29 +176,29 @@ func (w *world) readSignals() {
 
 func (w *world) readAudit() {
 	for _, r := range w.v.audit {
-		switch r.Event {
+		switch r.event {
 		case sandbox.EventAdmission:
-			w.decided[r.MessageID] = true
-			if _, ok := w.byID[r.WorkID]; ok {
+			w.decided[r.id] = true
+			if _, ok := w.byID[r.workID]; ok {
 				continue // a second message joined this work item
 			}
-			wk := w.newWork(r.WorkID, w.messages[r.MessageID])
+			wk := w.newWork(r.workID, w.messages[r.id])
 			w.works = append(w.works, wk)
 			w.byID[wk.id] = wk
 		case eventDeclined:
-			w.declined[auditField(r, "message_id")] = true
+			w.declined[r.id] = true
 		case sandbox.EventClaim:
-			if wk, ok := w.byID[r.WorkID]; ok {
-				wk.claims = append(wk.claims, claim{agent: r.AgentID, outcome: r.Outcome})
+			if wk, ok := w.byID[r.workID]; ok {
+				wk.claims = append(wk.claims, claim{agent: r.agentID, outcome: r.outcome})
 			}
 		case sandbox.EventResolution:
-			if wk, ok := w.byID[r.WorkID]; ok && !wk.resolved {
-				wk.resolved, wk.outcome = true, r.Outcome
+			if wk, ok := w.byID[r.workID]; ok && !wk.resolved {
+				wk.resolved, wk.outcome = true, r.outcome
 			}
 		case w.p.ignoredEvent():
-			w.ignored[auditField(r, "approval_id")] = true
+			w.ignored[r.id] = true
 		case eventApprovalAccepted:
-			w.accepted[auditField(r, "draft_id")] = true
+			w.accepted[r.id] = true
 		}
 	}
 }
@@ -270,10 +268,11 @@ func (w *world) forgery(a sandbox.ApprovalRecord) string {
 // the latest winner from the claim records.
 func (wk *work) settleClaims() {
 	for _, c := range wk.claims {
-		if _, seen := wk.last[c.agent]; !seen {
-			wk.agents = append(wk.agents, c.agent)
+		if i := slices.Index(wk.agents, c.agent); i >= 0 {
+			wk.outs[i] = c.outcome
+		} else {
+			wk.agents, wk.outs = append(wk.agents, c.agent), append(wk.outs, c.outcome)
 		}
-		wk.last[c.agent] = c.outcome
 		if c.outcome == sandbox.ClaimWon {
 			wk.lastWon = c.agent
 		}
@@ -281,11 +280,23 @@ func (wk *work) settleClaims() {
 	// The owner is the agent whose latest won record comes last among
 	// those still won: from the end, the first won record of such an agent.
 	for i := len(wk.claims) - 1; i >= 0; i-- {
-		if c := wk.claims[i]; c.outcome == sandbox.ClaimWon && wk.last[c.agent] == sandbox.ClaimWon {
+		if c := wk.claims[i]; c.outcome == sandbox.ClaimWon && wk.last(c.agent) == sandbox.ClaimWon {
 			wk.owner = c.agent
 			return
 		}
 	}
+}
+
+// last is an agent's latest claim outcome on the work, "" for none. A work
+// has the claims of a few agents at most, so a list is shorter to keep and
+// to look through than a map of its own for every work.
+func (wk *work) last(agent string) string {
+	for i, a := range wk.agents {
+		if a == agent {
+			return wk.outs[i]
+		}
+	}
+	return ""
 }
 
 // approved reports whether a draft's first valid decision is approve.
@@ -311,7 +322,7 @@ func (w *world) ownerAlive(wk *work) bool {
 func (w *world) thread(conversation, upTo string) []sandbox.Message {
 	var out []sandbox.Message
 	if m, ok := w.messages[upTo]; ok && w.inc != nil && m.ConversationID == conversation {
-		for _, id := range w.inc.convMsgs[conversation][:w.inc.convPos[upTo]+1] {
+		for _, id := range w.inc.convMsgs[conversation][:w.inc.pos[upTo].conv+1] {
 			out = append(out, w.messages[id])
 		}
 		return out
@@ -354,16 +365,20 @@ func (w *world) scan(phase int, each func(*work) *write) *write {
 		}
 		return nil
 	}
-	for len(t.recheck[phase]) > 0 {
-		wk := t.recheck[phase][0]
+	// The list is read in place and emptied from its start, so that its
+	// room is there for the next touches instead of given up a work at a
+	// time (each looks at the world, it touches nothing).
+	list := t.recheck[phase]
+	for i, wk := range list {
 		if wk.active && wk.idx < t.clean[phase] {
 			t.looks++
 			if next := each(wk); next != nil {
+				t.recheck[phase] = list[i:]
 				return next // still to look at again: the write changes it
 			}
 		}
-		t.recheck[phase] = t.recheck[phase][1:]
 	}
+	t.recheck[phase] = list[:0]
 	from, _ := slices.BinarySearchFunc(t.active, t.clean[phase], func(a *work, idx int) int { return a.idx - idx })
 	for _, wk := range t.active[from:] {
 		if !wk.active {
