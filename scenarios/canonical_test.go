@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/amr-bench/amr/internal/jcs"
@@ -256,4 +258,40 @@ func plainForHash(b *Bundle) bool {
 		}
 	}
 	return true
+}
+
+// The hand layout names every field of a bundle's types with its JSON
+// name; a field added or renamed must be laid out too, or the hash would
+// leave it out where jcs.Marshal writes it. This test fails first,
+// pointing at canonical.go.
+func TestAppendCanonicalKnowsEveryField(t *testing.T) {
+	want := map[string]string{
+		"Bundle":       "format meta fleet mode rules rules_json,omitempty model inbox approvals signals faults",
+		"Meta":         "name version description top_level horizon origin,omitempty stamp_scheduled,omitempty",
+		"Origin":       "kind campaign_seed,omitempty run,omitempty impl,omitempty invariant,omitempty original_hash,omitempty shrunk_hash,omitempty reserve_id,omitempty harness_version,omitempty",
+		"Mode":         "posture changed_at",
+		"Model":        "anchors reply reply_no_anchor replies,omitempty failures,omitempty",
+		"ReplyRule":    "id when,omitzero reply,omitempty reply_no_anchor,omitempty json,omitempty json_no_anchor,omitempty tool,omitempty",
+		"ReplyWhen":    "contains,omitempty format,omitempty schema,omitempty tool,omitempty",
+		"ModelFailure": "call kind retry_after,omitempty hold_ms,omitempty",
+		"Delivery":     "id conversation_id from subject body at",
+		"Match":        "message_id,omitempty work_id,omitempty agent_id,omitempty",
+		"Approval":     "approval_id at match decision forge,omitempty binds,omitempty",
+		"Signal":       "signal_id at signal_type target",
+		"Fault":        "at kind after_writes,omitempty writes_to,omitempty down,omitempty torn,omitempty message_id,omitempty approval_id,omitempty by,omitempty posture,omitempty rules,omitempty rules_json,omitempty",
+		"Rule":         "id admit when overrides,omitempty",
+		"Conditions":   "subject_contains,omitempty body_contains,omitempty from_in,omitempty posture,omitempty thread_length_min,omitempty thread_length_max,omitempty sender_history_min,omitempty sender_history_max,omitempty -",
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Bundle](), reflect.TypeFor[Meta](), reflect.TypeFor[Origin](),
+		reflect.TypeFor[Mode](), reflect.TypeFor[Model](), reflect.TypeFor[ReplyRule](), reflect.TypeFor[ReplyWhen](),
+		reflect.TypeFor[ModelFailure](), reflect.TypeFor[Delivery](), reflect.TypeFor[Match](), reflect.TypeFor[Approval](),
+		reflect.TypeFor[Signal](), reflect.TypeFor[Fault](), reflect.TypeFor[Rule](), reflect.TypeFor[Conditions]()} {
+		var tags []string
+		for i := range typ.NumField() {
+			tags = append(tags, typ.Field(i).Tag.Get("json"))
+		}
+		if got := strings.Join(tags, " "); got != want[typ.Name()] {
+			t.Errorf("%s has the fields %q; canonical.go lays out %q", typ.Name(), got, want[typ.Name()])
+		}
+	}
 }
