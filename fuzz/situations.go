@@ -167,7 +167,7 @@ func (o *observer) redelivered(r sandbox.LogRecord, at progress) {
 		}
 	}
 	for _, w := range o.pendingWork(at, nil) {
-		if _, ok := w.hashes[draft]; ok && w.sent {
+		if _, ok := w.hash(draft); ok && w.sent {
 			o.seen.mark(CRedeliveredSent)
 		}
 	}
@@ -211,7 +211,7 @@ func (o *observer) approvedAt(w *workView, n, tick int) bool {
 			break
 		}
 		a := l.Rec
-		if h, ok := w.hashes[a.DraftID]; ok && h == a.ContentHash && a.Decision == scenarios.DecisionApprove && a.DecidedAt == tick {
+		if h, ok := w.hash(a.DraftID); ok && h == a.ContentHash && a.Decision == scenarios.DecisionApprove && a.DecidedAt == tick {
 			return true
 		}
 	}
