@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 
@@ -571,7 +572,10 @@ func (o *observer) contested() {
 // conversation's anchor is the first of the fixture's anchors its messages
 // name).
 func (o *observer) collision() {
-	text := map[string]string{}
+	if len(o.b.Model.Anchors) == 0 {
+		return // no conversation names an anchor
+	}
+	text := map[string][]byte{} // a conversation's subjects and bodies, each line ended
 	from := map[string]string{}
 	var convs []string
 	for _, l := range o.inbox {
@@ -580,11 +584,13 @@ func (o *observer) collision() {
 			from[m.ConversationID] = m.From
 			convs = append(convs, m.ConversationID)
 		}
-		text[m.ConversationID] += m.Subject + "\n" + m.Body + "\n"
+		t := append(text[m.ConversationID], m.Subject...)
+		t = append(append(t, '\n'), m.Body...)
+		text[m.ConversationID] = append(t, '\n')
 	}
 	anchorOf := func(conv string) string {
 		for _, a := range o.b.Model.Anchors {
-			if a != "" && strings.Contains(text[conv], a) {
+			if a != "" && bytes.Contains(text[conv], []byte(a)) {
 				return a
 			}
 		}

@@ -252,9 +252,12 @@ func (o *observer) wholeMore() {
 			o.seen.mark(CDeclined)
 		}
 		named := 0
-		for _, a := range o.b.Model.Anchors {
-			if a != "" && strings.Contains(m.Subject+"\n"+m.Body, a) {
-				named++
+		if len(o.b.Model.Anchors) >= 2 {
+			text := m.Subject + "\n" + m.Body
+			for _, a := range o.b.Model.Anchors {
+				if a != "" && strings.Contains(text, a) {
+					named++
+				}
 			}
 		}
 		if named >= 2 {
