@@ -54,8 +54,9 @@ func Generate(src Source, p Profile) *scenarios.Bundle {
 }
 
 type generator struct {
-	d draw
-	p Profile
+	d     draw
+	p     Profile
+	rates map[string]int // kind -> its rate in p, made at the first ask
 
 	agents    []string
 	anchorSet []string
@@ -120,9 +121,21 @@ var names = []string{"ann", "bob", "cai", "dee", "eli", "fay", "gus", "hal", "iv
 
 const vipAddress = "vip@example.com"
 
-func (g *generator) rate(kind string) int { return g.p.Rate(kind) }
+// rate is g.p.Rate, looked up in a map made once: the generator asks about
+// every kind many times, and Rate scans the profile's list.
+func (g *generator) rate(kind string) int {
+	if g.rates == nil {
+		g.rates = make(map[string]int, len(g.p.Rates))
+		for _, r := range g.p.Rates {
+			if _, ok := g.rates[r.Kind]; !ok { // Rate answers the first
+				g.rates[r.Kind] = r.PerMille
+			}
+		}
+	}
+	return g.rates[kind]
+}
 
-func (g *generator) on(kind string) bool { return g.p.On(kind) }
+func (g *generator) on(kind string) bool { return g.rate(kind) > 0 }
 
 func (g *generator) fleet() {
 	n := max(g.p.Fleet, 1)

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 
@@ -209,6 +210,8 @@ type observer struct {
 	// pending is pendingWork's last derivation, as of pendingAt.
 	pending   []*workView
 	pendingAt progress
+	// byID and draftWork are deriveWork's lookups, kept between calls.
+	byID, draftWork map[string]*workView
 }
 
 func newObserver(b *scenarios.Bundle, files map[string][]byte, parsed *sandbox.Parsed) *observer {
@@ -413,12 +416,26 @@ func (o *observer) signal(r sandbox.LogRecord, at progress) {
 type workView struct {
 	id       string
 	drafts   int
-	hashes   map[string]string // draft id -> content hash
+	hashes   []draftHash // its distinct draft ids, first declared first
 	sent     bool
 	resolved bool
 	owner    string // agent of the latest won claim
 	msg      string // the message its first admission record names
 	latest   string // its latest draft id
+}
+
+// draftHash is a draft id and the content hash it was first declared with.
+type draftHash struct{ id, hash string }
+
+// hash is the content hash a draft id of the work item was first declared
+// with.
+func (w *workView) hash(draftID string) (string, bool) {
+	for _, d := range w.hashes {
+		if d.id == draftID {
+			return d.hash, true
+		}
+	}
+	return "", false
 }
 
 // pendingWork derives the admitted work items from the lines written by a
@@ -442,10 +459,26 @@ func (o *observer) pendingWork(at progress, keep func(*workView) bool) []*workVi
 
 // deriveWork builds the work items of pendingWork. The walk asks for the
 // same moment once per harness action of a tick, so the last answer is
-// kept; no caller changes a work item it is given.
+// kept; no caller changes a work item it is given. Each answer's items are
+// its own (a caller may hold an earlier one); only the lookups are reused.
 func (o *observer) deriveWork(at progress) []*workView {
-	order := []*workView{}
-	byID := map[string]*workView{}
+	admissions := 0
+	for _, l := range o.audit {
+		if l.N > at.audit {
+			break
+		}
+		if l.Rec.Event == sandbox.EventAdmission {
+			admissions++
+		}
+	}
+	views := make([]workView, 0, admissions)
+	order := make([]*workView, 0, admissions)
+	if o.byID == nil {
+		o.byID, o.draftWork = map[string]*workView{}, map[string]*workView{}
+	}
+	byID, draftWork := o.byID, o.draftWork
+	clear(byID)
+	clear(draftWork)
 	for _, l := range o.audit {
 		if l.N > at.audit {
 			break
@@ -455,7 +488,8 @@ func (o *observer) deriveWork(at progress) []*workView {
 		switch r.Event {
 		case sandbox.EventAdmission:
 			if w == nil {
-				w = &workView{id: r.WorkID, hashes: map[string]string{}, msg: r.MessageID}
+				views = append(views, workView{id: r.WorkID, msg: r.MessageID})
+				w = &views[len(views)-1]
 				byID[r.WorkID] = w
 				order = append(order, w)
 			}
@@ -469,15 +503,14 @@ func (o *observer) deriveWork(at progress) []*workView {
 			}
 		}
 	}
-	draftWork := map[string]*workView{}
 	for _, l := range o.drafts {
 		if l.N > at.drafts {
 			break
 		}
 		if w := byID[l.Rec.WorkID]; w != nil {
-			if _, dup := w.hashes[l.Rec.DraftID]; !dup {
+			if _, dup := w.hash(l.Rec.DraftID); !dup {
 				w.drafts++
-				w.hashes[l.Rec.DraftID] = l.Rec.ContentHash
+				w.hashes = append(w.hashes, draftHash{l.Rec.DraftID, l.Rec.ContentHash})
 			}
 			w.latest = l.Rec.DraftID
 			draftWork[l.Rec.DraftID] = w
@@ -502,7 +535,7 @@ func (o *observer) approvedBy(w *workView, n int) bool {
 			break
 		}
 		a := l.Rec
-		if h, ok := w.hashes[a.DraftID]; ok && h == a.ContentHash && a.Decision == scenarios.DecisionApprove {
+		if h, ok := w.hash(a.DraftID); ok && h == a.ContentHash && a.Decision == scenarios.DecisionApprove {
 			return true
 		}
 	}
@@ -539,7 +572,10 @@ func (o *observer) contested() {
 // conversation's anchor is the first of the fixture's anchors its messages
 // name).
 func (o *observer) collision() {
-	text := map[string]string{}
+	if len(o.b.Model.Anchors) == 0 {
+		return // no conversation names an anchor
+	}
+	text := map[string][]byte{} // a conversation's subjects and bodies, each line ended
 	from := map[string]string{}
 	var convs []string
 	for _, l := range o.inbox {
@@ -548,11 +584,13 @@ func (o *observer) collision() {
 			from[m.ConversationID] = m.From
 			convs = append(convs, m.ConversationID)
 		}
-		text[m.ConversationID] += m.Subject + "\n" + m.Body + "\n"
+		t := append(text[m.ConversationID], m.Subject...)
+		t = append(append(t, '\n'), m.Body...)
+		text[m.ConversationID] = append(t, '\n')
 	}
 	anchorOf := func(conv string) string {
 		for _, a := range o.b.Model.Anchors {
-			if a != "" && strings.Contains(text[conv], a) {
+			if a != "" && bytes.Contains(text[conv], []byte(a)) {
 				return a
 			}
 		}

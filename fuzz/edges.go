@@ -116,7 +116,7 @@ func (o *observer) decision(r sandbox.LogRecord, at progress, seen map[string][]
 		return
 	}
 	for _, w := range o.pendingWork(at, nil) {
-		if h, ok := w.hashes[r.DraftID]; !ok || h != r.ContentHash {
+		if h, ok := w.hash(r.DraftID); !ok || h != r.ContentHash {
 			continue
 		}
 		if r.DraftID != w.latest {

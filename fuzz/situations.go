@@ -167,7 +167,7 @@ func (o *observer) redelivered(r sandbox.LogRecord, at progress) {
 		}
 	}
 	for _, w := range o.pendingWork(at, nil) {
-		if _, ok := w.hashes[draft]; ok && w.sent {
+		if _, ok := w.hash(draft); ok && w.sent {
 			o.seen.mark(CRedeliveredSent)
 		}
 	}
@@ -211,7 +211,7 @@ func (o *observer) approvedAt(w *workView, n, tick int) bool {
 			break
 		}
 		a := l.Rec
-		if h, ok := w.hashes[a.DraftID]; ok && h == a.ContentHash && a.Decision == scenarios.DecisionApprove && a.DecidedAt == tick {
+		if h, ok := w.hash(a.DraftID); ok && h == a.ContentHash && a.Decision == scenarios.DecisionApprove && a.DecidedAt == tick {
 			return true
 		}
 	}
@@ -252,9 +252,12 @@ func (o *observer) wholeMore() {
 			o.seen.mark(CDeclined)
 		}
 		named := 0
-		for _, a := range o.b.Model.Anchors {
-			if a != "" && strings.Contains(m.Subject+"\n"+m.Body, a) {
-				named++
+		if len(o.b.Model.Anchors) >= 2 {
+			text := m.Subject + "\n" + m.Body
+			for _, a := range o.b.Model.Anchors {
+				if a != "" && strings.Contains(text, a) {
+					named++
+				}
 			}
 		}
 		if named >= 2 {

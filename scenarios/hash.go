@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
 
 	"github.com/amr-bench/amr/internal/jcs"
 )
@@ -23,7 +24,11 @@ func (b *Bundle) Canonical() ([]byte, error) {
 	if b == nil {
 		return nil, fmt.Errorf("canonical bundle: no bundle")
 	}
-	data, err := jcs.Marshal(b.HashForm())
+	form := b.HashForm()
+	if data, ok := appendCanonical(make([]byte, 0, canonicalSizeHint(form)), form); ok {
+		return data, nil
+	}
+	data, err := jcs.Marshal(form)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %q: %w", b.Meta.Name, err)
 	}
@@ -35,12 +40,42 @@ func (b *Bundle) Canonical() ([]byte, error) {
 // is not a commitment, because a small bundle can be confirmed by guessing
 // it (the reserve set salts its commitments for that reason).
 func (b *Bundle) Hash() (string, error) {
-	data, err := b.Canonical()
-	if err != nil {
-		return "", err
+	if b == nil {
+		return "", fmt.Errorf("canonical bundle: no bundle")
+	}
+	form := b.HashForm()
+	buf := hashBuffers.Get().(*[]byte)
+	data, ok := appendCanonical((*buf)[:0], form)
+	if cap(data) <= maxPooledHash {
+		*buf = data[:0]
+		defer hashBuffers.Put(buf)
+	}
+	if !ok {
+		var err error
+		if data, err = jcs.Marshal(form); err != nil {
+			return "", fmt.Errorf("bundle %q: %w", b.Meta.Name, err)
+		}
 	}
 	sum := sha256.Sum256(data)
 	return HashPrefix + hex.EncodeToString(sum[:]), nil
+}
+
+// hashBuffers keep the canonical bytes' buffers between hashes: the bytes
+// are only summed, and a campaign hashes a new bundle for every run.
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooledHash is the largest buffer kept: a bundle of many messages is
+// hashed once, and its bytes should not outlive it.
+const maxPooledHash = 1 << 20
+
+// canonicalSizeHint guesses the canonical bytes' length from what dominates
+// them, so the buffer seldom grows.
+func canonicalSizeHint(b *Bundle) int {
+	n := 512 + 96*(len(b.Approvals)+len(b.Signals)+len(b.Faults)) + 128*len(b.Rules)
+	for i := range b.Inbox {
+		n += 96 + len(b.Inbox[i].Body) + len(b.Inbox[i].Subject)
+	}
+	return n + len(b.RulesJSON) + len(b.Model.Reply) + len(b.Model.ReplyNoAnchor)
 }
 
 // HashForm returns the bundle as its hash sees it: a shallow copy whose

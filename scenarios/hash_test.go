@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/amr-bench/amr/internal/jcs"
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/scenarios/scenariotest"
 )
@@ -200,3 +201,32 @@ func sha256Hex(data []byte) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkBundleHash hashes every published bundle; general is the same
+// bytes through encoding/json and the canonicalizing parse.
+func BenchmarkBundleHash(b *testing.B) {
+	published, err := scenarios.Published()
+	require.NoError(b, err)
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, p := range published {
+				if _, err := p.Bundle.Hash(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, p := range published {
+				data, err := jcs.Marshal(p.Bundle.HashForm())
+				if err != nil {
+					b.Fatal(err)
+				}
+				sha256.Sum256(data)
+			}
+		}
+	})
+}

@@ -3,20 +3,39 @@ package scenarios
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 )
 
-// placeholderRe is compiled at its first use, not at every start of amr
-// (an instance of serve-impl never validates a bundle).
-var placeholderRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^{}]*\}\}`) })
+// placeholdersIn lists the {{name}}s of a template, left to right and not
+// overlapping, where the name holds no brace: the matches of the regular
+// expression \{\{[^{}]*\}\}. Scanned by hand, since every generated bundle
+// is validated and the regular expression was most of its cost.
+func placeholdersIn(tmpl string) []string {
+	var out []string
+	for i := 0; ; {
+		at := strings.Index(tmpl[i:], "{{")
+		if at < 0 {
+			return out
+		}
+		i += at
+		j := i + 2
+		for j < len(tmpl) && tmpl[j] != '{' && tmpl[j] != '}' {
+			j++
+		}
+		if strings.HasPrefix(tmpl[j:], "}}") {
+			out = append(out, tmpl[i:j+2])
+			i = j + 2
+		} else {
+			i++
+		}
+	}
+}
 
 // placeholders warns of a {{name}} a template uses that the stub does not
 // replace: it reaches the implementation as written.
 func (v *validator) placeholders(field, tmpl string) {
-	for _, p := range placeholderRe().FindAllString(tmpl, -1) {
+	for _, p := range placeholdersIn(tmpl) {
 		if !slices.Contains(Placeholders, p) {
 			v.warnf(field, "%s is not a placeholder (%s): it is sent as written", p, strings.Join(Placeholders, ", "))
 		}

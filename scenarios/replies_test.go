@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 const modelWithReplies = `{
@@ -91,4 +94,19 @@ func TestRepliesProblemsNameFileAndLine(t *testing.T) {
 	format := findProblem(t, probs, "model.replies[1].when.format")
 	assert.Equal(t, Pos{File: path, Line: 7}, format.Pos)
 	assert.Contains(t, format.String(), path+":7: model.replies[1].when.format: unknown format")
+}
+
+// The hand scan finds what the regular expression it replaces finds.
+func TestPlaceholdersInMatchesTheExpression(t *testing.T) {
+	re := regexp.MustCompile(`\{\{[^{}]*\}\}`)
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOf(rapid.SampledFrom([]rune{'{', '}', 'a', ' ', 'é'})).Draw(t, "tmpl")
+		if rapid.Bool().Draw(t, "named") {
+			s += rapid.SampledFrom(Placeholders).Draw(t, "placeholder") + s
+		}
+		want := re.FindAllString(s, -1)
+		if got := placeholdersIn(s); !slices.Equal(got, want) {
+			t.Fatalf("placeholdersIn(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

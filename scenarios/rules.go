@@ -197,10 +197,10 @@ func (c Conditions) Matches(f Facts) bool {
 	if len(c.Unknown) > 0 {
 		return false
 	}
-	if c.SubjectContains != nil && !strings.Contains(strings.ToLower(f.Subject), strings.ToLower(*c.SubjectContains)) {
+	if c.SubjectContains != nil && !containsFolded(f.Subject, *c.SubjectContains) {
 		return false
 	}
-	if c.BodyContains != nil && !strings.Contains(strings.ToLower(f.Body), strings.ToLower(*c.BodyContains)) {
+	if c.BodyContains != nil && !containsFolded(f.Body, *c.BodyContains) {
 		return false
 	}
 	if c.FromIn != nil && !contains(*c.FromIn, f.From) {
@@ -220,6 +220,49 @@ func (c Conditions) Matches(f Facts) bool {
 	}
 	if c.SenderHistoryMax != nil && f.SenderHistory > *c.SenderHistoryMax {
 		return false
+	}
+	return true
+}
+
+// containsFolded reports whether strings.ToLower(s) contains
+// strings.ToLower(sub). For ASCII, the common case, it compares in place;
+// any other byte takes ToLower itself, whose Unicode cases (a character
+// whose lower case has another length) a comparison in place would miss.
+func containsFolded(s, sub string) bool {
+	if !isASCII(s) || !isASCII(sub) {
+		return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+	}
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		if equalFoldASCII(s[i:i+n], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// equalFoldASCII compares two ASCII strings of one length, A-Z as a-z.
+func equalFoldASCII(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
 	}
 	return true
 }
@@ -245,16 +288,19 @@ func (r Rule) engaged(posture string) bool {
 // not-overridden rule with admit true matches all its conditions. It returns
 // the admitting rule's id.
 func Admitted(rules []Rule, f Facts) (string, bool) {
-	off := map[string]bool{}
-	for _, r := range rules {
-		if r.engaged(f.Posture) {
+	var off map[string]bool // most rule sets override nothing: no map
+	for i := range rules {
+		if r := &rules[i]; r.engaged(f.Posture) {
 			for _, o := range r.Overrides {
+				if off == nil {
+					off = map[string]bool{}
+				}
 				off[o] = true
 			}
 		}
 	}
-	for _, r := range rules {
-		if r.Admit && r.engaged(f.Posture) && !off[r.ID] && r.When.Matches(f) {
+	for i := range rules {
+		if r := &rules[i]; r.Admit && r.engaged(f.Posture) && !off[r.ID] && r.When.Matches(f) {
 			return r.ID, true
 		}
 	}
@@ -269,10 +315,14 @@ func RulesBytes(rules []Rule) []byte {
 	if rules == nil {
 		rules = []Rule{}
 	}
+	if data, ok := encodeRulesFast(rules); ok {
+		// Laid out by hand it costs less than the memo's compare.
+		return data
+	}
 	if last := lastEncoded.Load(); last != nil && reflect.DeepEqual(last.rules, rules) {
 		return bytes.Clone(last.data)
 	}
-	data := encodeRules(rules)
+	data := encodeRulesSlow(rules)
 	lastEncoded.Store(&encodedRules{rules: cloneRules(rules), data: bytes.Clone(data)})
 	return data
 }
@@ -283,10 +333,10 @@ type encodedRules struct {
 	data  []byte
 }
 
-// lastEncoded is the last rule set encoded. A suite writes a bundle's
-// rules.json and judges it in every one of its runs, and the encoder's
-// reflection cost more than comparing the rules: equal rules encode to the
-// same bytes. Runs of other bundles at once only make it miss.
+// lastEncoded is the last rule set encoded through encoding/json. A suite
+// writes a bundle's rules.json and judges it in every one of its runs, and
+// the encoder's reflection cost more than comparing the rules: equal rules
+// encode to the same bytes. Runs of other bundles at once only make it miss.
 var lastEncoded atomic.Pointer[encodedRules]
 
 // cloneRules copies rules deep, nil slices and maps kept nil, so the copy

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func TestConditionsJSON(t *testing.T) {
@@ -217,4 +219,22 @@ func TestRulesBytesFollowsTheRulesGiven(t *testing.T) {
 
 	require.Equal(t, "[]\n", string(RulesBytes(nil)))
 	require.Equal(t, "[]\n", string(RulesBytes([]Rule{})))
+}
+
+// The in-place comparison of ASCII agrees with lowering both strings, and
+// other text still goes through strings.ToLower.
+func TestContainsFoldedIsLoweredContains(t *testing.T) {
+	chars := []rune{'a', 'B', 'z', 'Z', '@', '[', '`', '{', ' ', 'é', 'É', 'İ', 'K', 'ß', 'k', 'i'}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOfN(rapid.SampledFrom(chars), 0, 12, -1).Draw(t, "s")
+		sub := rapid.StringOfN(rapid.SampledFrom(chars), 0, 3, -1).Draw(t, "sub")
+		if rapid.Bool().Draw(t, "inside") && len(s) > 0 {
+			i := rapid.IntRange(0, len(s)).Draw(t, "at")
+			sub = strings.ToUpper(s[:i])
+		}
+		want := strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+		if got := containsFolded(s, sub); got != want {
+			t.Fatalf("containsFolded(%q, %q) = %v, want %v", s, sub, got, want)
+		}
+	})
 }

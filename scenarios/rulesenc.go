@@ -1,124 +1,151 @@
 package scenarios
 
-import (
-	"bytes"
-	"encoding/json"
-	"strconv"
-)
+import "strconv"
 
-// appendRulesFast lays out the compact JSON of a rule set by hand, as
-// encoding/json writes it, when it can be sure of the same bytes: every
-// string plain printable ASCII without a quote or backslash (written as it
-// is by any encoder), no unknown condition. It reports false otherwise, and
-// the caller encodes through encoding/json. The reflection of
-// json.Encoder was most of the cost of a campaign's rules.json, which is new
-// for every generated bundle.
-func appendRulesFast(out []byte, rules []Rule) ([]byte, bool) {
-	if rules == nil {
-		return append(out, "null"...), true
+// rulesLayout lays out rules.json by hand, indented as json.Encoder with
+// SetIndent("", "  ") writes it, when it can be sure of the same bytes:
+// every string plain printable ASCII without a quote or backslash (written
+// as it is by any encoder), no unknown condition. ok turns false otherwise,
+// and the caller encodes through encoding/json. The reflection of
+// json.Encoder, then the scan of json.Indent, were most of the cost of a
+// campaign's rules.json, which is new for every generated bundle.
+type rulesLayout struct {
+	out []byte
+	ok  bool
+}
+
+// newline starts a line at the given depth of nesting.
+func (l *rulesLayout) newline(depth int) {
+	l.out = append(l.out, '\n')
+	for range depth {
+		l.out = append(l.out, ' ', ' ')
 	}
-	out = append(out, '[')
+}
+
+func (l *rulesLayout) rules(rules []Rule) {
+	if rules == nil {
+		l.out = append(l.out, "null"...)
+		return
+	}
+	if len(rules) == 0 {
+		l.out = append(l.out, "[]"...)
+		return
+	}
+	l.out = append(l.out, '[')
 	for i := range rules {
 		if i > 0 {
-			out = append(out, ',')
+			l.out = append(l.out, ',')
 		}
-		var ok bool
-		if out, ok = appendRuleFast(out, &rules[i]); !ok {
-			return nil, false
+		l.newline(1)
+		l.rule(&rules[i])
+		if !l.ok {
+			return
 		}
 	}
-	return append(out, ']'), true
+	l.newline(0)
+	l.out = append(l.out, ']')
 }
 
-func appendRuleFast(out []byte, r *Rule) ([]byte, bool) {
+func (l *rulesLayout) rule(r *Rule) {
 	if len(r.When.Unknown) > 0 || !plainASCII(r.ID) {
-		return nil, false
+		l.ok = false
+		return
 	}
-	out = append(out, `{"id":"`...)
-	out = append(out, r.ID...)
-	out = append(out, `","admit":`...)
-	out = strconv.AppendBool(out, r.Admit)
-	out = append(out, `,"when":`...)
-	var ok bool
-	if out, ok = appendConditionsFast(out, &r.When); !ok {
-		return nil, false
-	}
+	l.out = append(l.out, '{')
+	l.newline(2)
+	l.out = append(l.out, `"id": `...)
+	l.out = appendPlain(l.out, r.ID)
+	l.out = append(l.out, ',')
+	l.newline(2)
+	l.out = append(l.out, `"admit": `...)
+	l.out = strconv.AppendBool(l.out, r.Admit)
+	l.out = append(l.out, ',')
+	l.newline(2)
+	l.out = append(l.out, `"when": `...)
+	l.conditions(&r.When)
 	if len(r.Overrides) > 0 {
-		out = append(out, `,"overrides":`...)
-		if out, ok = appendStringsFast(out, r.Overrides); !ok {
-			return nil, false
-		}
+		l.out = append(l.out, ',')
+		l.newline(2)
+		l.out = append(l.out, `"overrides": `...)
+		l.strings(r.Overrides, 2)
 	}
-	return append(out, '}'), true
+	l.newline(1)
+	l.out = append(l.out, '}')
 }
 
-func appendConditionsFast(out []byte, c *Conditions) ([]byte, bool) {
-	out = append(out, '{')
+func (l *rulesLayout) conditions(c *Conditions) {
+	const depth = 3
+	l.out = append(l.out, '{')
 	first := true
 	key := func(k string) {
 		if !first {
-			out = append(out, ',')
+			l.out = append(l.out, ',')
 		}
 		first = false
-		out = append(out, '"')
-		out = append(out, k...)
-		out = append(out, '"', ':')
+		l.newline(depth)
+		l.out = append(l.out, '"')
+		l.out = append(l.out, k...)
+		l.out = append(l.out, '"', ':', ' ')
 	}
-	for _, s := range []struct {
-		k string
-		v *string
-	}{{"subject_contains", c.SubjectContains}, {"body_contains", c.BodyContains}} {
-		if s.v != nil {
-			if !plainASCII(*s.v) {
-				return nil, false
-			}
-			key(s.k)
-			out = appendPlain(out, *s.v)
+	str := func(k string, v *string) {
+		if v == nil {
+			return
+		}
+		if !plainASCII(*v) {
+			l.ok = false
+			return
+		}
+		key(k)
+		l.out = appendPlain(l.out, *v)
+	}
+	num := func(k string, v *int) {
+		if v != nil {
+			key(k)
+			l.out = strconv.AppendInt(l.out, int64(*v), 10)
 		}
 	}
+	str("subject_contains", c.SubjectContains)
+	str("body_contains", c.BodyContains)
 	if c.FromIn != nil {
 		key("from_in")
-		var ok bool
-		if out, ok = appendStringsFast(out, *c.FromIn); !ok {
-			return nil, false
-		}
+		l.strings(*c.FromIn, depth)
 	}
-	if c.Posture != nil {
-		if !plainASCII(*c.Posture) {
-			return nil, false
-		}
-		key("posture")
-		out = appendPlain(out, *c.Posture)
+	str("posture", c.Posture)
+	num("thread_length_min", c.ThreadLengthMin)
+	num("thread_length_max", c.ThreadLengthMax)
+	num("sender_history_min", c.SenderHistoryMin)
+	num("sender_history_max", c.SenderHistoryMax)
+	if !first {
+		l.newline(depth - 1)
 	}
-	for _, n := range []struct {
-		k string
-		v *int
-	}{{"thread_length_min", c.ThreadLengthMin}, {"thread_length_max", c.ThreadLengthMax},
-		{"sender_history_min", c.SenderHistoryMin}, {"sender_history_max", c.SenderHistoryMax}} {
-		if n.v != nil {
-			key(n.k)
-			out = strconv.AppendInt(out, int64(*n.v), 10)
-		}
-	}
-	return append(out, '}'), true
+	l.out = append(l.out, '}')
 }
 
-// appendStringsFast writes a list as encoding/json does, a nil one as null.
-func appendStringsFast(out []byte, list []string) ([]byte, bool) {
+// strings writes a list at the given depth as encoding/json does, a nil
+// one as null.
+func (l *rulesLayout) strings(list []string, depth int) {
 	if list == nil {
-		return append(out, "null"...), true
+		l.out = append(l.out, "null"...)
+		return
 	}
-	out = append(out, '[')
+	if len(list) == 0 {
+		l.out = append(l.out, "[]"...)
+		return
+	}
+	l.out = append(l.out, '[')
 	for i, s := range list {
 		if !plainASCII(s) {
-			return nil, false
+			l.ok = false
+			return
 		}
 		if i > 0 {
-			out = append(out, ',')
+			l.out = append(l.out, ',')
 		}
-		out = appendPlain(out, s)
+		l.newline(depth + 1)
+		l.out = appendPlain(l.out, s)
 	}
-	return append(out, ']'), true
+	l.newline(depth)
+	l.out = append(l.out, ']')
 }
 
 func appendPlain(out []byte, s string) []byte {
@@ -140,17 +167,12 @@ func plainASCII(s string) bool {
 	return true
 }
 
-// encodeRulesFast is encodeRules by hand where appendRulesFast can be.
+// encodeRulesFast is encodeRules by hand where rulesLayout can be.
 func encodeRulesFast(rules []Rule) ([]byte, bool) {
-	compact, ok := appendRulesFast(make([]byte, 0, 64*len(rules)+2), rules)
-	if !ok {
+	l := rulesLayout{out: make([]byte, 0, 160*len(rules)+8), ok: true}
+	l.rules(rules)
+	if !l.ok {
 		return nil, false
 	}
-	var buf bytes.Buffer
-	buf.Grow(2 * len(compact))
-	if err := json.Indent(&buf, compact, "", "  "); err != nil {
-		return nil, false
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), true
+	return append(l.out, '\n'), true
 }

@@ -161,7 +161,7 @@ func (v *validator) fleet() {
 	}
 	seen := map[string]string{}
 	for i, id := range v.b.Fleet {
-		field := fmt.Sprintf("fleet[%d]", i)
+		field := indexed("fleet", i)
 		if v.nonEmpty(field, id) {
 			v.unique(seen, field, id)
 		}
@@ -179,7 +179,7 @@ func (v *validator) mode() {
 func (v *validator) rules(path string, rules []Rule) {
 	ids := map[string]string{}
 	for i, r := range rules {
-		field := fmt.Sprintf("%s[%d]", path, i)
+		field := indexed(path, i)
 		if v.nonEmpty(field+".id", r.ID) {
 			v.unique(ids, field+".id", r.ID)
 		}
@@ -187,7 +187,7 @@ func (v *validator) rules(path string, rules []Rule) {
 	}
 	for i, r := range rules {
 		for j, o := range r.Overrides {
-			field := fmt.Sprintf("%s[%d].overrides[%d]", path, i, j)
+			field := indexed(indexed(path, i)+".overrides", j)
 			switch {
 			case ids[o] == "":
 				v.errorf(field, "overrides %q, which is not a rule of this set", o)
@@ -248,7 +248,7 @@ func (v *validator) model() {
 	m := v.b.Model
 	seen := map[string]string{}
 	for i, a := range m.Anchors {
-		field := fmt.Sprintf("model.anchors[%d]", i)
+		field := indexed("model.anchors", i)
 		if v.nonEmpty(field, a) {
 			v.unique(seen, field, a)
 		}
@@ -262,7 +262,7 @@ func (v *validator) model() {
 	v.placeholders("model.reply_no_anchor", m.ReplyNoAnchor)
 	ids := map[string]string{}
 	for i, r := range m.Replies {
-		v.replyRule(fmt.Sprintf("model.replies[%d]", i), r, ids)
+		v.replyRule(indexed("model.replies", i), r, ids)
 	}
 	v.modelFailures()
 }
@@ -270,7 +270,7 @@ func (v *validator) model() {
 func (v *validator) modelFailures() {
 	calls := map[int]string{}
 	for i, f := range v.b.Model.Failures {
-		field := fmt.Sprintf("model.failures[%d]", i)
+		field := indexed("model.failures", i)
 		if f.Call < 1 {
 			v.errorf(field+".call", "call %d is not a call number (they count from 1)", f.Call)
 		} else if prev, dup := calls[f.Call]; dup {
@@ -303,7 +303,7 @@ func (v *validator) modelFailures() {
 func (v *validator) inbox() {
 	seen := map[string]string{}
 	for i, d := range v.b.Inbox {
-		field := fmt.Sprintf("inbox[%d]", i)
+		field := indexed("inbox", i)
 		if v.nonEmpty(field+".id", d.ID) {
 			v.unique(seen, field+".id", d.ID)
 		}
@@ -317,7 +317,7 @@ func (v *validator) approvals() {
 	seen := map[string]string{}
 	admittable := v.admittable()
 	for i, a := range v.b.Approvals {
-		field := fmt.Sprintf("approvals[%d]", i)
+		field := indexed("approvals", i)
 		if v.nonEmpty(field+".approval_id", a.ID) {
 			v.unique(seen, field+".approval_id", a.ID)
 		}
@@ -369,16 +369,17 @@ func (v *validator) admittable() map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, f := range deliveryFacts(v.b.Inbox) {
-		ok := false
+		ok := out[f.id]
 		for _, rules := range sets {
 			for _, p := range postures {
-				f.facts.Posture = p
-				if _, admitted := Admitted(rules, f.facts); admitted {
-					ok = true
+				if ok {
+					break
 				}
+				f.facts.Posture = p
+				_, ok = Admitted(rules, f.facts)
 			}
 		}
-		out[f.id] = out[f.id] || ok
+		out[f.id] = ok
 	}
 	return out
 }
@@ -422,7 +423,7 @@ func (v *validator) signals() {
 		fleet[a] = true
 	}
 	for i, s := range v.b.Signals {
-		field := fmt.Sprintf("signals[%d]", i)
+		field := indexed("signals", i)
 		if v.nonEmpty(field+".signal_id", s.ID) {
 			v.unique(seen, field+".signal_id", s.ID)
 		}
@@ -459,7 +460,7 @@ func (v *validator) signals() {
 func (v *validator) faults() {
 	var jumps []jump
 	for i, f := range v.b.Faults {
-		field := fmt.Sprintf("faults[%d]", i)
+		field := indexed("faults", i)
 		v.tick(field+".at", f.At)
 		if !v.faultFields(field, f) {
 			continue
@@ -548,42 +549,49 @@ func jumpEnd(j jump) int {
 // faultFields checks the kind and that exactly the fields of that kind are
 // set. It reports false when the kind is unknown.
 func (v *validator) faultFields(field string, f Fault) bool {
-	set := map[string]bool{
-		"after_writes": f.AfterWrites != 0,
-		"down":         f.Down != 0,
-		"torn":         f.Torn,
-		"writes_to":    f.WritesTo != "",
-		"message_id":   f.MessageID != "",
-		"approval_id":  f.ApprovalID != "",
-		"by":           f.By != 0,
-		"posture":      f.Posture != "",
-		"rules":        f.Rules != nil,
-		"rules_json":   f.RulesJSON != "",
-	}
-	own := map[string]string{
-		FaultCrash:     "after_writes",
-		FaultDuplicate: "message_id",
-		FaultRedeliver: "approval_id",
-		FaultTickJump:  "by",
-		FaultPosture:   "posture",
-		FaultRules:     "rules",
-	}
-	mine, ok := own[f.Kind]
-	if !ok {
+	// In the order the problems are reported; fixed arrays, not maps,
+	// since every fault of every generated bundle comes through here.
+	names := [...]string{"after_writes", "down", "torn", "writes_to", "message_id", "approval_id", "by", "posture", "rules", "rules_json"}
+	set := [...]bool{f.AfterWrites != 0, f.Down != 0, f.Torn, f.WritesTo != "", f.MessageID != "", f.ApprovalID != "",
+		f.By != 0, f.Posture != "", f.Rules != nil, f.RulesJSON != ""}
+	var mine string
+	switch f.Kind {
+	case FaultCrash:
+		mine = "after_writes"
+	case FaultDuplicate:
+		mine = "message_id"
+	case FaultRedeliver:
+		mine = "approval_id"
+	case FaultTickJump:
+		mine = "by"
+	case FaultPosture:
+		mine = "posture"
+	case FaultRules:
+		mine = "rules"
+	default:
 		v.errorf(field+".kind", "kind %q is not one of %s", f.Kind, strings.Join(FaultKinds, ", "))
 		return false
 	}
-	for _, k := range []string{"after_writes", "down", "torn", "writes_to", "message_id", "approval_id", "by", "posture", "rules", "rules_json"} {
-		if set[k] && k != mine && !(k == "rules_json" && mine == "rules") && !((k == "down" || k == "torn" || k == "writes_to") && mine == "after_writes") {
+	mineSet := false
+	for i, k := range names {
+		if k == mine {
+			mineSet = set[i]
+		}
+		if set[i] && k != mine && !(k == "rules_json" && mine == "rules") && !((k == "down" || k == "torn" || k == "writes_to") && mine == "after_writes") {
 			v.errorf(field+"."+k, "a %s fault has no %s", f.Kind, k)
 		}
 	}
 	switch f.Kind {
 	case FaultDuplicate, FaultRedeliver, FaultPosture:
-		if !set[mine] {
+		if !mineSet {
 			v.errorf(field+"."+mine, "a %s fault needs %s", f.Kind, mine)
 			return false
 		}
 	}
 	return true
+}
+
+// indexed names the i-th element of a list field, as "path[i]".
+func indexed(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
 }

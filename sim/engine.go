@@ -234,6 +234,8 @@ type engine struct {
 	// drivers land them; down is the downtime under way, if any.
 	landing []scenarios.Fault
 	down    *downtime
+	// parsedState is the last parse of state.json the schedule asked for.
+	parsedState *stateParse
 }
 
 // downtime is a crash's time out: the implementation stays down, and the

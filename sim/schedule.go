@@ -116,7 +116,7 @@ func (s *schedule) crashesAt(t int) []scenarios.Fault {
 func (e *engine) fire() error {
 	bk := e.sched.due[e.tick]
 	if bk == nil {
-		bk = &bucket{}
+		bk = &noneDue
 	}
 	for _, f := range bk.posture {
 		line, _ := sandbox.MarshalLine(sandbox.ModeFile{Posture: f.Posture, ChangedAt: e.tick})
@@ -132,7 +132,9 @@ func (e *engine) fire() error {
 		}
 		e.log(sandbox.LogRecord{Kind: sandbox.LogRules, RulesHash: scenarios.RulesHash(data), Scheduled: intp(f.At)})
 	}
-	deliveries := append([]scenarios.Delivery(nil), bk.deliveries...)
+	// A tick is visited once, so its bucket's lists are shuffled in place:
+	// the same order a copy of them would take, without the copy.
+	deliveries := bk.deliveries
 	e.order.Shuffle(len(deliveries), func(i, j int) { deliveries[i], deliveries[j] = deliveries[j], deliveries[i] })
 	for _, d := range deliveries {
 		if err := e.deliver(d); err != nil {
@@ -143,20 +145,18 @@ func (e *engine) fire() error {
 	// they became due.
 	waiting := e.sched.waiting
 	e.sched.waiting = e.sched.spare[:0]
-	for _, f := range bk.duplicates {
-		f := f
-		waiting = append(waiting, pending{duplicate: &f, scheduled: f.At})
+	for i := range bk.duplicates {
+		waiting = append(waiting, pending{duplicate: &bk.duplicates[i], scheduled: bk.duplicates[i].At})
 	}
-	approvals := append([]scenarios.Approval(nil), bk.approvals...)
+	approvals := bk.approvals
 	e.order.Shuffle(len(approvals), func(i, j int) { approvals[i], approvals[j] = approvals[j], approvals[i] })
 	for i := range approvals {
 		waiting = append(waiting, pending{approval: &approvals[i], scheduled: approvals[i].At})
 	}
-	for _, f := range bk.redeliver {
-		f := f
-		waiting = append(waiting, pending{redeliver: &f, scheduled: f.At})
+	for i := range bk.redeliver {
+		waiting = append(waiting, pending{redeliver: &bk.redeliver[i], scheduled: bk.redeliver[i].At})
 	}
-	signals := append([]scenarios.Signal(nil), bk.signals...)
+	signals := bk.signals
 	e.order.Shuffle(len(signals), func(i, j int) { signals[i], signals[j] = signals[j], signals[i] })
 	for i := range signals {
 		waiting = append(waiting, pending{signal: &signals[i], scheduled: signals[i].At})
@@ -170,17 +170,19 @@ func (e *engine) fire() error {
 			e.sched.waiting = append(e.sched.waiting, p)
 		}
 	}
-	// What was tried holds pointers into this tick's copies: cleared, the
-	// spare list keeps none of them alive.
+	// Cleared, the spare list keeps nothing it tried alive.
 	clear(waiting)
 	e.sched.spare = waiting[:0]
 	return nil
 }
 
+// noneDue is the bucket of a tick nothing is due at; it is only read.
+var noneDue bucket
+
 func intp(v int) *int { return &v }
 
 func (e *engine) deliver(d scenarios.Delivery) error {
-	line, err := sandbox.MarshalLine(sandbox.Message{ID: d.ID, ConversationID: d.ConversationID, From: d.From,
+	line, err := messageLine(sandbox.Message{ID: d.ID, ConversationID: d.ConversationID, From: d.From,
 		Subject: d.Subject, Body: d.Body, At: d.At})
 	if err != nil {
 		return err
@@ -307,7 +309,7 @@ func (e *engine) fireApproval(a scenarios.Approval, scheduled int) (bool, error)
 		}
 		rec.DraftID, rec.ContentHash = draft.DraftID, draft.ContentHash
 	}
-	line, err := sandbox.MarshalLine(rec)
+	line, err := approvalLine(rec)
 	if err != nil {
 		return false, err
 	}
@@ -364,7 +366,11 @@ func (e *engine) fireSignal(sg scenarios.Signal, scheduled int) (bool, error) {
 		return false, nil
 	}
 	rec := sandbox.SignalRecord{SignalID: sg.ID, SignalType: sg.Type, Target: target, At: e.stampFor(scheduled)}
-	if err := sandbox.AppendJSON(e.files, sandbox.Signals, rec); err != nil {
+	line, err := signalLine(rec)
+	if err != nil {
+		return false, err
+	}
+	if err := e.files.Append(sandbox.Signals, line); err != nil {
 		return false, err
 	}
 	e.log(sandbox.LogRecord{Kind: sandbox.LogSignal, ID: sg.ID, SignalType: sg.Type, Target: target,
@@ -385,11 +391,30 @@ func (e *engine) agentFor(workID string) string {
 	if agent := e.claimHolder(workID); agent != "" {
 		return agent
 	}
-	st, perr := sandbox.ParseState(e.files.View(sandbox.State))
-	if perr != nil {
+	st, ok := e.state()
+	if !ok {
 		return ""
 	}
 	return st.Holder(workID)
+}
+
+// state is the parse of state.json as it is now, false when it does not
+// parse. The parse is kept for as long as the file holds the same bytes:
+// a signal that waits for its agent asks again at every tick.
+func (e *engine) state() (sandbox.Snapshot, bool) {
+	view := e.files.View(sandbox.State)
+	if e.parsedState == nil || !sameView(view, e.parsedState.view) {
+		st, perr := sandbox.ParseState(view)
+		e.parsedState = &stateParse{view: view, st: st, ok: perr == nil}
+	}
+	return e.parsedState.st, e.parsedState.ok
+}
+
+// stateParse is a state.json view and its parse.
+type stateParse struct {
+	view []byte
+	st   sandbox.Snapshot
+	ok   bool
 }
 
 // claimHolder returns the current winner of a work item by its claim
