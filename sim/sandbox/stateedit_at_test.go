@@ -141,3 +141,59 @@ func TestParseRunLogAtErrorsAsParseRunLog(t *testing.T) {
 		assert.Equal(t, want, got)
 	}
 }
+
+// ReadRunLog gives the records ParseRunLogAt gives of the same bytes, held
+// edits pointing at the same places, whatever the lines' lengths against
+// its read buffer and however the file ends.
+func TestReadRunLogReadsAsParseRunLogAt(t *testing.T) {
+	base := editLog(t)
+	long := logLine(t, LogRecord{Kind: LogTickEnd, Tick: 5, Detail: strings.Repeat("x", 3<<20)})
+	for name, data := range map[string][]byte{
+		"edits":            base,
+		"no final newline": bytes.TrimSuffix(base, []byte("\n")),
+		"crlf":             bytes.ReplaceAll(base, []byte("\n"), []byte("\r\n")),
+		"long line":        append(append(append([]byte{}, base...), long...), "\n"+logLine(t, LogRecord{Kind: LogEnd, Tick: 6})+"\n"...),
+		"long last line":   append(append([]byte{}, base...), long...),
+		"blank lines":      append([]byte("\n\n"), base[3:]...),
+		"empty":            {},
+	} {
+		want, err := ParseRunLogAt(data, bytes.NewReader(data))
+		require.NoError(t, err, name)
+		got, err := ReadRunLog(bytes.NewReader(data), int64(len(data)))
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+		wantV, err := versions(t, want)
+		require.NoError(t, err, name)
+		gotV, err := versions(t, got)
+		require.NoError(t, err, name)
+		assert.Equal(t, wantV, gotV, name)
+	}
+	// Only the size given is read.
+	got, err := ReadRunLog(bytes.NewReader(append(append([]byte{}, base...), "not json\n"...)), int64(len(base)))
+	require.NoError(t, err)
+	want, err := ParseRunLog(base)
+	require.NoError(t, err)
+	assert.Len(t, got, len(want))
+}
+
+// ReadRunLog refuses what ParseRunLog refuses, with the same error: a line
+// nested too deep comes first wherever it is, then the first line that does
+// not decode, then an edit that does not replay.
+func TestReadRunLogErrorsAsParseRunLog(t *testing.T) {
+	e2, _ := NewStateEdit([]byte(`{"work_items":[]}`), []byte(`{"work_items":[{"work_id":"w1"}]}`))
+	deep := `{"kind":"tick_end","detail":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "}"
+	noReplay := logLine(t, LogRecord{Kind: LogStart}) + "\n" + logLine(t, LogRecord{Kind: LogTickEnd, Tick: 1, StateEdit: &e2}) + "\n"
+	for _, data := range []string{
+		noReplay,
+		noReplay + "not json\n",
+		logLine(t, LogRecord{Kind: LogTickEnd, Tick: 1, StateEdit: &e2}) + "\n{\"tick\":2}\n",
+		"{\"kind\":\"start\"}\nnot json\n",
+		"{\"kind\":\"start\"}\nnot json\n" + deep + "\n",
+		"\xEF\xBB\xBF" + deep,
+	} {
+		_, want := ParseRunLog([]byte(data))
+		require.Error(t, want)
+		_, got := ReadRunLog(strings.NewReader(data), int64(len(data)))
+		assert.Equal(t, want, got, data)
+	}
+}
