@@ -555,16 +555,30 @@ func (c *compiler) fromLog() {
 // slot is one position in a tick's implementation segment: a line's
 // operation (shared, not yet stamped with the tick), whether its place is
 // approximate, and whether it counts toward crash positions.
+// slot is one line of a tick's segment: its operation is made from the
+// line when it is placed, so the burst's largest tick does not hold a copy
+// of every operation it places beside the history's own.
 type slot struct {
-	op      Op
+	file    string
+	line    int
 	has     bool // whether the line has an operation
 	approx  bool
 	isWrite bool
 }
 
 func (c *compiler) slotOf(file string, line int, approx bool) slot {
-	op, ok := c.implOp(file, line)
-	return slot{op: op, has: ok, approx: approx, isWrite: !approx}
+	_, ok := c.impl[file].record(line)
+	return slot{file: file, line: line, has: ok, approx: approx, isWrite: !approx}
+}
+
+// citedCalls are the model calls a draft line cites, as its operation
+// lists them.
+func (c *compiler) citedCalls(s slot) []string {
+	if !s.has || s.file != sandbox.Drafts {
+		return nil
+	}
+	i, _ := c.impl[s.file].record(s.line)
+	return c.drafts[i].Rec.Origin.CallIDs
 }
 
 func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
@@ -603,10 +617,8 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	// the others right after the harness actions.
 	cited := map[string]bool{}
 	for _, s := range seg {
-		if s.has && s.op.Type == OpDraft {
-			for _, id := range s.op.R().Calls {
-				cited[id] = true
-			}
+		for _, id := range c.citedCalls(s) {
+			cited[id] = true
 		}
 	}
 	for _, i := range c.callsAt[t] {
@@ -641,10 +653,10 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	flush()
 	for _, s := range seg {
 		if s.has {
-			if s.op.Type == OpDraft {
-				c.placeCited(s.op, t)
+			op, _ := c.implOp(s.file, s.line)
+			if op.Type == OpDraft {
+				c.placeCited(op, t)
 			}
-			op := s.op
 			op.Tick, op.Approximate = t, s.approx
 			c.emit(op)
 		}
