@@ -337,7 +337,7 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 		}
 	}
 	first := map[string]int{}
-	for _, typ := range []string{OpDeliver, OpDuplicate} {
+	for _, typ := range []OpType{OpDeliver, OpDuplicate} {
 		for i := range h.Ops {
 			op := &h.Ops[i]
 			if _, ok := first[op.MessageID]; op.Type == typ && !ok {

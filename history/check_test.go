@@ -19,8 +19,8 @@ type b struct {
 
 func newB() *b { return &b{n: map[string]int{}} }
 
-func (x *b) op(tick int, actor, typ string, set func(*Op)) *b {
-	file := map[string]string{OpDeliver: "inbox.jsonl", OpDuplicate: "inbox.jsonl", OpApprove: "approvals.jsonl",
+func (x *b) op(tick int, actor Actor, typ OpType, set func(*Op)) *b {
+	file := map[OpType]string{OpDeliver: "inbox.jsonl", OpDuplicate: "inbox.jsonl", OpApprove: "approvals.jsonl",
 		OpSignal: "signals.jsonl", OpDraft: "drafts.jsonl", OpSend: "outbox.jsonl", OpAdmit: "audit.jsonl",
 		OpClaim: "audit.jsonl", OpResolve: "audit.jsonl", OpModelCall: "model-calls.jsonl"}[typ]
 	if file == "" {

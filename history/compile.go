@@ -432,7 +432,7 @@ func (c *compiler) finish() {
 // message returns the op of a deliver or duplicate record: the message the
 // run log says the harness delivered, whatever the sandbox's line now says
 // (D30). The inbox line is cited when it still holds that message.
-func (c *compiler) message(typ string, line int, id string, tick int, src string) Op {
+func (c *compiler) message(typ OpType, line int, id string, tick int, src string) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id, Src: src}
 	if m, ok := c.inbox[line]; ok && (id == "" || m.ID == id) {
 		op.MessageID, op.ConversationID, op.Src = m.ID, m.ConversationID, ref(sandbox.Inbox, line)

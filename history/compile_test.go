@@ -114,9 +114,9 @@ func TestCompilePlacesACrashAfterItsWrites(t *testing.T) {
 	h := compile(play(t, b, "reference", 1), b, true)
 	for _, want := range []struct {
 		tick   int
-		before []string // the tick's implementation operations before the crash
-	}{{5, nil}, {10, []string{history.OpSend}}, {15, []string{history.OpSend, history.OpResolve}}} {
-		var before []string
+		before []history.OpType // the tick's implementation operations before the crash
+	}{{5, nil}, {10, []history.OpType{history.OpSend}}, {15, []history.OpType{history.OpSend, history.OpResolve}}} {
+		var before []history.OpType
 		found := false
 		for _, op := range h.Ops {
 			if op.Tick != want.tick {

@@ -15,6 +15,7 @@ package history
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -35,34 +36,78 @@ const (
 	OrderFiles  = "file-order"
 )
 
+// Actor is who did an operation; history.jsonl writes its name. A run
+// holds about ten operations a message, so each keeps its actor and type in
+// a byte, not a string.
+type Actor uint8
+
 // Actors.
 const (
-	ActorHarness = "harness"
-	ActorImpl    = "impl"
-	ActorStub    = "stub"
+	ActorHarness Actor = iota + 1
+	ActorImpl
+	ActorStub
 )
+
+var actorNames = [...]string{ActorHarness: "harness", ActorImpl: "impl", ActorStub: "stub"}
+
+// String is the actor's name, "" for the zero Actor.
+func (a Actor) String() string {
+	if int(a) < len(actorNames) {
+		return actorNames[a]
+	}
+	return ""
+}
+
+// OpType is an operation's type; history.jsonl writes its name.
+type OpType uint8
 
 // Operation types.
 const (
-	OpDeliver       = "deliver"
-	OpDuplicate     = "duplicate"
-	OpApprove       = "approve"
-	OpSignal        = "signal"
-	OpPosture       = "posture"
-	OpRules         = "rules"
-	OpCrash         = "crash"
-	OpRestart       = "restart"
-	OpForcedAdvance = "forced_advance"
-	OpAdmit         = "admit"
-	OpClaim         = "claim"
-	OpDraft         = "draft"
-	OpSend          = "send"
-	OpResolve       = "resolve"
-	OpModelCall     = "model_call"
+	OpDeliver OpType = iota + 1
+	OpDuplicate
+	OpApprove
+	OpSignal
+	OpPosture
+	OpRules
+	OpCrash
+	OpRestart
+	OpForcedAdvance
+	OpAdmit
+	OpClaim
+	OpDraft
+	OpSend
+	OpResolve
+	OpModelCall
 	// OpState is the implementation's final state.json, the last operation
 	// of a history whose sandbox has one.
-	OpState = "state"
+	OpState
 )
+
+var opTypeNames = [...]string{OpDeliver: "deliver", OpDuplicate: "duplicate", OpApprove: "approve", OpSignal: "signal",
+	OpPosture: "posture", OpRules: "rules", OpCrash: "crash", OpRestart: "restart", OpForcedAdvance: "forced_advance",
+	OpAdmit: "admit", OpClaim: "claim", OpDraft: "draft", OpSend: "send", OpResolve: "resolve",
+	OpModelCall: "model_call", OpState: "state"}
+
+// String is the type's name, "" for the zero OpType.
+func (t OpType) String() string {
+	if int(t) < len(opTypeNames) {
+		return opTypeNames[t]
+	}
+	return ""
+}
+
+// nameIndex is the index of name in names, 0 for "" or a name not there.
+func nameIndex(names []string, name string) (uint8, bool) {
+	if name == "" {
+		return 0, true
+	}
+	for i, n := range names {
+		if i > 0 && n == name {
+			return uint8(i), true
+		}
+	}
+	return 0, false
+}
 
 // Values of an approve operation's Forged field, decided from the history
 // itself: dangling when no draft with that id was declared before the line,
@@ -80,8 +125,12 @@ const (
 type Op struct {
 	Index int
 	Tick  int
-	Actor string
-	Type  string
+	Actor Actor
+	Type  OpType
+	// Approximate marks an operation whose place in the order is not
+	// exactly known (a crash without a run log, a line the run log does not
+	// account for).
+	Approximate bool
 
 	MessageID      string
 	ConversationID string
@@ -91,10 +140,6 @@ type Op struct {
 	ContentHash    string
 	Outcome        string
 	Reason         string
-	// Approximate marks an operation whose place in the order is not
-	// exactly known (a crash without a run log, a line the run log does not
-	// account for).
-	Approximate bool
 
 	// Src is where the operation comes from: file:line of a sandbox file,
 	// run.jsonl:N of the run log, or bundle:faults[i].
@@ -179,7 +224,7 @@ type opLine struct {
 
 func (op *Op) line() opLine {
 	r := op.R()
-	return opLine{Index: op.Index, Tick: op.Tick, Actor: op.Actor, Type: op.Type,
+	return opLine{Index: op.Index, Tick: op.Tick, Actor: op.Actor.String(), Type: op.Type.String(),
 		MessageID: op.MessageID, ConversationID: op.ConversationID, WorkID: op.WorkID, DraftID: op.DraftID,
 		ApprovalID: r.ApprovalID, EffectID: r.EffectID, SignalID: r.SignalID, AgentID: op.AgentID, CallID: r.CallID,
 		ContentHash: op.ContentHash, Decision: r.Decision, Forged: r.Forged, Repeat: r.Repeat,
@@ -187,8 +232,16 @@ func (op *Op) line() opLine {
 		Down: r.Down, Calls: r.Calls, ModelFree: r.ModelFree, Items: r.Items, Approximate: op.Approximate, Src: op.Src}
 }
 
-func (l *opLine) op() Op {
-	op := Op{Index: l.Index, Tick: l.Tick, Actor: l.Actor, Type: l.Type,
+func (l *opLine) op() (Op, error) {
+	actor, ok := nameIndex(actorNames[:], l.Actor)
+	if !ok {
+		return Op{}, fmt.Errorf("history: unknown actor %q", l.Actor)
+	}
+	typ, ok := nameIndex(opTypeNames[:], l.Type)
+	if !ok {
+		return Op{}, fmt.Errorf("history: unknown operation type %q", l.Type)
+	}
+	op := Op{Index: l.Index, Tick: l.Tick, Actor: Actor(actor), Type: OpType(typ),
 		MessageID: l.MessageID, ConversationID: l.ConversationID, WorkID: l.WorkID, DraftID: l.DraftID,
 		AgentID: l.AgentID, ContentHash: l.ContentHash, Outcome: l.Outcome, Reason: l.Reason,
 		Approximate: l.Approximate, Src: l.Src}
@@ -198,7 +251,7 @@ func (l *opLine) op() Op {
 	if !r.zero() {
 		op.Rare = &r
 	}
-	return op
+	return op, nil
 }
 
 func (r *Rare) zero() bool {
@@ -216,7 +269,11 @@ func (op *Op) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &l); err != nil {
 		return err
 	}
-	*op = l.op()
+	o, err := l.op()
+	if err != nil {
+		return err
+	}
+	*op = o
 	return nil
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-func harnessOps(h *history.History, typ string) []history.Op {
+func harnessOps(h *history.History, typ history.OpType) []history.Op {
 	var out []history.Op
 	for _, op := range h.Ops {
 		if op.Actor == history.ActorHarness && op.Type == typ {
