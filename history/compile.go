@@ -160,7 +160,8 @@ type compiler struct {
 	// callsAt indexes calls by tick, in the order of model-calls.jsonl, so
 	// closing a tick reads its own calls, not every call of the run.
 	callsAt map[int][]int
-	placed  map[string]bool // call ids already in the history
+	placed  map[string]bool  // call ids already in the history
+	rules   map[string]*Rare // rulesRare's values, by hash
 	// private is set when the implementation kept private files: the run
 	// log's crash positions then count writes the history cannot see.
 	private bool
@@ -175,7 +176,7 @@ func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
 		inbox: map[int]*sandbox.Message{}, approvals: map[int]*sandbox.ApprovalRecord{},
 		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
-		placed: map[string]bool{}, callsAt: map[int][]int{}}
+		placed: map[string]bool{}, callsAt: map[int][]int{}, rules: map[string]*Rare{}}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
 	} else {
@@ -371,7 +372,7 @@ func (c *compiler) implOp(file string, line int) (Op, bool) {
 		op.WorkID = r.WorkID
 		switch r.Event {
 		case sandbox.EventAdmission:
-			op.Type, op.MessageID, op.W().RulesHash = OpAdmit, r.MessageID, r.RulesHash
+			op.Type, op.MessageID, op.Rare = OpAdmit, r.MessageID, c.rulesRare(r.RulesHash)
 		case sandbox.EventClaim:
 			op.Type, op.AgentID, op.Outcome, op.Reason = OpClaim, r.AgentID, r.Outcome, r.Reason
 		case sandbox.EventResolution:
@@ -379,6 +380,22 @@ func (c *compiler) implOp(file string, line int) (Op, bool) {
 		}
 	}
 	return op, true
+}
+
+// rulesRare is the rare fields of an admission under the rules hash h: one
+// value for every admission under it, since a run's many admissions cite
+// only the few rule sets it had and nothing writes an admission's Rare once
+// it is made.
+func (c *compiler) rulesRare(h string) *Rare {
+	if h == "" {
+		return nil
+	}
+	r, ok := c.rules[h]
+	if !ok {
+		r = &Rare{RulesHash: h}
+		c.rules[h] = r
+	}
+	return r
 }
 
 func (c *compiler) emit(op Op) { c.ops = append(c.ops, op) }

@@ -447,3 +447,31 @@ func TestCompileSizesTheHistoryOnce(t *testing.T) {
 		}
 	}
 }
+
+// A run's admissions under one rule set share one value for their rare
+// fields, which holds that rule set's hash: a large run has one admission a
+// message and only a few rule sets.
+func TestAdmissionsUnderOneRuleSetShareTheirRareFields(t *testing.T) {
+	sets := 0
+	for name, b := range published(t) {
+		for _, withLog := range []bool{true, false} {
+			h := compile(play(t, b, "reference", 1), b, withLog)
+			byHash := map[string]*history.Rare{}
+			for _, op := range h.Ops {
+				if op.Type != history.OpAdmit {
+					continue
+				}
+				require.NotNil(t, op.Rare, name)
+				require.NotEmpty(t, op.Rare.RulesHash, name)
+				if prev, ok := byHash[op.Rare.RulesHash]; ok {
+					assert.Same(t, prev, op.Rare, name)
+				}
+				byHash[op.Rare.RulesHash] = op.Rare
+			}
+			if withLog {
+				sets += len(byHash)
+			}
+		}
+	}
+	assert.Greater(t, sets, len(published(t)), "some run admits under more than one rule set")
+}
