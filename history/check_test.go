@@ -27,7 +27,8 @@ func (x *b) op(tick int, actor Actor, typ OpType, set func(*Op)) *b {
 		file = "run.jsonl"
 	}
 	x.n[file]++
-	o := Op{Tick: tick, Actor: actor, Type: typ, Src: fmt.Sprintf("%s:%d", file, x.n[file])}
+	o := Op{Tick: tick, Actor: actor, Type: typ}
+	o.SetSrc(fmt.Sprintf("%s:%d", file, x.n[file]))
 	set(&o)
 	x.ops = append(x.ops, o)
 	return x
@@ -70,7 +71,7 @@ func (x *b) crash(t int, approx bool) *b {
 	return x.op(t, ActorHarness, OpRestart, func(o *Op) { o.Approximate = approx })
 }
 func (x *b) state(t int, items ...Item) *b {
-	return x.op(t, ActorImpl, OpState, func(o *Op) { o.W().Items, o.Src = items, "state.json:1" })
+	return x.op(t, ActorImpl, OpState, func(o *Op) { o.W().Items = items; o.SetSrc("state.json:1") })
 }
 
 func (x *b) history() *History {

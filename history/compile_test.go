@@ -75,7 +75,7 @@ func TestCompileWithRunLogPlacesEveryLine(t *testing.T) {
 					assert.False(t, implSeen, "%s op %d: harness action after an implementation write of its tick", name, i)
 				}
 			}
-			seen[op.Src]++
+			seen[op.Src()]++
 		}
 		drafts, _ := sandbox.ParseDrafts(res.Files.View(sandbox.Drafts))
 		outbox, _ := sandbox.ParseOutbox(res.Files.View(sandbox.Outbox))
@@ -163,7 +163,7 @@ func TestCompileWithoutALogUsesTheFilesTicks(t *testing.T) {
 		}
 		if op.Type == history.OpCrash {
 			crashes++
-			assert.True(t, strings.HasPrefix(op.Src, "bundle:faults["), op.Src)
+			assert.True(t, strings.HasPrefix(op.Src(), "bundle:faults["), op.Src())
 		}
 	}
 	assert.Equal(t, 4, crashes)

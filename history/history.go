@@ -16,6 +16,9 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -131,6 +134,11 @@ type Op struct {
 	// exactly known (a crash without a run log, a line the run log does not
 	// account for).
 	Approximate bool
+	// srcFile and srcLine are Src when it is line srcLine of a file amr
+	// knows (srcFiles[srcFile]): most operations' source, held in the bytes
+	// the fields above leave free instead of as a string of its own.
+	srcFile uint8
+	srcLine int32
 
 	MessageID      string
 	ConversationID string
@@ -141,11 +149,59 @@ type Op struct {
 	Outcome        string
 	Reason         string
 
-	// Src is where the operation comes from: file:line of a sandbox file,
-	// run.jsonl:N of the run log, or bundle:faults[i].
-	Src string
+	// src is where the operation comes from (Src), when srcFile does not
+	// say it.
+	src string
 
 	Rare *Rare
+}
+
+// srcFiles are the files an operation's source names by number.
+var srcFiles = [...]string{1: sandbox.Inbox, 2: sandbox.Approvals, 3: sandbox.Signals, 4: sandbox.Drafts,
+	5: sandbox.Outbox, 6: sandbox.Audit, 7: sandbox.ModelCalls, 8: sandbox.State, 9: sandbox.RunLogFile}
+
+// Src is where the operation comes from: file:line of a sandbox file,
+// run.jsonl:N of the run log, or bundle:faults[i].
+func (op *Op) Src() string {
+	if op.srcFile == 0 {
+		return op.src
+	}
+	return ref(srcFiles[op.srcFile], int(op.srcLine))
+}
+
+// SetSrc sets where the operation comes from.
+func (op *Op) SetSrc(src string) {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		if n, err := strconv.ParseInt(src[i+1:], 10, 32); err == nil && n > 0 && strconv.FormatInt(n, 10) == src[i+1:] {
+			if op.setRef(src[:i], int(n)) {
+				return
+			}
+		}
+	}
+	op.src, op.srcFile, op.srcLine = src, 0, 0
+}
+
+// setRef sets the source to line n of file, as ref writes it, and reports
+// whether the file and line fit the compact form; when they do not, the
+// source is left as it was.
+func (op *Op) setRef(file string, n int) bool {
+	if n < 1 || n > math.MaxInt32 {
+		return false
+	}
+	for i, f := range srcFiles {
+		if i > 0 && f == file {
+			op.src, op.srcFile, op.srcLine = "", uint8(i), int32(n)
+			return true
+		}
+	}
+	return false
+}
+
+// at sets the source to line n of file.
+func (op *Op) at(file string, n int) {
+	if !op.setRef(file, n) {
+		op.src, op.srcFile, op.srcLine = ref(file, n), 0, 0
+	}
 }
 
 // Rare holds the fields only a few kinds of operation set.
@@ -229,7 +285,7 @@ func (op *Op) line() opLine {
 		ApprovalID: r.ApprovalID, EffectID: r.EffectID, SignalID: r.SignalID, AgentID: op.AgentID, CallID: r.CallID,
 		ContentHash: op.ContentHash, Decision: r.Decision, Forged: r.Forged, Repeat: r.Repeat,
 		SignalType: r.SignalType, Posture: r.Posture, RulesHash: r.RulesHash, Outcome: op.Outcome, Reason: op.Reason,
-		Down: r.Down, Calls: r.Calls, ModelFree: r.ModelFree, Items: r.Items, Approximate: op.Approximate, Src: op.Src}
+		Down: r.Down, Calls: r.Calls, ModelFree: r.ModelFree, Items: r.Items, Approximate: op.Approximate, Src: op.Src()}
 }
 
 func (l *opLine) op() (Op, error) {
@@ -244,7 +300,8 @@ func (l *opLine) op() (Op, error) {
 	op := Op{Index: l.Index, Tick: l.Tick, Actor: Actor(actor), Type: OpType(typ),
 		MessageID: l.MessageID, ConversationID: l.ConversationID, WorkID: l.WorkID, DraftID: l.DraftID,
 		AgentID: l.AgentID, ContentHash: l.ContentHash, Outcome: l.Outcome, Reason: l.Reason,
-		Approximate: l.Approximate, Src: l.Src}
+		Approximate: l.Approximate}
+	op.SetSrc(l.Src)
 	r := Rare{ApprovalID: l.ApprovalID, EffectID: l.EffectID, SignalID: l.SignalID, CallID: l.CallID,
 		Decision: l.Decision, Forged: l.Forged, Repeat: l.Repeat, SignalType: l.SignalType, Posture: l.Posture,
 		RulesHash: l.RulesHash, Down: l.Down, Calls: l.Calls, ModelFree: l.ModelFree, Items: l.Items}
