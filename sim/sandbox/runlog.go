@@ -277,7 +277,7 @@ func (p *runLogParser) line(raw []byte, n int, off int64) error {
 			r.StateEdit = r.StateEdit.lazy(p.src, &o, raw, off)
 		}
 	}
-	internWrites(&r)
+	shareWords(&r)
 	p.out = append(p.out, r)
 	return nil
 }
@@ -289,24 +289,44 @@ func (p *runLogParser) result() ([]LogRecord, error) {
 	return p.out, nil
 }
 
-// writeNames are the files a tick_end's writes name: a large run's log
-// lists hundreds of thousands of them, each decoded as a string of its own.
-var writeNames = map[string]string{}
+// logWords are the words a run log spells again on many of its records:
+// the files a tick_end's writes name (hundreds of thousands of them in a
+// large run), the record kinds and an approval's decisions. A record holds
+// the one shared string of each instead of its own.
+var logWords = map[string]string{}
 
 func init() {
-	for _, f := range []string{Drafts, Outbox, Audit, State, Inbox, Approvals, Signals, ModelCalls, Mode, Rules, Clock, Fleet} {
-		writeNames[f] = f
+	for _, w := range []string{Drafts, Outbox, Audit, State, Inbox, Approvals, Signals, ModelCalls, Mode, Rules, Clock, Fleet,
+		LogStart, LogDeliver, LogDuplicate, LogApprove, LogDefer, LogRedeliver, LogSignal, LogPosture, LogRules, LogJump,
+		LogCrash, LogRestart, LogStepError, LogTickEnd, LogRewrite, LogUnfired, LogEnd, LogExit, LogEscaped, LogHung,
+		LogOversize, LogTamper, LogReady, LogBound, "approve", "reject"} {
+		logWords[w] = w
 	}
 }
 
-// internWrites points the record's writes that name a sandbox file at one
-// shared string each.
-func internWrites(r *LogRecord) {
-	for i, w := range r.Writes {
-		if s, ok := writeNames[w]; ok {
-			r.Writes[i] = s
-		}
+func logWord(s string) string {
+	if w, ok := logWords[s]; ok {
+		return w
 	}
+	return s
+}
+
+// shareWords points the record's kind, decision and writes at logWords'
+// strings, and sizes its writes to their number: the decoder grew them by
+// doubling.
+func shareWords(r *LogRecord) {
+	r.Kind, r.Decision = logWord(r.Kind), logWord(r.Decision)
+	if len(r.Writes) == 0 {
+		return
+	}
+	ws := r.Writes
+	if cap(ws) > len(ws) {
+		ws = make([]string, len(r.Writes))
+	}
+	for i, w := range r.Writes {
+		ws[i] = logWord(w)
+	}
+	r.Writes = ws
 }
 
 // decodeLogRecord is one run log line as a record.

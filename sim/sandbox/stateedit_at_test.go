@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -196,4 +197,38 @@ func TestReadRunLogErrorsAsParseRunLog(t *testing.T) {
 		_, got := ReadRunLog(strings.NewReader(data), int64(len(data)))
 		assert.Equal(t, want, got, data)
 	}
+}
+
+// The words a run log repeats on many records (a tick_end's writes, the
+// kinds, the decisions) are one string each across the records, and a
+// record's writes take no more room than they hold.
+func TestRunLogRecordsShareTheirRepeatedWords(t *testing.T) {
+	var lines []string
+	for i := 0; i < 3; i++ {
+		lines = append(lines, logLine(t, LogRecord{Kind: LogApprove, Tick: i, ID: "a", Decision: "reject"}),
+			logLine(t, LogRecord{Kind: LogTickEnd, Tick: i, Writes: []string{Audit, Drafts, Audit, Audit, Outbox, "private/x"}}))
+	}
+	data := []byte(strings.Join(lines, "\n") + "\n")
+	recs, err := ReadRunLog(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	want, err := ParseRunLog(data)
+	require.NoError(t, err)
+	require.Equal(t, want, recs)
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+	for _, r := range recs {
+		switch r.Kind {
+		case LogApprove:
+			assert.True(t, same(r.Kind, recs[0].Kind))
+			assert.True(t, same(r.Decision, recs[0].Decision))
+		case LogTickEnd:
+			assert.True(t, same(r.Kind, recs[1].Kind))
+			assert.Equal(t, len(r.Writes), cap(r.Writes))
+			for i, w := range r.Writes[:5] {
+				assert.True(t, same(w, recs[1].Writes[i]), w)
+			}
+			assert.Equal(t, "private/x", r.Writes[5])
+		}
+	}
+	assert.False(t, same(recs[1].Writes[0], recs[1].Writes[1]))
+	assert.True(t, same(recs[1].Writes[0], recs[1].Writes[2]))
 }
