@@ -337,7 +337,7 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 		}
 	}
 	first := map[string]int{}
-	for _, typ := range []string{OpDeliver, OpDuplicate} {
+	for _, typ := range []OpType{OpDeliver, OpDuplicate} {
 		for i := range h.Ops {
 			op := &h.Ops[i]
 			if _, ok := first[op.MessageID]; op.Type == typ && !ok {
@@ -447,7 +447,7 @@ func admittedBy(h *History, admits []int, deadline int) bool {
 
 func unwarranted(h *History, m *judgedMessage, admit int) Violation {
 	op := h.Ops[admit]
-	v := Violation{Invariant: H9Admission, Tick: op.Tick, Ops: []int{admit}, Src: []string{op.Src},
+	v := Violation{Invariant: H9Admission, Tick: op.Tick, Ops: []int{admit}, Src: []string{op.Src()},
 		WorkID: op.WorkID, MessageID: m.ID, Causes: []string{CauseUnwarranted},
 		Detail: fmt.Sprintf("message %s is admitted as %s, but no rules and posture it may be judged under admit it", m.ID, op.WorkID)}
 	return m.cite(h, v)
@@ -465,7 +465,7 @@ func missing(h *History, m *judgedMessage, deadline int) Violation {
 func (m *judgedMessage) cite(h *History, v Violation) Violation {
 	if m.op >= 0 {
 		v.Ops = append(v.Ops, m.op)
-		v.Src = append(v.Src, h.Ops[m.op].Src)
+		v.Src = append(v.Src, h.Ops[m.op].Src())
 	} else {
 		v.Src = append(v.Src, m.Src)
 	}

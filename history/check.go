@@ -210,7 +210,7 @@ func (p *pass) work(id string) *work {
 func (p *pass) violate(inv string, ops []int, detail string, causes ...string) *Violation {
 	x := Violation{Invariant: inv, Tick: p.ops[ops[0]].Tick, Ops: ops, Causes: causes, Detail: detail}
 	for _, i := range ops {
-		x.Src = append(x.Src, p.ops[i].Src)
+		x.Src = append(x.Src, p.ops[i].Src())
 	}
 	p.v.Violations = append(p.v.Violations, x)
 	return &p.v.Violations[len(p.v.Violations)-1]
@@ -226,14 +226,22 @@ func (p *pass) decline(inv, reason string, ops ...int) {
 // implementation or stub lines of one tick from different files have no
 // known order.
 func (p *pass) known(a, b int) bool {
-	x, y := p.ops[a], p.ops[b]
+	x, y := &p.ops[a], &p.ops[b]
 	if p.h.Ordering != OrderFiles && !x.Approximate && !y.Approximate {
 		return true
 	}
 	if x.Tick != y.Tick || x.Actor == ActorHarness || y.Actor == ActorHarness {
 		return true
 	}
-	return srcFile(x.Src) == srcFile(y.Src)
+	return x.srcFileName() == y.srcFileName()
+}
+
+// srcFileName is the file part of the operation's source.
+func (op *Op) srcFileName() string {
+	if op.srcFile != 0 {
+		return srcFiles[op.srcFile]
+	}
+	return srcFile(op.src)
 }
 
 func srcFile(src string) string {

@@ -19,15 +19,16 @@ type b struct {
 
 func newB() *b { return &b{n: map[string]int{}} }
 
-func (x *b) op(tick int, actor, typ string, set func(*Op)) *b {
-	file := map[string]string{OpDeliver: "inbox.jsonl", OpDuplicate: "inbox.jsonl", OpApprove: "approvals.jsonl",
+func (x *b) op(tick int, actor Actor, typ OpType, set func(*Op)) *b {
+	file := map[OpType]string{OpDeliver: "inbox.jsonl", OpDuplicate: "inbox.jsonl", OpApprove: "approvals.jsonl",
 		OpSignal: "signals.jsonl", OpDraft: "drafts.jsonl", OpSend: "outbox.jsonl", OpAdmit: "audit.jsonl",
 		OpClaim: "audit.jsonl", OpResolve: "audit.jsonl", OpModelCall: "model-calls.jsonl"}[typ]
 	if file == "" {
 		file = "run.jsonl"
 	}
 	x.n[file]++
-	o := Op{Tick: tick, Actor: actor, Type: typ, Src: fmt.Sprintf("%s:%d", file, x.n[file])}
+	o := Op{Tick: tick, Actor: actor, Type: typ}
+	o.SetSrc(fmt.Sprintf("%s:%d", file, x.n[file]))
 	set(&o)
 	x.ops = append(x.ops, o)
 	return x
@@ -70,7 +71,7 @@ func (x *b) crash(t int, approx bool) *b {
 	return x.op(t, ActorHarness, OpRestart, func(o *Op) { o.Approximate = approx })
 }
 func (x *b) state(t int, items ...Item) *b {
-	return x.op(t, ActorImpl, OpState, func(o *Op) { o.W().Items, o.Src = items, "state.json:1" })
+	return x.op(t, ActorImpl, OpState, func(o *Op) { o.W().Items = items; o.SetSrc("state.json:1") })
 }
 
 func (x *b) history() *History {

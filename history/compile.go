@@ -64,7 +64,8 @@ func (c *compiler) finalState() (Op, int) {
 	if perr != nil {
 		return Op{}, stateUnread
 	}
-	op := Op{Actor: ActorImpl, Type: OpState, Src: ref(sandbox.State, 1)}
+	op := Op{Actor: ActorImpl, Type: OpState}
+	op.at(sandbox.State, 1)
 	for _, w := range st.WorkItems {
 		op.W().Items = append(op.W().Items, Item{WorkID: w.WorkID, Status: w.Status})
 	}
@@ -160,7 +161,8 @@ type compiler struct {
 	// callsAt indexes calls by tick, in the order of model-calls.jsonl, so
 	// closing a tick reads its own calls, not every call of the run.
 	callsAt map[int][]int
-	placed  map[string]bool // call ids already in the history
+	placed  map[string]bool  // call ids already in the history
+	rules   map[string]*Rare // rulesRare's values, by hash
 	// private is set when the implementation kept private files: the run
 	// log's crash positions then count writes the history cannot see.
 	private bool
@@ -175,7 +177,7 @@ func newCompiler(in Input) *compiler {
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
 		inbox: map[int]*sandbox.Message{}, approvals: map[int]*sandbox.ApprovalRecord{},
 		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
-		placed: map[string]bool{}, callsAt: map[int][]int{}}
+		placed: map[string]bool{}, callsAt: map[int][]int{}, rules: map[string]*Rare{}}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
 	} else {
@@ -226,7 +228,9 @@ type modelCall struct {
 }
 
 func (m modelCall) op() Op {
-	return Op{Tick: m.tick, Actor: ActorStub, Type: OpModelCall, Src: ref(sandbox.ModelCalls, m.line), Rare: &Rare{CallID: m.id}}
+	op := Op{Tick: m.tick, Actor: ActorStub, Type: OpModelCall, Rare: &Rare{CallID: m.id}}
+	op.at(sandbox.ModelCalls, m.line)
+	return op
 }
 
 // fleet is the agents the run started with: fleet.json, else the bundle's.
@@ -244,6 +248,12 @@ func (c *compiler) fleet() []string {
 }
 
 func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
+
+// withSrc is op with its source set to src.
+func withSrc(op Op, src string) Op {
+	op.SetSrc(src)
+	return op
+}
 
 // noOp marks an implementation line without an operation.
 const noOp = -1
@@ -354,7 +364,8 @@ func (c *compiler) implOp(file string, line int) (Op, bool) {
 	if !ok {
 		return Op{}, false
 	}
-	op := Op{Actor: ActorImpl, Src: c.written[file].srcOf(file, line)}
+	op := Op{Actor: ActorImpl}
+	c.written[file].setSrc(&op, file, line)
 	switch file {
 	case sandbox.Drafts:
 		d := c.drafts[i].Rec
@@ -371,7 +382,7 @@ func (c *compiler) implOp(file string, line int) (Op, bool) {
 		op.WorkID = r.WorkID
 		switch r.Event {
 		case sandbox.EventAdmission:
-			op.Type, op.MessageID, op.W().RulesHash = OpAdmit, r.MessageID, r.RulesHash
+			op.Type, op.MessageID, op.Rare = OpAdmit, r.MessageID, c.rulesRare(r.RulesHash)
 		case sandbox.EventClaim:
 			op.Type, op.AgentID, op.Outcome, op.Reason = OpClaim, r.AgentID, r.Outcome, r.Reason
 		case sandbox.EventResolution:
@@ -379,6 +390,22 @@ func (c *compiler) implOp(file string, line int) (Op, bool) {
 		}
 	}
 	return op, true
+}
+
+// rulesRare is the rare fields of an admission under the rules hash h: one
+// value for every admission under it, since a run's many admissions cite
+// only the few rule sets it had and nothing writes an admission's Rare once
+// it is made.
+func (c *compiler) rulesRare(h string) *Rare {
+	if h == "" {
+		return nil
+	}
+	r, ok := c.rules[h]
+	if !ok {
+		r = &Rare{RulesHash: h}
+		c.rules[h] = r
+	}
+	return r
 }
 
 func (c *compiler) emit(op Op) { c.ops = append(c.ops, op) }
@@ -432,10 +459,12 @@ func (c *compiler) finish() {
 // message returns the op of a deliver or duplicate record: the message the
 // run log says the harness delivered, whatever the sandbox's line now says
 // (D30). The inbox line is cited when it still holds that message.
-func (c *compiler) message(typ string, line int, id string, tick int, src string) Op {
-	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id, Src: src}
+func (c *compiler) message(typ OpType, line int, id string, tick int, src string) Op {
+	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id}
+	op.SetSrc(src)
 	if m, ok := c.inbox[line]; ok && (id == "" || m.ID == id) {
-		op.MessageID, op.ConversationID, op.Src = m.ID, m.ConversationID, ref(sandbox.Inbox, line)
+		op.MessageID, op.ConversationID = m.ID, m.ConversationID
+		op.at(sandbox.Inbox, line)
 	}
 	if c.in.Bundle != nil {
 		if d, ok := c.bx.Message(op.MessageID); ok {
@@ -450,15 +479,18 @@ func (c *compiler) message(typ string, line int, id string, tick int, src string
 // id), whatever the sandbox's line now says.
 func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
-		Src: src, Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
+		Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
 	if _, ok := c.approvals[line]; ok {
-		op.Src = ref(sandbox.Approvals, line)
+		op.at(sandbox.Approvals, line)
+	} else {
+		op.SetSrc(src)
 	}
 	return op
 }
 
 func signalOp(s sandbox.SignalRecord, tick int, src string) Op {
-	op := Op{Tick: tick, Actor: ActorHarness, Type: OpSignal, Src: src, Rare: &Rare{SignalID: s.SignalID, SignalType: s.SignalType}}
+	op := Op{Tick: tick, Actor: ActorHarness, Type: OpSignal, Rare: &Rare{SignalID: s.SignalID, SignalType: s.SignalType}}
+	op.SetSrc(src)
 	switch s.SignalType {
 	case scenarios.AgentDeath:
 		op.AgentID = s.Target
@@ -519,11 +551,11 @@ func (c *compiler) fromLog() {
 			}
 			ts.harness = append(ts.harness, signalOp(s, t, src))
 		case sandbox.LogPosture:
-			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Src: src, Rare: &Rare{Posture: r.Posture}})
+			ts.harness = append(ts.harness, withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Rare: &Rare{Posture: r.Posture}}, src))
 		case sandbox.LogRules:
-			ts.harness = append(ts.harness, Op{Tick: t, Actor: ActorHarness, Type: OpRules, Src: src, Rare: &Rare{RulesHash: r.RulesHash}})
+			ts.harness = append(ts.harness, withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpRules, Rare: &Rare{RulesHash: r.RulesHash}}, src))
 		case sandbox.LogCrash:
-			op := Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Src: src, Rare: &Rare{Down: r.Down}}
+			op := withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Rare: &Rare{Down: r.Down}}, src)
 			lastMid = r.AfterWrites > 0
 			if lastMid {
 				op.Approximate = c.private
@@ -532,7 +564,7 @@ func (c *compiler) fromLog() {
 				ts.harness = append(ts.harness, op)
 			}
 		case sandbox.LogRestart:
-			op := Op{Tick: t, Actor: ActorHarness, Type: OpRestart, Src: src}
+			op := withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpRestart}, src)
 			if lastMid && len(ts.crashes) > 0 {
 				last := &ts.crashes[len(ts.crashes)-1]
 				last.ops = append(last.ops, op)
@@ -555,16 +587,30 @@ func (c *compiler) fromLog() {
 // slot is one position in a tick's implementation segment: a line's
 // operation (shared, not yet stamped with the tick), whether its place is
 // approximate, and whether it counts toward crash positions.
+// slot is one line of a tick's segment: its operation is made from the
+// line when it is placed, so the burst's largest tick does not hold a copy
+// of every operation it places beside the history's own.
 type slot struct {
-	op      Op
+	file    string
+	line    int
 	has     bool // whether the line has an operation
 	approx  bool
 	isWrite bool
 }
 
 func (c *compiler) slotOf(file string, line int, approx bool) slot {
-	op, ok := c.implOp(file, line)
-	return slot{op: op, has: ok, approx: approx, isWrite: !approx}
+	_, ok := c.impl[file].record(line)
+	return slot{file: file, line: line, has: ok, approx: approx, isWrite: !approx}
+}
+
+// citedCalls are the model calls a draft line cites, as its operation
+// lists them.
+func (c *compiler) citedCalls(s slot) []string {
+	if !s.has || s.file != sandbox.Drafts {
+		return nil
+	}
+	i, _ := c.impl[s.file].record(s.line)
+	return c.drafts[i].Rec.Origin.CallIDs
 }
 
 func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
@@ -603,10 +649,8 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	// the others right after the harness actions.
 	cited := map[string]bool{}
 	for _, s := range seg {
-		if s.has && s.op.Type == OpDraft {
-			for _, id := range s.op.R().Calls {
-				cited[id] = true
-			}
+		for _, id := range c.citedCalls(s) {
+			cited[id] = true
 		}
 	}
 	for _, i := range c.callsAt[t] {
@@ -641,10 +685,10 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	flush()
 	for _, s := range seg {
 		if s.has {
-			if s.op.Type == OpDraft {
-				c.placeCited(s.op, t)
+			op, _ := c.implOp(s.file, s.line)
+			if op.Type == OpDraft {
+				c.placeCited(op, t)
 			}
-			op := s.op
 			op.Tick, op.Approximate = t, s.approx
 			c.emit(op)
 		}
@@ -659,7 +703,7 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 		}
 	}
 	if end.Forced {
-		c.emit(Op{Tick: t, Actor: ActorHarness, Type: OpForcedAdvance, Src: src})
+		c.emit(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpForcedAdvance}, src))
 	}
 }
 
@@ -817,10 +861,10 @@ func (c *compiler) fromFiles() {
 			src := "bundle:faults[" + strconv.Itoa(i) + "]"
 			switch f.Kind {
 			case scenarios.FaultPosture:
-				add(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Src: src, Rare: &Rare{Posture: f.Posture}}, classHarness, 1)
+				add(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Rare: &Rare{Posture: f.Posture}}, src), classHarness, 1)
 			case scenarios.FaultRules:
 				hash := scenarios.RulesHash(f.RulesFile()) // the bytes the bundle gives, unchanged
-				add(Op{Tick: t, Actor: ActorHarness, Type: OpRules, Src: src, Rare: &Rare{RulesHash: hash}}, classHarness, 2)
+				add(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpRules, Rare: &Rare{RulesHash: hash}}, src), classHarness, 2)
 			}
 		}
 		restarts, landing := restartsOf(b, tl)
@@ -833,9 +877,9 @@ func (c *compiler) fromFiles() {
 			src := "bundle:faults[" + strconv.Itoa(i) + "]"
 			approx := f.AfterWrites > 0
 			r := restarts[i]
-			add(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Approximate: approx, Src: src, Rare: &Rare{Down: r.down}}, classHarness, 0)
+			add(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Approximate: approx, Rare: &Rare{Down: r.down}}, src), classHarness, 0)
 			if r.up {
-				add(Op{Tick: r.tick, Actor: ActorHarness, Type: OpRestart, Approximate: approx, Src: src}, classHarness, 0)
+				add(withSrc(Op{Tick: r.tick, Actor: ActorHarness, Type: OpRestart, Approximate: approx}, src), classHarness, 0)
 			}
 		}
 	}
@@ -843,7 +887,8 @@ func (c *compiler) fromFiles() {
 	seen := map[string]int{}
 	for _, n := range sortedKeys(c.inbox) {
 		m := *c.inbox[n]
-		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID, Src: ref(sandbox.Inbox, n)}
+		op := Op{Actor: ActorHarness, Type: OpDeliver, MessageID: m.ID, ConversationID: m.ConversationID}
+		op.at(sandbox.Inbox, n)
 		// A message of the bundle was delivered with the bundle's content at
 		// its tick, whatever the line now says (D30), or later, at the tick
 		// its line says when only that differs: another harness stamps a
@@ -887,7 +932,8 @@ func (c *compiler) fromFiles() {
 		}
 		a := c.approvals[n]
 		op := Op{Tick: a.DecidedAt, Actor: ActorHarness, Type: OpApprove, DraftID: a.DraftID, ContentHash: a.ContentHash,
-			Src: ref(sandbox.Approvals, n), Rare: &Rare{ApprovalID: a.ApprovalID, Decision: a.Decision}}
+			Rare: &Rare{ApprovalID: a.ApprovalID, Decision: a.Decision}}
+		op.at(sandbox.Approvals, n)
 		if k := seen[a.ApprovalID]; k > 0 {
 			op.W().Repeat = true
 			op.Tick, op.Approximate = nth(redeliverTicks[a.ApprovalID], k-1, op.Tick)

@@ -75,7 +75,7 @@ func TestCompileWithRunLogPlacesEveryLine(t *testing.T) {
 					assert.False(t, implSeen, "%s op %d: harness action after an implementation write of its tick", name, i)
 				}
 			}
-			seen[op.Src]++
+			seen[op.Src()]++
 		}
 		drafts, _ := sandbox.ParseDrafts(res.Files.View(sandbox.Drafts))
 		outbox, _ := sandbox.ParseOutbox(res.Files.View(sandbox.Outbox))
@@ -114,9 +114,9 @@ func TestCompilePlacesACrashAfterItsWrites(t *testing.T) {
 	h := compile(play(t, b, "reference", 1), b, true)
 	for _, want := range []struct {
 		tick   int
-		before []string // the tick's implementation operations before the crash
-	}{{5, nil}, {10, []string{history.OpSend}}, {15, []string{history.OpSend, history.OpResolve}}} {
-		var before []string
+		before []history.OpType // the tick's implementation operations before the crash
+	}{{5, nil}, {10, []history.OpType{history.OpSend}}, {15, []history.OpType{history.OpSend, history.OpResolve}}} {
+		var before []history.OpType
 		found := false
 		for _, op := range h.Ops {
 			if op.Tick != want.tick {
@@ -163,7 +163,7 @@ func TestCompileWithoutALogUsesTheFilesTicks(t *testing.T) {
 		}
 		if op.Type == history.OpCrash {
 			crashes++
-			assert.True(t, strings.HasPrefix(op.Src, "bundle:faults["), op.Src)
+			assert.True(t, strings.HasPrefix(op.Src(), "bundle:faults["), op.Src())
 		}
 	}
 	assert.Equal(t, 4, crashes)
@@ -446,4 +446,32 @@ func TestCompileSizesTheHistoryOnce(t *testing.T) {
 			assert.LessOrEqual(t, cap(h.Ops)-len(h.Ops), slack, "%s, log %v: %d of %d", name, withLog, len(h.Ops), cap(h.Ops))
 		}
 	}
+}
+
+// A run's admissions under one rule set share one value for their rare
+// fields, which holds that rule set's hash: a large run has one admission a
+// message and only a few rule sets.
+func TestAdmissionsUnderOneRuleSetShareTheirRareFields(t *testing.T) {
+	sets := 0
+	for name, b := range published(t) {
+		for _, withLog := range []bool{true, false} {
+			h := compile(play(t, b, "reference", 1), b, withLog)
+			byHash := map[string]*history.Rare{}
+			for _, op := range h.Ops {
+				if op.Type != history.OpAdmit {
+					continue
+				}
+				require.NotNil(t, op.Rare, name)
+				require.NotEmpty(t, op.Rare.RulesHash, name)
+				if prev, ok := byHash[op.Rare.RulesHash]; ok {
+					assert.Same(t, prev, op.Rare, name)
+				}
+				byHash[op.Rare.RulesHash] = op.Rare
+			}
+			if withLog {
+				sets += len(byHash)
+			}
+		}
+	}
+	assert.Greater(t, sets, len(published(t)), "some run admits under more than one rule set")
 }

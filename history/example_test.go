@@ -37,7 +37,7 @@ func ExampleCompile() {
 	fmt.Println("ordering:", h.Ordering)
 	for _, op := range h.Ops {
 		if op.Actor == history.ActorImpl {
-			fmt.Println(op.Tick, op.Type, op.Src)
+			fmt.Println(op.Tick, op.Type, op.Src())
 		}
 	}
 	v := history.Check(h)

@@ -15,6 +15,10 @@ package history
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -35,34 +39,78 @@ const (
 	OrderFiles  = "file-order"
 )
 
+// Actor is who did an operation; history.jsonl writes its name. A run
+// holds about ten operations a message, so each keeps its actor and type in
+// a byte, not a string.
+type Actor uint8
+
 // Actors.
 const (
-	ActorHarness = "harness"
-	ActorImpl    = "impl"
-	ActorStub    = "stub"
+	ActorHarness Actor = iota + 1
+	ActorImpl
+	ActorStub
 )
+
+var actorNames = [...]string{ActorHarness: "harness", ActorImpl: "impl", ActorStub: "stub"}
+
+// String is the actor's name, "" for the zero Actor.
+func (a Actor) String() string {
+	if int(a) < len(actorNames) {
+		return actorNames[a]
+	}
+	return ""
+}
+
+// OpType is an operation's type; history.jsonl writes its name.
+type OpType uint8
 
 // Operation types.
 const (
-	OpDeliver       = "deliver"
-	OpDuplicate     = "duplicate"
-	OpApprove       = "approve"
-	OpSignal        = "signal"
-	OpPosture       = "posture"
-	OpRules         = "rules"
-	OpCrash         = "crash"
-	OpRestart       = "restart"
-	OpForcedAdvance = "forced_advance"
-	OpAdmit         = "admit"
-	OpClaim         = "claim"
-	OpDraft         = "draft"
-	OpSend          = "send"
-	OpResolve       = "resolve"
-	OpModelCall     = "model_call"
+	OpDeliver OpType = iota + 1
+	OpDuplicate
+	OpApprove
+	OpSignal
+	OpPosture
+	OpRules
+	OpCrash
+	OpRestart
+	OpForcedAdvance
+	OpAdmit
+	OpClaim
+	OpDraft
+	OpSend
+	OpResolve
+	OpModelCall
 	// OpState is the implementation's final state.json, the last operation
 	// of a history whose sandbox has one.
-	OpState = "state"
+	OpState
 )
+
+var opTypeNames = [...]string{OpDeliver: "deliver", OpDuplicate: "duplicate", OpApprove: "approve", OpSignal: "signal",
+	OpPosture: "posture", OpRules: "rules", OpCrash: "crash", OpRestart: "restart", OpForcedAdvance: "forced_advance",
+	OpAdmit: "admit", OpClaim: "claim", OpDraft: "draft", OpSend: "send", OpResolve: "resolve",
+	OpModelCall: "model_call", OpState: "state"}
+
+// String is the type's name, "" for the zero OpType.
+func (t OpType) String() string {
+	if int(t) < len(opTypeNames) {
+		return opTypeNames[t]
+	}
+	return ""
+}
+
+// nameIndex is the index of name in names, 0 for "" or a name not there.
+func nameIndex(names []string, name string) (uint8, bool) {
+	if name == "" {
+		return 0, true
+	}
+	for i, n := range names {
+		if i > 0 && n == name {
+			return uint8(i), true
+		}
+	}
+	return 0, false
+}
 
 // Values of an approve operation's Forged field, decided from the history
 // itself: dangling when no draft with that id was declared before the line,
@@ -80,8 +128,17 @@ const (
 type Op struct {
 	Index int
 	Tick  int
-	Actor string
-	Type  string
+	Actor Actor
+	Type  OpType
+	// Approximate marks an operation whose place in the order is not
+	// exactly known (a crash without a run log, a line the run log does not
+	// account for).
+	Approximate bool
+	// srcFile and srcLine are Src when it is line srcLine of a file amr
+	// knows (srcFiles[srcFile]): most operations' source, held in the bytes
+	// the fields above leave free instead of as a string of its own.
+	srcFile uint8
+	srcLine int32
 
 	MessageID      string
 	ConversationID string
@@ -91,16 +148,60 @@ type Op struct {
 	ContentHash    string
 	Outcome        string
 	Reason         string
-	// Approximate marks an operation whose place in the order is not
-	// exactly known (a crash without a run log, a line the run log does not
-	// account for).
-	Approximate bool
 
-	// Src is where the operation comes from: file:line of a sandbox file,
-	// run.jsonl:N of the run log, or bundle:faults[i].
-	Src string
+	// src is where the operation comes from (Src), when srcFile does not
+	// say it.
+	src string
 
 	Rare *Rare
+}
+
+// srcFiles are the files an operation's source names by number.
+var srcFiles = [...]string{1: sandbox.Inbox, 2: sandbox.Approvals, 3: sandbox.Signals, 4: sandbox.Drafts,
+	5: sandbox.Outbox, 6: sandbox.Audit, 7: sandbox.ModelCalls, 8: sandbox.State, 9: sandbox.RunLogFile}
+
+// Src is where the operation comes from: file:line of a sandbox file,
+// run.jsonl:N of the run log, or bundle:faults[i].
+func (op *Op) Src() string {
+	if op.srcFile == 0 {
+		return op.src
+	}
+	return ref(srcFiles[op.srcFile], int(op.srcLine))
+}
+
+// SetSrc sets where the operation comes from.
+func (op *Op) SetSrc(src string) {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		if n, err := strconv.ParseInt(src[i+1:], 10, 32); err == nil && n > 0 && strconv.FormatInt(n, 10) == src[i+1:] {
+			if op.setRef(src[:i], int(n)) {
+				return
+			}
+		}
+	}
+	op.src, op.srcFile, op.srcLine = src, 0, 0
+}
+
+// setRef sets the source to line n of file, as ref writes it, and reports
+// whether the file and line fit the compact form; when they do not, the
+// source is left as it was.
+func (op *Op) setRef(file string, n int) bool {
+	if n < 1 || n > math.MaxInt32 {
+		return false
+	}
+	for i, f := range srcFiles {
+		if i > 0 && f == file {
+			op.src, op.srcFile, op.srcLine = "", uint8(i), int32(n)
+			return true
+		}
+	}
+	return false
+}
+
+// at sets the source to line n of file.
+func (op *Op) at(file string, n int) {
+	if !op.setRef(file, n) {
+		op.src, op.srcFile, op.srcLine = ref(file, n), 0, 0
+	}
 }
 
 // Rare holds the fields only a few kinds of operation set.
@@ -179,26 +280,35 @@ type opLine struct {
 
 func (op *Op) line() opLine {
 	r := op.R()
-	return opLine{Index: op.Index, Tick: op.Tick, Actor: op.Actor, Type: op.Type,
+	return opLine{Index: op.Index, Tick: op.Tick, Actor: op.Actor.String(), Type: op.Type.String(),
 		MessageID: op.MessageID, ConversationID: op.ConversationID, WorkID: op.WorkID, DraftID: op.DraftID,
 		ApprovalID: r.ApprovalID, EffectID: r.EffectID, SignalID: r.SignalID, AgentID: op.AgentID, CallID: r.CallID,
 		ContentHash: op.ContentHash, Decision: r.Decision, Forged: r.Forged, Repeat: r.Repeat,
 		SignalType: r.SignalType, Posture: r.Posture, RulesHash: r.RulesHash, Outcome: op.Outcome, Reason: op.Reason,
-		Down: r.Down, Calls: r.Calls, ModelFree: r.ModelFree, Items: r.Items, Approximate: op.Approximate, Src: op.Src}
+		Down: r.Down, Calls: r.Calls, ModelFree: r.ModelFree, Items: r.Items, Approximate: op.Approximate, Src: op.Src()}
 }
 
-func (l *opLine) op() Op {
-	op := Op{Index: l.Index, Tick: l.Tick, Actor: l.Actor, Type: l.Type,
+func (l *opLine) op() (Op, error) {
+	actor, ok := nameIndex(actorNames[:], l.Actor)
+	if !ok {
+		return Op{}, fmt.Errorf("history: unknown actor %q", l.Actor)
+	}
+	typ, ok := nameIndex(opTypeNames[:], l.Type)
+	if !ok {
+		return Op{}, fmt.Errorf("history: unknown operation type %q", l.Type)
+	}
+	op := Op{Index: l.Index, Tick: l.Tick, Actor: Actor(actor), Type: OpType(typ),
 		MessageID: l.MessageID, ConversationID: l.ConversationID, WorkID: l.WorkID, DraftID: l.DraftID,
 		AgentID: l.AgentID, ContentHash: l.ContentHash, Outcome: l.Outcome, Reason: l.Reason,
-		Approximate: l.Approximate, Src: l.Src}
+		Approximate: l.Approximate}
+	op.SetSrc(l.Src)
 	r := Rare{ApprovalID: l.ApprovalID, EffectID: l.EffectID, SignalID: l.SignalID, CallID: l.CallID,
 		Decision: l.Decision, Forged: l.Forged, Repeat: l.Repeat, SignalType: l.SignalType, Posture: l.Posture,
 		RulesHash: l.RulesHash, Down: l.Down, Calls: l.Calls, ModelFree: l.ModelFree, Items: l.Items}
 	if !r.zero() {
 		op.Rare = &r
 	}
-	return op
+	return op, nil
 }
 
 func (r *Rare) zero() bool {
@@ -216,7 +326,11 @@ func (op *Op) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &l); err != nil {
 		return err
 	}
-	*op = l.op()
+	o, err := l.op()
+	if err != nil {
+		return err
+	}
+	*op = o
 	return nil
 }
 

@@ -14,11 +14,12 @@ import (
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
-func harnessOps(h *history.History, typ string) []history.Op {
+func harnessOps(h *history.History, typ history.OpType) []history.Op {
 	var out []history.Op
 	for _, op := range h.Ops {
 		if op.Actor == history.ActorHarness && op.Type == typ {
-			op.Index, op.Src = 0, ""
+			op.Index = 0
+			op.SetSrc("")
 			out = append(out, op)
 		}
 	}
@@ -50,7 +51,7 @@ func TestFileOrderKeepsEveryHarnessLineOfTheEngine(t *testing.T) {
 			assert.Len(t, harnessOps(h, history.OpApprove), len(apps), "%s/%s", name, im.Name)
 			assert.Len(t, harnessOps(h, history.OpSignal), len(sigs), "%s/%s", name, im.Name)
 			for _, op := range h.Ops {
-				assert.False(t, strings.HasPrefix(op.Src, "bundle:signals/"), "%s/%s: %s put back", name, im.Name, op.R().SignalID)
+				assert.False(t, strings.HasPrefix(op.Src(), "bundle:signals/"), "%s/%s: %s put back", name, im.Name, op.R().SignalID)
 			}
 		}
 	}
@@ -86,7 +87,7 @@ func TestFileOrderPutsBackAProvenEscalation(t *testing.T) {
 	var src string
 	for _, op := range h.Ops {
 		if op.Type == history.OpSignal {
-			src = op.Src
+			src = op.Src()
 		}
 	}
 	assert.Equal(t, "bundle:signals/"+b.Signals[0].ID, src)

@@ -117,6 +117,15 @@ func splitFile(data []byte) [][]byte {
 	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 }
 
+// setSrc sets op's source to srcOf(file, n).
+func (w writtenLog) setSrc(op *Op, file string, n int) {
+	if w.src == nil || n < 1 || n > len(w.src) || w.src[n-1] == "" {
+		op.at(file, n)
+		return
+	}
+	op.SetSrc(w.src[n-1])
+}
+
 // srcOf is where line n of an implementation log, numbered as written, is.
 func (w writtenLog) srcOf(file string, n int) string {
 	if w.src == nil || n < 1 || n > len(w.src) || w.src[n-1] == "" {

@@ -23,7 +23,7 @@ func TestCompileKeepsLinesTakenBack(t *testing.T) {
 	h := compile(res, b, true)
 	bySrc := map[string][]history.Op{}
 	for _, op := range h.Ops {
-		bySrc[op.Src] = append(bySrc[op.Src], op)
+		bySrc[op.Src()] = append(bySrc[op.Src()], op)
 	}
 	rewrites := 0
 	for i, r := range res.Log {
@@ -44,7 +44,7 @@ func TestCompileKeepsLinesTakenBack(t *testing.T) {
 		assert.Len(t, bySrc[fmt.Sprintf("outbox.jsonl:%d", l.N)], 1, "line %d", l.N)
 	}
 	for _, op := range compile(res, b, false).Ops {
-		assert.False(t, strings.HasPrefix(op.Src, sandbox.RunLogFile), "without the log only the files count")
+		assert.False(t, strings.HasPrefix(op.Src(), sandbox.RunLogFile), "without the log only the files count")
 	}
 }
 
@@ -65,7 +65,7 @@ func TestCompileNumbersLinesInTheOrderWritten(t *testing.T) {
 	var got []string
 	for _, op := range h.Ops {
 		if op.Type == history.OpSend {
-			got = append(got, fmt.Sprintf("%s@%d=%s", op.R().EffectID, op.Tick, op.Src))
+			got = append(got, fmt.Sprintf("%s@%d=%s", op.R().EffectID, op.Tick, op.Src()))
 		}
 	}
 	assert.Equal(t, []string{"e1@0=outbox.jsonl:2", "e0@1=outbox.jsonl:1", "e2@1=outbox.jsonl:3"}, got)

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 	"unsafe"
@@ -9,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/amr-bench/amr/scenarios"
+	"github.com/amr-bench/amr/sim/sandbox"
 )
 
 // The oracle reads the clock with its own two constructions (the compiled
@@ -145,18 +147,84 @@ func TestNoRareStaysZero(t *testing.T) {
 // An operation's line carries its rare fields flat, and reads back with
 // Rare nil exactly when all of them are zero.
 func TestOpLineRoundTrip(t *testing.T) {
-	plain := Op{Index: 3, Tick: 7, Actor: ActorImpl, Type: OpClaim, WorkID: "w1", Src: "x:1"}
+	plain := withSrc(Op{Index: 3, Tick: 7, Actor: ActorImpl, Type: OpClaim, WorkID: "w1"}, "x:1")
 	l := plain.line()
-	require.Equal(t, plain, l.op())
-	rare := Op{Index: 4, Tick: 8, Actor: ActorHarness, Type: OpCrash, Src: "y:2", Rare: &Rare{Down: 5}}
+	require.Equal(t, "impl", l.Actor)
+	require.Equal(t, "claim", l.Type)
+	got, err := l.op()
+	require.NoError(t, err)
+	require.Equal(t, plain, got)
+	rare := withSrc(Op{Index: 4, Tick: 8, Actor: ActorHarness, Type: OpCrash, Rare: &Rare{Down: 5}}, "audit.jsonl:2")
 	l = rare.line()
 	require.Equal(t, 5, l.Down)
-	require.Equal(t, rare, l.op())
+	got, err = l.op()
+	require.NoError(t, err)
+	require.Equal(t, rare, got)
+}
+
+// Every actor and type reads back from the name its line writes, and a
+// name the history never writes is refused, not read as another.
+func TestOpNamesRoundTrip(t *testing.T) {
+	for a := ActorHarness; a <= ActorStub; a++ {
+		for ty := OpDeliver; ty <= OpState; ty++ {
+			op := withSrc(Op{Actor: a, Type: ty}, "x:1")
+			l := op.line()
+			require.NotEmpty(t, l.Actor)
+			require.NotEmpty(t, l.Type)
+			got, err := l.op()
+			require.NoError(t, err)
+			require.Equal(t, op, got)
+		}
+	}
+	require.Equal(t, "", OpType(0).String())
+	require.Equal(t, "", OpType(len(opTypeNames)).String())
+	require.Equal(t, "", Actor(len(actorNames)).String())
+	for _, l := range []opLine{{Actor: "impl", Type: "drafted"}, {Actor: "user", Type: "draft"}} {
+		_, err := l.op()
+		require.Error(t, err)
+	}
+	var op Op
+	require.Error(t, json.Unmarshal([]byte(`{"index":0,"tick":1,"actor":"impl","type":"bogus","src":"x:1"}`), &op))
+	require.NoError(t, json.Unmarshal([]byte(`{"index":0,"tick":1,"actor":"impl","type":"send","src":"x:1"}`), &op))
+	require.Equal(t, OpSend, op.Type)
+}
+
+// An operation's source reads back as it was set, held compact exactly
+// when it is a line of a file amr knows written as ref writes it, so a
+// history read back from its file holds what the compiled one held.
+func TestOpSrcRoundTrip(t *testing.T) {
+	for _, src := range []string{"audit.jsonl:12", "run.jsonl:1", "state.json:1", "model-calls.jsonl:2147483647",
+		"audit.jsonl:2147483648", "audit.jsonl:012", "audit.jsonl:0", "audit.jsonl:-3", "audit.jsonl:+3", "audit.jsonl:",
+		"private/x.jsonl:4", "bundle:faults[2]", "bundle:inbox/m1", ":5", "x", ""} {
+		var op Op
+		op.SetSrc(src)
+		require.Equal(t, src, op.Src())
+		l := op.line()
+		require.Equal(t, src, l.Src)
+		back, err := l.op()
+		require.NoError(t, err)
+		require.Equal(t, op, back, src)
+	}
+	var op Op
+	op.at(sandbox.Outbox, 7)
+	require.Equal(t, "outbox.jsonl:7", op.Src())
+	require.Equal(t, uint8(5), op.srcFile)
+	require.Empty(t, op.src)
+	op.SetSrc("bundle:faults[1]")
+	require.Equal(t, "bundle:faults[1]", op.Src())
+	require.Zero(t, op.srcFile)
+	op.at("elsewhere.jsonl", 3)
+	require.Equal(t, "elsewhere.jsonl:3", op.Src())
+	op.at(sandbox.Audit, 0)
+	require.Equal(t, "audit.jsonl:0", op.Src())
+	a, b := withSrc(Op{}, "outbox.jsonl:9"), withSrc(Op{}, "bundle:faults[1]")
+	require.Equal(t, "outbox.jsonl", a.srcFileName())
+	require.Equal(t, "bundle", b.srcFileName())
 }
 
 // A run holds about nine operations a message: an operation past this size
 // is felt in the peak memory of a large run.
 func TestOpSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(Op{}), uintptr(208))
+	require.LessOrEqual(t, unsafe.Sizeof(Op{}), uintptr(176))
 	require.LessOrEqual(t, unsafe.Sizeof(Rare{}), uintptr(208))
 }

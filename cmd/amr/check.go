@@ -188,11 +188,11 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, func(), erro
 	if path == "" {
 		return nil, none, nil
 	}
-	f, data, err := openLog(path, o.maxFileBytes)
+	f, size, err := openLog(path, o.maxFileBytes)
 	if err != nil {
 		return nil, none, &exitError{code: exitBad, err: tooLargeHint(err)}
 	}
-	recs, err := sandbox.ParseRunLogAt(data, f)
+	recs, err := sandbox.ReadRunLog(f, size)
 	if err != nil {
 		f.Close()
 		return nil, none, &exitError{code: exitBad, err: fmt.Errorf("run log: %w", err)}
@@ -206,24 +206,26 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, func(), erro
 	return recs, func() { f.Close() }, nil
 }
 
-// openLog is safefile.ReadFile that leaves the file open.
-func openLog(path string, limit int64) (*os.File, []byte, error) {
+// openLog is safefile.ReadFile that leaves the file open and returns its
+// size instead of its bytes: the log is read a line at a time, a large
+// run's being hundreds of megabytes.
+func openLog(path string, limit int64) (*os.File, int64, error) {
 	f, err := safefile.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	size, err := io.Copy(io.Discard, io.LimitReader(f, limit+1))
 	switch {
 	case err != nil:
 		err = fmt.Errorf("%s: %w", path, err)
-	case int64(len(data)) > limit:
+	case size > limit:
 		err = fmt.Errorf("%s: %w: larger than %d bytes", path, safefile.ErrTooLarge, limit)
 	}
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, 0, err
 	}
-	return f, data, nil
+	return f, size, nil
 }
 
 func printCheck(w io.Writer, doc checkJSON, rep *suite.Report) {

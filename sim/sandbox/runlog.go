@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -139,32 +141,192 @@ func ParseRunLogAt(data []byte, src io.ReaderAt) ([]LogRecord, error) {
 		}
 		return nil, err
 	}
-	var (
-		replay    StateReplay
-		replayErr error
-	)
-	lines, errs := parseLines(RunLogFile, data, func(o *object) LogRecord {
-		r := decodeLogRecord(o)
-		if o.err == nil && replayErr == nil {
-			if _, _, err := replay.Next(r); err != nil {
-				replayErr = fmt.Errorf("%s:%d: %w", RunLogFile, o.n, err)
-			} else if src != nil {
-				r.StateEdit = r.StateEdit.lazy(src, o, data)
-			}
+	p := newRunLogParser(src, bytes.Count(data, []byte("\n"))+1)
+	defer p.close()
+	owned := isFrozen(data)
+	body := trimBOM(data)
+	off := len(data) - len(body)
+	for n, rest := 1, body; rest != nil; n++ {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
 		}
-		return r
+		p.owned = owned
+		if err := p.line(raw, n, int64(off)); err != nil {
+			return nil, err
+		}
+		off += len(raw) + 1
+	}
+	return p.result()
+}
+
+// ReadRunLog is ParseRunLogAt of the first size bytes of src, read a line
+// at a time instead of whole: a large run's log is hundreds of megabytes,
+// and only its records are kept (the state edits' hunks stay in src, as
+// ParseRunLogAt keeps them). It reads src twice, first for the nesting
+// bound over every line, as ParseRunLogAt checks it before any record.
+func ReadRunLog(src io.ReaderAt, size int64) ([]LogRecord, error) {
+	lines := 0
+	err := eachLine(src, size, func(raw []byte, n int, _ int64) error {
+		lines = n
+		if err := jsondepth.Check(raw, 0); err != nil {
+			return LineError{File: RunLogFile, Line: n, Msg: err.Error()}
+		}
+		return nil
 	})
-	if len(errs) > 0 {
-		return nil, errs[0]
+	if err != nil {
+		return nil, err
 	}
-	if replayErr != nil {
-		return nil, replayErr
+	p := newRunLogParser(src, lines)
+	defer p.close()
+	if err := eachLine(src, size, p.line); err != nil {
+		return nil, err
 	}
-	out := make([]LogRecord, len(lines))
-	for i, l := range lines {
-		out[i] = l.Rec
+	return p.result()
+}
+
+// eachLine calls fn with each line of the first size bytes of src (without
+// its newline; the first without a byte order mark), its number and its
+// offset in src. A line's bytes are fn's only until it returns.
+func eachLine(src io.ReaderAt, size int64, fn func(raw []byte, n int, off int64) error) error {
+	r := bufio.NewReaderSize(io.NewSectionReader(src, 0, size), 1<<20)
+	var (
+		long []byte // a line longer than r's buffer, gathered
+		off  int64
+	)
+	for n := 1; ; n++ {
+		raw, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], raw...)
+			for err == bufio.ErrBufferFull {
+				raw, err = r.ReadSlice('\n')
+				long = append(long, raw...)
+			}
+			raw = long
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s: %w", RunLogFile, err)
+		}
+		next := off + int64(len(raw))
+		eof := err == io.EOF
+		if !eof {
+			raw = raw[:len(raw)-1]
+		}
+		at := off
+		if n == 1 {
+			body := trimBOM(raw)
+			at += int64(len(raw) - len(body))
+			raw = body
+		}
+		if eof && len(raw) == 0 && n > 1 {
+			return nil
+		}
+		if ferr := fn(raw, n, at); ferr != nil {
+			return ferr
+		}
+		if eof {
+			return nil
+		}
+		off = next
 	}
-	return out, nil
+}
+
+// runLogParser makes the records of a run log's lines in order, replaying
+// its state edits as it goes: a line that does not decode is an error, and
+// so, when every line decodes, is the first edit that does not replay.
+type runLogParser struct {
+	src       io.ReaderAt
+	replay    StateReplay
+	replayErr error
+	buf       *[]field
+	out       []LogRecord
+	owned     bool // the lines' bytes are frozen (see object.owned)
+}
+
+func newRunLogParser(src io.ReaderAt, lines int) *runLogParser {
+	return &runLogParser{src: src, buf: fieldBufs.Get().(*[]field), out: make([]LogRecord, 0, lines)}
+}
+
+func (p *runLogParser) close() {
+	clear((*p.buf)[:cap(*p.buf)])
+	fieldBufs.Put(p.buf)
+}
+
+// line takes line n, raw, which stands at offset off of src.
+func (p *runLogParser) line(raw []byte, n int, off int64) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	o, fs, ok := decodeObject(raw, *p.buf)
+	*p.buf = fs
+	if !ok {
+		return LineError{File: RunLogFile, Line: n, Msg: "not a JSON object"}
+	}
+	o.raw, o.n, o.owned = raw, n, p.owned
+	r := decodeLogRecord(&o)
+	if o.err != nil {
+		o.err.File, o.err.Line = RunLogFile, n
+		return *o.err
+	}
+	if p.replayErr == nil {
+		if _, _, err := p.replay.Next(r); err != nil {
+			p.replayErr = fmt.Errorf("%s:%d: %w", RunLogFile, n, err)
+		} else if p.src != nil {
+			r.StateEdit = r.StateEdit.lazy(p.src, &o, raw, off)
+		}
+	}
+	shareWords(&r)
+	p.out = append(p.out, r)
+	return nil
+}
+
+func (p *runLogParser) result() ([]LogRecord, error) {
+	if p.replayErr != nil {
+		return nil, p.replayErr
+	}
+	return p.out, nil
+}
+
+// logWords are the words a run log spells again on many of its records:
+// the files a tick_end's writes name (hundreds of thousands of them in a
+// large run), the record kinds and an approval's decisions. A record holds
+// the one shared string of each instead of its own.
+var logWords = map[string]string{}
+
+func init() {
+	for _, w := range []string{Drafts, Outbox, Audit, State, Inbox, Approvals, Signals, ModelCalls, Mode, Rules, Clock, Fleet,
+		LogStart, LogDeliver, LogDuplicate, LogApprove, LogDefer, LogRedeliver, LogSignal, LogPosture, LogRules, LogJump,
+		LogCrash, LogRestart, LogStepError, LogTickEnd, LogRewrite, LogUnfired, LogEnd, LogExit, LogEscaped, LogHung,
+		LogOversize, LogTamper, LogReady, LogBound, "approve", "reject"} {
+		logWords[w] = w
+	}
+}
+
+func logWord(s string) string {
+	if w, ok := logWords[s]; ok {
+		return w
+	}
+	return s
+}
+
+// shareWords points the record's kind, decision and writes at logWords'
+// strings, and sizes its writes to their number: the decoder grew them by
+// doubling.
+func shareWords(r *LogRecord) {
+	r.Kind, r.Decision = logWord(r.Kind), logWord(r.Decision)
+	if len(r.Writes) == 0 {
+		return
+	}
+	ws := r.Writes
+	if cap(ws) > len(ws) {
+		ws = make([]string, len(r.Writes))
+	}
+	for i, w := range r.Writes {
+		ws[i] = logWord(w)
+	}
+	r.Writes = ws
 }
 
 // decodeLogRecord is one run log line as a record.

@@ -23,22 +23,32 @@ type span struct {
 }
 
 // lazy returns e as ParseRunLogAt keeps it: its hash and where its hunks
-// are in src, whose content data is and in which o is a line. An edit
+// are in src, in which o's line, raw, stands at offset off. An edit
 // without hunks is kept as it is.
-func (e *StateEdit) lazy(src io.ReaderAt, o *object, data []byte) *StateEdit {
+func (e *StateEdit) lazy(src io.ReaderAt, o *object, raw []byte, off int64) *StateEdit {
 	if e == nil || len(e.Hunks) == 0 {
 		return e
 	}
-	at := &editAt{src: src, line: spanIn(data, o.raw)}
+	at := &editAt{src: src, line: spanIn(raw, o.raw).from(off)}
 	if o.m == nil {
 		// keep takes the last member of a name; so does this.
 		for _, f := range o.fields {
 			if string(f.key) == "state_edit" {
-				at.member = spanIn(data, f.val)
+				at.member = spanIn(raw, f.val).from(off)
 			}
 		}
 	}
 	return &StateEdit{Hash: e.Hash, at: at}
+}
+
+// from is s moved by off, for a span found in a part of a file that
+// starts at off; an empty span stays empty.
+func (s span) from(off int64) span {
+	if s.n == 0 {
+		return s
+	}
+	s.off += off
+	return s
 }
 
 // spanIn is where part, a slice of data, stands in it: an empty span when

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,4 +141,94 @@ func TestParseRunLogAtErrorsAsParseRunLog(t *testing.T) {
 		_, got := ParseRunLogAt([]byte(data), strings.NewReader(data))
 		assert.Equal(t, want, got)
 	}
+}
+
+// ReadRunLog gives the records ParseRunLogAt gives of the same bytes, held
+// edits pointing at the same places, whatever the lines' lengths against
+// its read buffer and however the file ends.
+func TestReadRunLogReadsAsParseRunLogAt(t *testing.T) {
+	base := editLog(t)
+	long := logLine(t, LogRecord{Kind: LogTickEnd, Tick: 5, Detail: strings.Repeat("x", 3<<20)})
+	for name, data := range map[string][]byte{
+		"edits":            base,
+		"no final newline": bytes.TrimSuffix(base, []byte("\n")),
+		"crlf":             bytes.ReplaceAll(base, []byte("\n"), []byte("\r\n")),
+		"long line":        append(append(append([]byte{}, base...), long...), "\n"+logLine(t, LogRecord{Kind: LogEnd, Tick: 6})+"\n"...),
+		"long last line":   append(append([]byte{}, base...), long...),
+		"blank lines":      append([]byte("\n\n"), base[3:]...),
+		"empty":            {},
+	} {
+		want, err := ParseRunLogAt(data, bytes.NewReader(data))
+		require.NoError(t, err, name)
+		got, err := ReadRunLog(bytes.NewReader(data), int64(len(data)))
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+		wantV, err := versions(t, want)
+		require.NoError(t, err, name)
+		gotV, err := versions(t, got)
+		require.NoError(t, err, name)
+		assert.Equal(t, wantV, gotV, name)
+	}
+	// Only the size given is read.
+	got, err := ReadRunLog(bytes.NewReader(append(append([]byte{}, base...), "not json\n"...)), int64(len(base)))
+	require.NoError(t, err)
+	want, err := ParseRunLog(base)
+	require.NoError(t, err)
+	assert.Len(t, got, len(want))
+}
+
+// ReadRunLog refuses what ParseRunLog refuses, with the same error: a line
+// nested too deep comes first wherever it is, then the first line that does
+// not decode, then an edit that does not replay.
+func TestReadRunLogErrorsAsParseRunLog(t *testing.T) {
+	e2, _ := NewStateEdit([]byte(`{"work_items":[]}`), []byte(`{"work_items":[{"work_id":"w1"}]}`))
+	deep := `{"kind":"tick_end","detail":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "}"
+	noReplay := logLine(t, LogRecord{Kind: LogStart}) + "\n" + logLine(t, LogRecord{Kind: LogTickEnd, Tick: 1, StateEdit: &e2}) + "\n"
+	for _, data := range []string{
+		noReplay,
+		noReplay + "not json\n",
+		logLine(t, LogRecord{Kind: LogTickEnd, Tick: 1, StateEdit: &e2}) + "\n{\"tick\":2}\n",
+		"{\"kind\":\"start\"}\nnot json\n",
+		"{\"kind\":\"start\"}\nnot json\n" + deep + "\n",
+		"\xEF\xBB\xBF" + deep,
+	} {
+		_, want := ParseRunLog([]byte(data))
+		require.Error(t, want)
+		_, got := ReadRunLog(strings.NewReader(data), int64(len(data)))
+		assert.Equal(t, want, got, data)
+	}
+}
+
+// The words a run log repeats on many records (a tick_end's writes, the
+// kinds, the decisions) are one string each across the records, and a
+// record's writes take no more room than they hold.
+func TestRunLogRecordsShareTheirRepeatedWords(t *testing.T) {
+	var lines []string
+	for i := 0; i < 3; i++ {
+		lines = append(lines, logLine(t, LogRecord{Kind: LogApprove, Tick: i, ID: "a", Decision: "reject"}),
+			logLine(t, LogRecord{Kind: LogTickEnd, Tick: i, Writes: []string{Audit, Drafts, Audit, Audit, Outbox, "private/x"}}))
+	}
+	data := []byte(strings.Join(lines, "\n") + "\n")
+	recs, err := ReadRunLog(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	want, err := ParseRunLog(data)
+	require.NoError(t, err)
+	require.Equal(t, want, recs)
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+	for _, r := range recs {
+		switch r.Kind {
+		case LogApprove:
+			assert.True(t, same(r.Kind, recs[0].Kind))
+			assert.True(t, same(r.Decision, recs[0].Decision))
+		case LogTickEnd:
+			assert.True(t, same(r.Kind, recs[1].Kind))
+			assert.Equal(t, len(r.Writes), cap(r.Writes))
+			for i, w := range r.Writes[:5] {
+				assert.True(t, same(w, recs[1].Writes[i]), w)
+			}
+			assert.Equal(t, "private/x", r.Writes[5])
+		}
+	}
+	assert.False(t, same(recs[1].Writes[0], recs[1].Writes[1]))
+	assert.True(t, same(recs[1].Writes[0], recs[1].Writes[2]))
 }
