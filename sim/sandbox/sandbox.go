@@ -92,6 +92,9 @@ func ValidName(name string) bool {
 
 // Store holds a sandbox's files. Append adds one line (a newline is added);
 // Write replaces a whole file. Reads of a missing file return nil, nil.
+// Append and Write keep no reference to the bytes they are given: a caller
+// may reuse its buffer as soon as they return (the reference lays out its
+// lines in one buffer it reuses).
 type Store interface {
 	Read(name string) ([]byte, error)
 	Append(name string, line []byte) error

@@ -289,3 +289,29 @@ func TestDirWriteKeepsPrivateTmpNames(t *testing.T) {
 	require.Equal(t, "mine", string(got))
 	require.Contains(t, d.Names(), "private/notes.tmp")
 }
+
+// TestStoresCopyWhatTheyAreGiven holds every Store of this package to the
+// interface's promise that a caller may reuse its buffer after Append or
+// Write returns.
+func TestStoresCopyWhatTheyAreGiven(t *testing.T) {
+	stores := map[string]Store{"memory": NewMemory(), "dir": &Dir{Root: t.TempDir()}}
+	for name, s := range stores {
+		t.Run(name, func(t *testing.T) {
+			buf := []byte(`{"id":"m1"}`)
+			require.NoError(t, s.Append(Inbox, buf))
+			copy(buf, `{"id":"m2"}`)
+			require.NoError(t, s.Append(Inbox, buf))
+			copy(buf, `{"id":"xx"}`)
+			got, err := s.Read(Inbox)
+			require.NoError(t, err)
+			assert.Equal(t, "{\"id\":\"m1\"}\n{\"id\":\"m2\"}\n", string(got))
+
+			state := []byte(`{"a":1}`)
+			require.NoError(t, s.Write(State, state))
+			copy(state, `{"b":2}`)
+			got, err = s.Read(State)
+			require.NoError(t, err)
+			assert.Equal(t, `{"a":1}`, string(got))
+		})
+	}
+}
