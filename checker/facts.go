@@ -308,27 +308,37 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 	data := file(sandbox.Drafts)
 	dst, derrs := f.parsed.Drafts(data)
 	at := f.implStamp(log, sandbox.Drafts, data)
+	// One block for the file's records: a run has a few dozen of them.
+	ds := make([]draft, len(dst))
+	f.drafts = make([]*draft, len(dst))
 	for i := range dst {
 		l := &dst[i]
-		f.drafts = append(f.drafts, &draft{Draft: &l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)})
+		ds[i] = draft{Draft: &l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)}
+		f.drafts[i] = &ds[i]
 	}
 	f.addBad(derrs, at, data, "declared_at")
 
 	data = file(sandbox.Outbox)
 	out, oerrs := f.parsed.Outbox(data)
 	at = f.implStamp(log, sandbox.Outbox, data)
+	es := make([]effect, len(out))
+	f.effects = make([]*effect, len(out))
 	for i := range out {
 		l := &out[i]
-		f.effects = append(f.effects, &effect{Effect: &l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)})
+		es[i] = effect{Effect: &l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)}
+		f.effects[i] = &es[i]
 	}
 	f.addBad(oerrs, at, data, "sent_at")
 
 	data = file(sandbox.Audit)
 	aud, aerrs := f.parsed.Audit(data)
 	at = f.implStamp(log, sandbox.Audit, data)
+	as := make([]auditLine, len(aud))
+	f.audit = make([]*auditLine, len(aud))
 	for i := range aud {
 		l := &aud[i]
-		f.audit = append(f.audit, &auditLine{AuditRecord: &l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
+		as[i] = auditLine{AuditRecord: &l.Rec, line: l.N, at: at(l.N, l.Rec.At)}
+		f.audit[i] = &as[i]
 	}
 	f.addBad(aerrs, at, data, "at")
 }
@@ -652,9 +662,8 @@ func (f *facts) messageOf(work string) *message {
 }
 
 // worksOf returns the distinct work ids admitted for a message, in order.
-func (f *facts) worksOf(msg string) []string {
-	return append([]string(nil), f.look().worksByMsg[msg]...)
-}
+// The list is the lookup's own: callers read it and never append to it.
+func (f *facts) worksOf(msg string) []string { return f.look().worksByMsg[msg] }
 
 // effectsOf returns the effects of a work item's drafts, in line order.
 func (f *facts) effectsOf(work string) []*effect { return f.effByWork[work] }

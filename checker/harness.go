@@ -46,7 +46,7 @@ func (s *signal) ref() string {
 type written[T comparable] struct {
 	rec  T
 	tick int
-	src  string // the run log record, run.jsonl:N
+	src  int // the run log record's index: its reference is made only for a finding
 }
 
 // lineTick is the tick a harness line carries: the record's own, or the
@@ -62,12 +62,29 @@ func lineTick(r *sandbox.LogRecord) int {
 // harnessFromLog builds the harness's inputs from the run log's records and
 // compares each harness JSONL file with them.
 func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord) {
-	inbox := map[int]written[sandbox.Message]{}
-	apps := map[int]written[sandbox.ApprovalRecord]{}
-	sigs := map[int]written[sandbox.SignalRecord]{}
-	fired := map[string]sandbox.ApprovalRecord{}
-	delivered := map[string]bool{}
-	var messages []*message
+	// Counted first, so that each kind's records and maps are made once,
+	// at their size.
+	var nDeliver, nApprove, nSignal int
+	for i := range log {
+		switch log[i].Kind {
+		case sandbox.LogDeliver, sandbox.LogDuplicate:
+			nDeliver++
+		case sandbox.LogApprove, sandbox.LogRedeliver:
+			nApprove++
+		case sandbox.LogSignal:
+			nSignal++
+		}
+	}
+	inbox := make(map[int]written[sandbox.Message], nDeliver)
+	apps := make(map[int]written[sandbox.ApprovalRecord], nApprove)
+	sigs := make(map[int]written[sandbox.SignalRecord], nSignal)
+	fired := make(map[string]sandbox.ApprovalRecord, nApprove)
+	delivered := make(map[string]bool, nDeliver)
+	messages := make([]*message, 0, nDeliver)
+	msgs := make([]message, 0, nDeliver)
+	f.approvals = make([]*approval, 0, nApprove)
+	approvals := make([]approval, 0, nApprove)
+	signals := make([]signal, 0, nSignal)
 	for i := range log {
 		r := &log[i]
 		// The record's reference is made only for the records that keep one:
@@ -81,11 +98,12 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 			}
 			rec := sandbox.Message(d)
 			if r.Line > 0 {
-				inbox[r.Line] = written[sandbox.Message]{rec, r.Tick, runLogRef(i)}
+				inbox[r.Line] = written[sandbox.Message]{rec, r.Tick, i}
 			}
 			if !delivered[d.ID] {
 				delivered[d.ID] = true
-				messages = append(messages, &message{Message: rec, line: max(r.Line, 0), at: at})
+				msgs = append(msgs, message{Message: rec, line: max(r.Line, 0), at: at})
+				messages = append(messages, &msgs[len(msgs)-1])
 			}
 		case sandbox.LogApprove, sandbox.LogRedeliver:
 			rec := sandbox.ApprovalRecord{ApprovalID: r.ID, DraftID: r.DraftID, ContentHash: r.ContentHash,
@@ -100,15 +118,17 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 				fired[r.ID] = rec
 			}
 			if r.Line > 0 {
-				apps[r.Line] = written[sandbox.ApprovalRecord]{rec, r.Tick, runLogRef(i)}
+				apps[r.Line] = written[sandbox.ApprovalRecord]{rec, r.Tick, i}
 			}
-			f.approvals = append(f.approvals, &approval{ApprovalRecord: rec, line: max(r.Line, 0), at: at})
+			approvals = append(approvals, approval{ApprovalRecord: rec, line: max(r.Line, 0), at: at})
+			f.approvals = append(f.approvals, &approvals[len(approvals)-1])
 		case sandbox.LogSignal:
 			rec := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: lineTick(r)}
 			if r.Line > 0 {
-				sigs[r.Line] = written[sandbox.SignalRecord]{rec, r.Tick, runLogRef(i)}
+				sigs[r.Line] = written[sandbox.SignalRecord]{rec, r.Tick, i}
 			}
-			f.addSignal(&signal{SignalRecord: rec, line: max(r.Line, 0), at: at})
+			signals = append(signals, signal{SignalRecord: rec, line: max(r.Line, 0), at: at})
+			f.addSignal(&signals[len(signals)-1])
 		}
 	}
 	lines, errs := f.parsed.Inbox(file(sandbox.Inbox))
@@ -134,17 +154,20 @@ func compareWritten[T comparable](f *facts, name string, want map[int]written[T]
 	}
 	for _, n := range sortedLines(want) {
 		w := want[n]
-		at := ref(name, n)
 		rec, ok := have[n]
+		if ok && !unreadable[n] && rec == w.rec {
+			continue
+		}
+		at, src := ref(name, n), runLogRef(w.src)
 		switch {
 		case unreadable[n]:
-			f.disagree(w.tick, fmt.Sprintf("%s is not a valid record; the harness wrote %s there at tick %d (%s).", at, describe(w.rec), w.tick, w.src), at, w.src)
+			f.disagree(w.tick, fmt.Sprintf("%s is not a valid record; the harness wrote %s there at tick %d (%s).", at, describe(w.rec), w.tick, src), at, src)
 		case !ok:
-			f.disagree(w.tick, fmt.Sprintf("%s has no line %d; the harness wrote %s there at tick %d (%s).", name, n, describe(w.rec), w.tick, w.src), w.src)
+			f.disagree(w.tick, fmt.Sprintf("%s has no line %d; the harness wrote %s there at tick %d (%s).", name, n, describe(w.rec), w.tick, src), src)
 		case idOf(rec) != idOf(w.rec):
-			f.disagree(w.tick, fmt.Sprintf("%s holds %s, but the harness wrote %s there at tick %d (%s).", at, describe(rec), describe(w.rec), w.tick, w.src), at, w.src)
-		case rec != w.rec:
-			f.disagree(w.tick, fmt.Sprintf("%s changes %s as the harness wrote it at tick %d (%s): %s.", at, describe(w.rec), w.tick, w.src, fieldDiff(rec, w.rec)), at, w.src)
+			f.disagree(w.tick, fmt.Sprintf("%s holds %s, but the harness wrote %s there at tick %d (%s).", at, describe(rec), describe(w.rec), w.tick, src), at, src)
+		default:
+			f.disagree(w.tick, fmt.Sprintf("%s changes %s as the harness wrote it at tick %d (%s): %s.", at, describe(w.rec), w.tick, src, fieldDiff(rec, w.rec)), at, src)
 		}
 	}
 	var extra []int

@@ -154,25 +154,30 @@ func checkAdmissionRecord(f *facts) []Violation {
 
 // usage is one place a work id appears.
 type usage struct {
-	work, evidence string
-	at             stamp
+	work, file string // file:line is its evidence, made only for a finding
+	line       int
+	at         stamp
 }
 
 // unadmittedWork reports work ids used in drafts, claims, resolutions or
 // state with no admission record by the tick of their first use.
 func (f *facts) unadmittedWork() []Violation {
-	var uses []usage
+	n := len(f.drafts) + len(f.claims) + len(f.resolutions)
+	if f.final.err == nil {
+		n += len(f.final.snap.WorkItems)
+	}
+	uses := make([]usage, 0, n)
 	for _, d := range f.drafts {
-		uses = append(uses, usage{d.WorkID, ref(sandbox.Drafts, d.line), d.at})
+		uses = append(uses, usage{d.WorkID, sandbox.Drafts, d.line, d.at})
 	}
 	for _, a := range f.audit {
 		if a.Event == sandbox.EventClaim || a.Event == sandbox.EventResolution {
-			uses = append(uses, usage{a.WorkID, ref(sandbox.Audit, a.line), a.at})
+			uses = append(uses, usage{a.WorkID, sandbox.Audit, a.line, a.at})
 		}
 	}
 	if f.final.err == nil {
 		for _, w := range f.final.snap.WorkItems {
-			uses = append(uses, usage{w.WorkID, ref(sandbox.State, 1), endOf(f.tl.last())})
+			uses = append(uses, usage{w.WorkID, sandbox.State, 1, endOf(f.tl.last())})
 		}
 	}
 	sortByStamp(uses, func(u usage) (stamp, int) { return u.at, 0 })
@@ -192,7 +197,7 @@ func (f *facts) unadmittedWork() []Violation {
 			continue
 		}
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: u.at.tick, WorkID: u.work,
-			Evidence: []string{u.evidence},
+			Evidence: []string{ref(u.file, u.line)},
 			Detail:   fmt.Sprintf("Work item %s is in use but has no admission record.", u.work)}
 		if ok {
 			v.Evidence = append(v.Evidence, ref(sandbox.Audit, adm.line))
