@@ -113,8 +113,18 @@ type badLine struct {
 // crash is one crash of the implementation: the moment it landed and where
 // the evidence is.
 type crash struct {
-	at       stamp
-	evidence string
+	at stamp
+	// logIndex is its run log record's index, or fault its place in the
+	// bundle's faults (-1 with a run log): the evidence is made from them
+	// only for a finding.
+	logIndex, fault int
+}
+
+func (c crash) evidence() string {
+	if c.fault >= 0 {
+		return fmt.Sprintf("bundle:faults[%d]", c.fault)
+	}
+	return runLogRef(c.logIndex)
 }
 
 // snapshot is one version of state.json.
@@ -177,6 +187,7 @@ type facts struct {
 	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
 	answers     *answers              // the messages unadmitted work items answer (D32), computed once
 	lookups     *lookups              // indexes built on first use (lookups.go)
+	ctxBuf      []int                 // contexts' list, reused
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
@@ -523,7 +534,7 @@ func (f *facts) parseCrashes(log []sandbox.LogRecord) {
 			if r.AfterWrites == 0 {
 				seq = seqCrashBoundary
 			}
-			f.crashes = append(f.crashes, crash{at: stamp{r.Tick, seq}, evidence: runLogRef(i)})
+			f.crashes = append(f.crashes, crash{at: stamp{r.Tick, seq}, logIndex: i, fault: -1})
 			if r.Torn != "" && r.Line > 0 {
 				if f.torn == nil {
 					f.torn = map[tornAt]string{}
@@ -545,7 +556,7 @@ func (f *facts) parseCrashes(log []sandbox.LogRecord) {
 		if fl.AfterWrites == 0 {
 			seq = seqCrashBoundary
 		}
-		f.crashes = append(f.crashes, crash{at: stamp{v, seq}, evidence: fmt.Sprintf("bundle:faults[%d]", i)})
+		f.crashes = append(f.crashes, crash{at: stamp{v, seq}, fault: i})
 	}
 	sort.SliceStable(f.crashes, func(i, j int) bool { return f.crashes[i].at.before(f.crashes[j].at) })
 }

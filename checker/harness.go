@@ -781,25 +781,22 @@ func (f *facts) addSignal(s *signal) {
 func (f *facts) judgeFixtureFiles(file func(string) []byte, log []sandbox.LogRecord) {
 	final := f.regimes.list[len(f.regimes.list)-1]
 	mode := sandbox.ModeFile{Posture: final.posture}
-	modeSrc := "the bundle's posture in force at the end"
-	clock, clockSrc := f.tl.last(), "the bundle's timeline"
-	sawTick, lastEnd := false, 0
+	modeSrc := source{fixed: "the bundle's posture in force at the end"}
+	clock, clockSrc := f.tl.last(), source{fixed: "the bundle's timeline"}
+	sawTick := false
 	if len(log) > 0 {
 		mode = sandbox.ModeFile{Posture: f.b.Mode.Posture, ChangedAt: f.b.Mode.ChangedAt}
-		modeSrc = "the harness wrote the bundle's initial mode"
+		modeSrc = source{fixed: "the harness wrote the bundle's initial mode"}
 	}
 	for i := range log {
 		r := &log[i]
 		switch r.Kind {
 		case sandbox.LogPosture:
 			mode = sandbox.ModeFile{Posture: r.Posture, ChangedAt: r.Tick}
-			modeSrc = fmt.Sprintf("the harness last wrote it at tick %d (%s)", r.Tick, runLogRef(i))
+			modeSrc = source{posture: true, tick: r.Tick, logIndex: i}
 		case sandbox.LogTickEnd:
-			clock, lastEnd, sawTick = r.Tick, i, true
+			clock, clockSrc, sawTick = r.Tick, source{logIndex: i}, true
 		}
-	}
-	if sawTick {
-		clockSrc = runLogRef(lastEnd)
 	}
 	f.judgeMode(file(sandbox.Mode), mode, modeSrc, len(log) > 0)
 	if len(log) == 0 || sawTick {
@@ -808,15 +805,34 @@ func (f *facts) judgeFixtureFiles(file func(string) []byte, log []sandbox.LogRec
 	f.judgeRules(file(sandbox.Rules), final.rules)
 }
 
+// source says where an expected value of a fixture file comes from: a
+// fixed phrase, the run log's last posture record, or its last tick end.
+// It is put in words only for a finding.
+type source struct {
+	fixed          string
+	posture        bool
+	tick, logIndex int
+}
+
+func (s source) String() string {
+	switch {
+	case s.fixed != "":
+		return s.fixed
+	case s.posture:
+		return fmt.Sprintf("the harness last wrote it at tick %d (%s)", s.tick, runLogRef(s.logIndex))
+	}
+	return runLogRef(s.logIndex)
+}
+
 // judgeMode compares mode.json's posture, and with a run log its
 // changed_at, which without one another harness may stamp as it likes.
-func (f *facts) judgeMode(data []byte, want sandbox.ModeFile, src string, exact bool) {
+func (f *facts) judgeMode(data []byte, want sandbox.ModeFile, src source, exact bool) {
 	var got struct {
 		Posture   *string         `json:"posture"`
 		ChangedAt json.RawMessage `json:"changed_at"`
 	}
 	data = sandbox.TrimBOM(data)
-	ev := ref(sandbox.Mode, 1)
+	ev := sandbox.Mode + ":1"
 	switch {
 	case len(bytes.TrimSpace(data)) == 0:
 		f.disagree(f.tl.last(), fmt.Sprintf("%s is missing; it should say posture %q (%s).", sandbox.Mode, want.Posture, src), "bundle:mode")
@@ -833,7 +849,7 @@ func (f *facts) judgeMode(data []byte, want sandbox.ModeFile, src string, exact 
 
 // judgeClock compares the clock's tick, a whole number in any JSON
 // spelling, with the run's last tick.
-func (f *facts) judgeClock(data []byte, want int, src string) {
+func (f *facts) judgeClock(data []byte, want int, src source) {
 	var got struct {
 		Tick json.RawMessage `json:"tick"`
 	}
@@ -843,14 +859,14 @@ func (f *facts) judgeClock(data []byte, want int, src string) {
 		f.disagree(want, fmt.Sprintf("%s is missing; it should say tick %d (%s).", sandbox.Clock, want, src), "bundle:clock")
 		return
 	case json.Unmarshal(data, &got) != nil || got.Tick == nil:
-		f.disagree(want, fmt.Sprintf("%s has no tick; it should say tick %d (%s).", sandbox.Clock, want, src), ref(sandbox.Clock, 1))
+		f.disagree(want, fmt.Sprintf("%s has no tick; it should say tick %d (%s).", sandbox.Clock, want, src), sandbox.Clock+":1")
 		return
 	}
 	switch tick, ok := sandbox.TickValue(got.Tick); {
 	case !ok:
-		f.disagree(want, fmt.Sprintf("%s says tick %s, not a tick; the run ended at tick %d (%s).", sandbox.Clock, got.Tick, want, src), ref(sandbox.Clock, 1))
+		f.disagree(want, fmt.Sprintf("%s says tick %s, not a tick; the run ended at tick %d (%s).", sandbox.Clock, got.Tick, want, src), sandbox.Clock+":1")
 	case tick != want:
-		f.disagree(want, fmt.Sprintf("%s says tick %d; the run ended at tick %d (%s).", sandbox.Clock, tick, want, src), ref(sandbox.Clock, 1))
+		f.disagree(want, fmt.Sprintf("%s says tick %d; the run ended at tick %d (%s).", sandbox.Clock, tick, want, src), sandbox.Clock+":1")
 	}
 }
 
@@ -878,9 +894,9 @@ func (f *facts) judgeRules(data []byte, want []scenarios.Rule) {
 	case len(bytes.TrimSpace(data)) == 0:
 		f.disagree(f.tl.last(), fmt.Sprintf("%s is missing; the harness writes the bundle's rules.", sandbox.Rules), "bundle:rules")
 	case !ok:
-		f.disagree(f.tl.last(), fmt.Sprintf("%s is not a rules list the harness wrote.", sandbox.Rules), ref(sandbox.Rules, 1))
+		f.disagree(f.tl.last(), fmt.Sprintf("%s is not a rules list the harness wrote.", sandbox.Rules), sandbox.Rules+":1")
 	case !bytes.Equal(got, w):
-		f.disagree(f.tl.last(), fmt.Sprintf("%s does not hold the rules in force at the end of the run (compared decoded).", sandbox.Rules), ref(sandbox.Rules, 1))
+		f.disagree(f.tl.last(), fmt.Sprintf("%s does not hold the rules in force at the end of the run (compared decoded).", sandbox.Rules), sandbox.Rules+":1")
 	case !f.ordered:
 		f.aliasRules(data, got)
 	}

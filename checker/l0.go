@@ -77,6 +77,9 @@ func sameDraft(a, b sandbox.Draft) bool {
 func checkOutboxDeclared(f *facts) []Violation {
 	var out []Violation
 	for _, e := range f.effects {
+		if e.draft != nil && !e.at.before(e.draft.at) {
+			continue
+		}
 		v := Violation{Invariant: "L0.outbox-declared", Level: 0, Tick: e.at.tick, DraftID: e.DraftID,
 			Evidence: []string{ref(sandbox.Outbox, e.line)}}
 		switch {

@@ -55,8 +55,12 @@ func (f *facts) decisionEnd(m *message) int {
 // contexts returns the regimes an admission of the message decided at tick t
 // may follow; a decision recorded after the budget is read as made at its
 // end.
+//
+// The list is a buffer of facts reused by the next call: callers read it
+// before they ask again.
 func (f *facts) contexts(m *message, t int) []int {
-	return f.regimes.candidates(f.tl, m.vis, min(max(t, m.vis), f.decisionEnd(m)))
+	f.ctxBuf = f.regimes.candidates(f.ctxBuf, f.tl, m.vis, min(max(t, m.vis), f.decisionEnd(m)))
+	return f.ctxBuf
 }
 
 // rulesHashes returns the rule_hash values an admission of the message
@@ -72,6 +76,19 @@ func (f *facts) rulesHashes(m *message, t int) []string {
 		}
 	}
 	return out
+}
+
+// carriesRulesHash reports whether h is among rulesHashes(m, t).
+func (f *facts) carriesRulesHash(m *message, t int, h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, ri := range f.contexts(m, t) {
+		if r := f.regimes.list[ri]; r.hash == h || r.alias == h {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAdmission: no admission that no rule warrants, and every message that
@@ -131,9 +148,12 @@ func checkAdmissionRecord(f *facts) []Violation {
 	out := f.unadmittedWork()
 	for _, a := range f.admissions {
 		f.judgedAs("L2.admission-record", a.WorkID)
+		m := f.msgByID[a.MessageID]
+		if m != nil && !a.at.before(m.at) && f.carriesRulesHash(m, a.at.tick, a.RulesHash) {
+			continue
+		}
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: a.at.tick, MessageID: a.MessageID,
 			WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line)}}
-		m := f.msgByID[a.MessageID]
 		switch {
 		case m == nil:
 			v.Detail = fmt.Sprintf("Work item %s is admitted for message %s, which is not in %s.", a.WorkID, a.MessageID, sandbox.Inbox)

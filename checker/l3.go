@@ -104,18 +104,18 @@ func finalClaims(cs []*auditLine) claimState {
 func (f *facts) claimWinner(w string, cs []*auditLine) []Violation {
 	f.judged("L3.claim-winner")
 	win := finalClaims(cs).winners()
-	last := cs[len(cs)-1]
-	v := Violation{Invariant: "L3.claim-winner", Level: 3, Tick: f.tl.last(), WorkID: w,
-		Evidence: []string{ref(sandbox.Audit, last.line)}}
+	var detail string
 	switch {
 	case len(win) > 1:
-		v.Detail = fmt.Sprintf("Work item %s ends with %d winners (%s).", w, len(win), strings.Join(win, ", "))
+		detail = fmt.Sprintf("Work item %s ends with %d winners (%s).", w, len(win), strings.Join(win, ", "))
 	case len(win) == 0 && !f.abandoned(w):
-		v.Detail = fmt.Sprintf("Work item %s ends with no winning claim and is not resolved abandoned.", w)
+		detail = fmt.Sprintf("Work item %s ends with no winning claim and is not resolved abandoned.", w)
 	default:
 		return nil
 	}
-	return []Violation{v}
+	last := cs[len(cs)-1]
+	return []Violation{{Invariant: "L3.claim-winner", Level: 3, Tick: f.tl.last(), WorkID: w,
+		Evidence: []string{ref(sandbox.Audit, last.line)}, Detail: detail}}
 }
 
 func (f *facts) abandoned(w string) bool {
@@ -250,7 +250,7 @@ func (f *facts) deadWork(s *signal) []Violation {
 	last := f.tl.last()
 	var out []Violation
 	for _, w := range f.heldBy(s) {
-		f.judgedAs("L3.agent-death", ref(sandbox.Signals, s.line))
+		f.judgedAsN("L3.agent-death", s.line)
 		if f.recovered(w, s) {
 			continue
 		}

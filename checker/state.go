@@ -229,7 +229,7 @@ func checkStateConsistency(f *facts) []Violation {
 	if f.final.missing && !reported {
 		f.judged("L3.state-consistency")
 		out = append(out, Violation{Invariant: "L3.state-consistency", Level: 3, Tick: f.tl.last(),
-			Evidence: []string{ref(sandbox.State, 1)},
+			Evidence: []string{sandbox.State + ":1"},
 			Detail:   fmt.Sprintf("%s is missing at the end of the run.", sandbox.State)})
 	}
 	return out
@@ -298,7 +298,7 @@ func stateViolation(p stateProblem, start, end int) Violation {
 		when = fmt.Sprintf("from tick %d to tick %d", start, end)
 	}
 	v := Violation{Invariant: "L3.state-consistency", Level: 3, Tick: start, WorkID: p.work,
-		Evidence: []string{ref(sandbox.State, 1)},
+		Evidence: []string{sandbox.State + ":1"},
 		Detail:   fmt.Sprintf("state.json disagrees with the logs %s: %s.", when, p.detail)}
 	if p.schema {
 		v.Invariant = "L3.state-schema"
