@@ -56,7 +56,9 @@ func (r rewriteRef) ref() string {
 
 // appendOnly reads one of the implementation's logs as it was appended.
 // Without rewrites and with every counted line present, that is the file.
-func appendOnly(name string, final []byte, log []sandbox.LogRecord) *appendLog {
+// It is the k-th of sandbox.ImplLogs; ticks are the run log's tick ends.
+func appendOnly(k int, final []byte, log []sandbox.LogRecord, ticks []tickCounts) *appendLog {
+	name := sandbox.ImplLogs[k]
 	a := &appendLog{name: name, data: final}
 	inFile := lineCount(final)
 	// Every line seen is in the file or in a rewrite record: a count past
@@ -73,12 +75,9 @@ func appendOnly(name string, final []byte, log []sandbox.LogRecord) *appendLog {
 		// Most logs: the most lines counted is all that can differ from
 		// the file, and when the file holds them the file is the log.
 		claimed := 0
-		for i := range log {
-			r := &log[i]
-			if r.Kind == sandbox.LogTickEnd {
-				if n := r.Lines[name]; n > claimed {
-					claimed, a.counted = n, rewriteRef{r, i}
-				}
+		for _, t := range ticks {
+			if n := t.n[k]; n > claimed {
+				claimed, a.counted = n, rewriteRef{t.r, t.i}
 			}
 		}
 		if claimed <= inFile {

@@ -254,21 +254,63 @@ type observed struct {
 	last   int
 }
 
-// observe reads the stamps of the first maxLines lines of a file; counts in
-// the log beyond what the file holds are ignored.
-func observe(log []sandbox.LogRecord, name string, maxLines int) observed {
-	// No more than maxLines lines get a stamp: room for them all at once.
-	o := observed{stamps: make([]stamp, 1, maxLines+1)}
-	prev := 0
-	var pos []int // the positions of name in a tick's writes, reused
+// tickCounts is one tick end of the run log and its line counts of the
+// implementation's logs, in sandbox.ImplLogs order: the appended reading and
+// the stamps of all three read them, and a lookup in a record's map of
+// counts costs more than the rest of their work on the record.
+type tickCounts struct {
+	r *sandbox.LogRecord
+	i int // its index in the run log
+	n [3]int
+}
+
+// implIndex is the place of an implementation log in sandbox.ImplLogs.
+func implIndex(name string) int {
+	for k, n := range sandbox.ImplLogs {
+		if n == name {
+			return k
+		}
+	}
+	panic("checker: " + name + " is not an implementation log")
+}
+
+func implCounts(log []sandbox.LogRecord) []tickCounts {
+	n := 0
+	for i := range log {
+		if log[i].Kind == sandbox.LogTickEnd {
+			n++
+		}
+	}
+	out := make([]tickCounts, 0, n)
 	for i := range log {
 		r := &log[i]
 		if r.Kind != sandbox.LogTickEnd {
 			continue
 		}
+		c := tickCounts{r: r, i: i}
+		for k, name := range sandbox.ImplLogs {
+			c.n[k] = r.Lines[name]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// observe reads the stamps of the first maxLines lines of the k-th of the
+// implementation's logs; counts in the log beyond what the file holds are
+// ignored.
+func observe(ticks []tickCounts, k int, maxLines int) observed {
+	// No more than maxLines lines get a stamp: room for them all at once.
+	o := observed{stamps: make([]stamp, 1, maxLines+1)}
+	name := sandbox.ImplLogs[k]
+	prev := 0
+	var pos []int // the positions of name in a tick's writes, reused
+	for _, t := range ticks {
+		r := t.r
 		o.last = r.Tick
-		count, ok := r.Lines[name]
-		if !ok || count <= prev {
+		// A file the record does not count reads as 0: never past prev.
+		count := t.n[k]
+		if count <= prev {
 			continue
 		}
 		pos = pos[:0]
@@ -300,25 +342,26 @@ func (o observed) at(n int) stamp {
 
 // implStamp returns a function placing implementation lines in time: by the
 // run log when there is one, else by the line's own timestamp.
-func (f *facts) implStamp(log []sandbox.LogRecord, name string, data []byte) func(n, own int) stamp {
+func (f *facts) implStamp(ticks []tickCounts, k int, data []byte) func(n, own int) stamp {
 	if !f.ordered {
 		return func(_, own int) stamp { return stamp{own, seqImpl} }
 	}
-	o := observe(log, name, bytes.Count(data, []byte("\n"))+1)
+	o := observe(ticks, k, bytes.Count(data, []byte("\n"))+1)
 	return func(n, _ int) stamp { return o.at(n) }
 }
 
 // parseImplLogs reads drafts, outbox and audit as they were appended: a
 // line taken back since still counts (appendonly.go).
 func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord) {
-	f.appendLogs = map[string]*appendLog{}
-	for _, name := range sandbox.ImplLogs {
-		f.appendLogs[name] = appendOnly(name, file(name), log)
+	ticks := implCounts(log)
+	f.appendLogs = make(map[string]*appendLog, len(sandbox.ImplLogs))
+	for k, name := range sandbox.ImplLogs {
+		f.appendLogs[name] = appendOnly(k, file(name), log, ticks)
 	}
 	file = func(name string) []byte { return f.appendLogs[name].data }
 	data := file(sandbox.Drafts)
 	dst, derrs := f.parsed.Drafts(data)
-	at := f.implStamp(log, sandbox.Drafts, data)
+	at := f.implStamp(ticks, implIndex(sandbox.Drafts), data)
 	// One block for the file's records: a run has a few dozen of them.
 	ds := make([]draft, len(dst))
 	f.drafts = make([]*draft, len(dst))
@@ -331,7 +374,7 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 
 	data = file(sandbox.Outbox)
 	out, oerrs := f.parsed.Outbox(data)
-	at = f.implStamp(log, sandbox.Outbox, data)
+	at = f.implStamp(ticks, implIndex(sandbox.Outbox), data)
 	es := make([]effect, len(out))
 	f.effects = make([]*effect, len(out))
 	for i := range out {
@@ -343,7 +386,7 @@ func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord)
 
 	data = file(sandbox.Audit)
 	aud, aerrs := f.parsed.Audit(data)
-	at = f.implStamp(log, sandbox.Audit, data)
+	at = f.implStamp(ticks, implIndex(sandbox.Audit), data)
 	as := make([]auditLine, len(aud))
 	f.audit = make([]*auditLine, len(aud))
 	for i := range aud {
@@ -567,22 +610,19 @@ func runLogRef(i int) string { return sandbox.RunLogFile + ":" + strconv.Itoa(i+
 func (f *facts) index() {
 	// Each list stays in its file's line order: one file is written in
 	// time order, and without a run log its lines' own ticks may disagree.
-	f.draftByID, f.draftsByWrk = map[string]*draft{}, map[string][]*draft{}
+	f.draftByID = make(map[string]*draft, len(f.drafts))
 	for _, d := range f.drafts {
-		if _, ok := f.draftByID[d.DraftID]; ok {
-			continue
+		if _, ok := f.draftByID[d.DraftID]; !ok {
+			f.draftByID[d.DraftID] = d
 		}
-		f.draftByID[d.DraftID] = d
-		f.draftsByWrk[d.WorkID] = append(f.draftsByWrk[d.WorkID], d)
 	}
-	f.effByWork = map[string][]*effect{}
+	f.draftsByWrk = groupBy(f.drafts, func(d *draft) string { return d.WorkID },
+		func(d *draft) bool { return f.draftByID[d.DraftID] == d })
 	for _, e := range f.effects {
 		e.draft = f.draftByID[e.DraftID]
-		if w := e.work(); w != "" {
-			f.effByWork[w] = append(f.effByWork[w], e)
-		}
 	}
-	copies := map[string]int{}
+	f.effByWork = groupBy(f.effects, (*effect).work, func(e *effect) bool { return e.work() != "" })
+	copies := make(map[string]int, len(f.approvals))
 	for _, a := range f.approvals {
 		copies[a.ApprovalID]++
 		a.first = copies[a.ApprovalID] == 1
@@ -592,7 +632,7 @@ func (f *facts) index() {
 	for _, a := range f.approvals {
 		a.copies = copies[a.ApprovalID]
 	}
-	f.admitted, f.resByWork = map[string]*auditLine{}, map[string][]*auditLine{}
+	f.admitted = map[string]*auditLine{}
 	for _, a := range f.audit {
 		switch a.Event {
 		case sandbox.EventAdmission:
@@ -605,9 +645,9 @@ func (f *facts) index() {
 			f.claims = append(f.claims, a)
 		case sandbox.EventResolution:
 			f.resolutions = append(f.resolutions, a)
-			f.resByWork[a.WorkID] = append(f.resByWork[a.WorkID], a)
 		}
 	}
+	f.resByWork = groupBy(f.resolutions, func(a *auditLine) string { return a.WorkID }, nil)
 }
 
 // declaredBefore reports whether a draft existed when an approval was
