@@ -52,6 +52,7 @@ type message struct {
 	senderHis int
 	order     int      // position in delivery order
 	judgement *[2]bool // may and must be admitted (judge), once asked
+	reply     replyDue
 }
 
 // draft, effect and auditLine point at their records in the shared parse.
