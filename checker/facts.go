@@ -468,7 +468,7 @@ func (f *facts) setMessages(delivered []*message) {
 		f.msgByID[m.ID] = m
 		f.messages = append(f.messages, m)
 	}
-	sort.SliceStable(f.messages, func(i, j int) bool { return f.messages[i].at.tick < f.messages[j].at.tick })
+	sortStable(f.messages, func(a, b *message) bool { return a.at.tick < b.at.tick })
 	conv, sender := map[string]int{}, map[string]int{}
 	for i, m := range f.messages {
 		m.order = i
@@ -602,7 +602,7 @@ func (f *facts) parseCrashes(log []sandbox.LogRecord) {
 		}
 		f.crashes = append(f.crashes, crash{at: stamp{v, seq}, fault: i})
 	}
-	sort.SliceStable(f.crashes, func(i, j int) bool { return f.crashes[i].at.before(f.crashes[j].at) })
+	sortStable(f.crashes, func(a, b crash) bool { return a.at.before(b.at) })
 }
 
 func runLogRef(i int) string { return sandbox.RunLogFile + ":" + strconv.Itoa(i+1) }
@@ -662,9 +662,9 @@ func (f *facts) declaredBefore(d *draft, at stamp) bool {
 }
 
 func sortByStamp[T any](s []T, key func(T) (stamp, int)) {
-	sort.SliceStable(s, func(i, j int) bool {
-		a, la := key(s[i])
-		b, lb := key(s[j])
+	sortStable(s, func(x, y T) bool {
+		a, la := key(x)
+		b, lb := key(y)
 		if a != b {
 			return a.before(b)
 		}

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"math"
-	"sort"
 )
 
 // The implementation's fleet and the spans of time in which all of it was
@@ -147,7 +146,7 @@ func (f *facts) fleetEvents() []fleetEvent {
 	for _, s := range f.deaths {
 		out = append(out, fleetEvent{at: s.at, dead: s.Target})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at.before(out[j].at) })
+	sortStable(out, func(a, b fleetEvent) bool { return a.at.before(b.at) })
 	return out
 }
 

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"sort"
 	"strconv"
 	"testing"
 
@@ -58,4 +59,24 @@ func TestTickCountsHoldEveryImplLog(t *testing.T) {
 			t.Fatalf("implIndex(%s) = %d, want %d", name, implIndex(name), k)
 		}
 	}
+}
+
+// sortStable puts items in sort.SliceStable's order, ties and all.
+func TestSortStableMatchesSliceStable(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		type item struct{ key, at int }
+		keys := rapid.SliceOf(rapid.IntRange(0, 6)).Draw(t, "keys")
+		var a []item
+		for i, k := range keys {
+			a = append(a, item{k, i})
+		}
+		b := append([]item(nil), a...)
+		sort.SliceStable(a, func(i, j int) bool { return a[i].key < a[j].key })
+		sortStable(b, func(x, y item) bool { return x.key < y.key })
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("at %d: %v, want %v", i, b, a)
+			}
+		}
+	})
 }

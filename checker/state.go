@@ -121,7 +121,7 @@ func compareState(st snapshot, v *logView) []stateProblem {
 
 // dedupe sorts problems by key and keeps the first of each key.
 func dedupe(ps []stateProblem) []stateProblem {
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].key < ps[j].key })
+	sortStable(ps, func(a, b stateProblem) bool { return a.key < b.key })
 	var out []stateProblem
 	for i, p := range ps {
 		if i == 0 || p.key != ps[i-1].key {

@@ -1,7 +1,5 @@
 package checker
 
-import "sort"
-
 // viewEvent is one line a view of the logs reads, placed at its tick.
 type viewEvent struct {
 	tick int
@@ -32,7 +30,7 @@ func viewEvents(f *facts) []viewEvent {
 	for i, s := range f.deaths {
 		ev = append(ev, viewEvent{s.at.tick, evDeath, i})
 	}
-	sort.SliceStable(ev, func(i, j int) bool { return ev[i].tick < ev[j].tick })
+	sortStable(ev, func(a, b viewEvent) bool { return a.tick < b.tick })
 	return ev
 }
 

@@ -89,7 +89,7 @@ func newRegimes(b *scenarios.Bundle, tl timeline, log []sandbox.LogRecord) regim
 			changes = append(changes, change{t, i, f})
 		}
 	}
-	sort.SliceStable(changes, func(i, j int) bool { return changes[i].tick < changes[j].tick })
+	sortStable(changes, func(a, b change) bool { return a.tick < b.tick })
 	for _, c := range changes {
 		if c.f.Kind == scenarios.FaultRules {
 			cur.rules = c.f.Rules
