@@ -314,14 +314,21 @@ func checkForgedCited(f *facts) []Violation {
 	if len(forged) == 0 {
 		return nil
 	}
-	known := f.knownIDs()
+	var known knownIDs // the run's ids, gathered for the first line that may cite
 	var out []Violation
 	for _, a := range f.audit {
 		f.judged("L2.forged-approval-cited")
 		if !lineMayCite(a.Line(), forged) {
 			continue
 		}
-		c, ok := citeForged(a.Fields(), forged, known)
+		fields := a.Fields()
+		if known == nil {
+			if !mayCite(fields, forged) {
+				continue
+			}
+			known = f.knownIDs()
+		}
+		c, ok := citeForged(fields, forged, known)
 		if !ok {
 			continue
 		}
