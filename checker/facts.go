@@ -189,6 +189,8 @@ type facts struct {
 	answers     *answers              // the messages unadmitted work items answer (D32), computed once
 	lookups     *lookups              // indexes built on first use (lookups.go)
 	ctxBuf      []int                 // contexts' list, reused
+	claimGroups *claimGroups          // claimsByWork, once asked
+	drafted     []string              // draftedWork, once asked
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 

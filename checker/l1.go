@@ -260,16 +260,21 @@ func (f *facts) messageSettledBy(m *message, t int) bool {
 }
 
 // draftedWork lists the work ids that have drafts, in order of first draft.
+//
+// The list is the facts' own, made once: the crash check asks it per crash.
 func (f *facts) draftedWork() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, d := range f.drafts {
-		if !seen[d.WorkID] {
-			seen[d.WorkID] = true
-			out = append(out, d.WorkID)
+	if f.drafted == nil {
+		out := make([]string, 0, len(f.draftsByWrk))
+		seen := make(map[string]bool, len(f.draftsByWrk))
+		for _, d := range f.drafts {
+			if !seen[d.WorkID] {
+				seen[d.WorkID] = true
+				out = append(out, d.WorkID)
+			}
 		}
+		f.drafted = out
 	}
-	return out
+	return f.drafted
 }
 
 // pendingAt returns the latest draft of a work item and the approval that

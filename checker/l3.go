@@ -42,18 +42,38 @@ func (c claimState) winners() []string {
 	return out
 }
 
+// soleWinner returns the winner when there is exactly one, as winners
+// would list it, without listing them.
+func (c claimState) soleWinner() (string, bool) {
+	win, n := "", 0
+	for agent, outcome := range c {
+		if outcome == sandbox.ClaimWon {
+			win, n = agent, n+1
+		}
+	}
+	return win, n == 1
+}
+
 // claimsByWork groups claim records by work id, in line order, and lists the
 // work ids in order of their first claim.
+// Both are the facts' own, made on first use: callers only read them.
 func (f *facts) claimsByWork() ([]string, map[string][]*auditLine) {
-	var order []string
-	by := map[string][]*auditLine{}
-	for _, c := range f.claims {
-		if by[c.WorkID] == nil {
-			order = append(order, c.WorkID)
+	if f.claimGroups == nil {
+		by := groupBy(f.claims, func(c *auditLine) string { return c.WorkID }, nil)
+		order := make([]string, 0, len(by))
+		for _, c := range f.claims {
+			if l := by[c.WorkID]; l[0] == c {
+				order = append(order, c.WorkID)
+			}
 		}
-		by[c.WorkID] = append(by[c.WorkID], c)
+		f.claimGroups = &claimGroups{order, by}
 	}
-	return order, by
+	return f.claimGroups.order, f.claimGroups.by
+}
+
+type claimGroups struct {
+	order []string
+	by    map[string][]*auditLine
 }
 
 // checkClaims judges the claim records of every contested work item:

@@ -47,8 +47,8 @@ func (f *facts) viewAt(t int) *logView {
 		claims[c.WorkID][c.AgentID] = c.Outcome
 	}
 	for w, cs := range claims {
-		if win := cs.winners(); len(win) == 1 {
-			v.winner[w] = win[0]
+		if win, ok := cs.soleWinner(); ok {
+			v.winner[w] = win
 		}
 	}
 	deadSeen := map[string]bool{}
