@@ -491,7 +491,14 @@ func (f *facts) setMessages(delivered []*message) {
 // is taken as the versions go by.
 func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
 	f.final = readSnapshot(data)
-	h := newStateHistory()
+	ends := 0
+	for i := range log {
+		if log[i].Kind == sandbox.LogTickEnd {
+			ends++
+		}
+	}
+	h := newStateHistory(ends)
+	f.tickEnds = make([]tickEnd, 0, ends)
 	f.states = h
 	f.holdings = map[int][]holding{}
 	var pending []int // death ticks whose version in force is not known yet
