@@ -191,6 +191,7 @@ type facts struct {
 	ctxBuf      []int                 // contexts' list, reused
 	claimGroups *claimGroups          // claimsByWork, once asked
 	drafted     []string              // draftedWork, once asked
+	escs        *[]escalation         // escalationsOf, once asked
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 

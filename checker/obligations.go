@@ -71,6 +71,15 @@ func counted(inv Invariant) bool { return inv.Kind != KindContract }
 // tally fills the verdict's obligation counts from what the checks of the
 // judged levels recorded, and lists the levels that passed with none.
 func (v *Verdict) tally(f *facts) {
+	if len(v.Judged) == 0 {
+		n := 0
+		for _, inv := range catalogue {
+			if inv.Level <= f.top && counted(inv) {
+				n++
+			}
+		}
+		v.Judged = make(map[string]int, n)
+	}
 	for _, inv := range catalogue {
 		if inv.Level > f.top || !counted(inv) {
 			continue
