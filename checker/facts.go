@@ -643,7 +643,20 @@ func (f *facts) index() {
 	for _, a := range f.approvals {
 		a.copies = copies[a.ApprovalID]
 	}
-	f.admitted = map[string]*auditLine{}
+	var nAdm, nClaim, nRes int
+	for _, a := range f.audit {
+		switch a.Event {
+		case sandbox.EventAdmission:
+			nAdm++
+		case sandbox.EventClaim:
+			nClaim++
+		case sandbox.EventResolution:
+			nRes++
+		}
+	}
+	f.admissions, f.claims, f.resolutions = make([]*auditLine, 0, nAdm), make([]*auditLine, 0, nClaim), make([]*auditLine, 0, nRes)
+	f.admitted = make(map[string]*auditLine, nAdm)
+	f.workIDs = make([]string, 0, nAdm)
 	for _, a := range f.audit {
 		switch a.Event {
 		case sandbox.EventAdmission:
