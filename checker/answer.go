@@ -80,7 +80,11 @@ func (f *facts) earliestOpen(d *draft, taken map[string]bool) *message {
 // answering returns the work items that answer a message: those admitted
 // for it, then those linked to it by their drafts.
 func (f *facts) answering(m *message) []string {
-	return append(f.worksOf(m.ID), f.inferred().works[m.ID]...)
+	admitted, linked := f.worksOf(m.ID), f.inferred().works[m.ID]
+	if len(linked) == 0 {
+		return admitted
+	}
+	return append(append(make([]string, 0, len(admitted)+len(linked)), admitted...), linked...)
 }
 
 // answeredBy returns the message a work item answers, or nil.

@@ -12,7 +12,6 @@
 package checker
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/amr-bench/amr/scenarios"
@@ -162,8 +161,7 @@ func Check(in Input) Verdict {
 // sortViolations orders by tick, level, invariant, evidence, then the
 // remaining fields, so equal inputs give equal output.
 func sortViolations(vs []Violation) {
-	sort.SliceStable(vs, func(i, j int) bool {
-		a, b := vs[i], vs[j]
+	sortStable(vs, func(a, b Violation) bool {
 		if a.Tick != b.Tick {
 			return a.Tick < b.Tick
 		}

@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"sort"
-
 	"github.com/amr-bench/amr/scenarios"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
@@ -46,9 +44,7 @@ func (f *facts) parseDowntimes(log []sandbox.LogRecord) {
 			cs = append(cs, crashAt{v, fl.AfterWrites, fl.Down})
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		return cs[i].tick < cs[j].tick || cs[i].tick == cs[j].tick && cs[i].after < cs[j].after
-	})
+	sortStable(cs, func(a, b crashAt) bool { return a.tick < b.tick || a.tick == b.tick && a.after < b.after })
 	for _, c := range cs {
 		if n := len(f.downs); n > 0 && (!f.downs[n-1].restarted || c.tick < f.downs[n-1].until) {
 			continue

@@ -52,6 +52,7 @@ type message struct {
 	senderHis int
 	order     int      // position in delivery order
 	judgement *[2]bool // may and must be admitted (judge), once asked
+	reply     replyDue
 }
 
 // draft, effect and auditLine point at their records in the shared parse.
@@ -113,8 +114,18 @@ type badLine struct {
 // crash is one crash of the implementation: the moment it landed and where
 // the evidence is.
 type crash struct {
-	at       stamp
-	evidence string
+	at stamp
+	// logIndex is its run log record's index, or fault its place in the
+	// bundle's faults (-1 with a run log): the evidence is made from them
+	// only for a finding.
+	logIndex, fault int
+}
+
+func (c crash) evidence() string {
+	if c.fault >= 0 {
+		return fmt.Sprintf("bundle:faults[%d]", c.fault)
+	}
+	return runLogRef(c.logIndex)
 }
 
 // snapshot is one version of state.json.
@@ -177,6 +188,10 @@ type facts struct {
 	appendLogs  map[string]*appendLog // drafts, outbox and audit as they were appended
 	answers     *answers              // the messages unadmitted work items answer (D32), computed once
 	lookups     *lookups              // indexes built on first use (lookups.go)
+	ctxBuf      []int                 // contexts' list, reused
+	claimGroups *claimGroups          // claimsByWork, once asked
+	drafted     []string              // draftedWork, once asked
+	escs        *[]escalation         // escalationsOf, once asked
 
 	fixtureDefects []FixtureDefect // lines of harness-written files that cannot be read
 
@@ -243,21 +258,63 @@ type observed struct {
 	last   int
 }
 
-// observe reads the stamps of the first maxLines lines of a file; counts in
-// the log beyond what the file holds are ignored.
-func observe(log []sandbox.LogRecord, name string, maxLines int) observed {
-	// No more than maxLines lines get a stamp: room for them all at once.
-	o := observed{stamps: make([]stamp, 1, maxLines+1)}
-	prev := 0
-	var pos []int // the positions of name in a tick's writes, reused
+// tickCounts is one tick end of the run log and its line counts of the
+// implementation's logs, in sandbox.ImplLogs order: the appended reading and
+// the stamps of all three read them, and a lookup in a record's map of
+// counts costs more than the rest of their work on the record.
+type tickCounts struct {
+	r *sandbox.LogRecord
+	i int // its index in the run log
+	n [3]int
+}
+
+// implIndex is the place of an implementation log in sandbox.ImplLogs.
+func implIndex(name string) int {
+	for k, n := range sandbox.ImplLogs {
+		if n == name {
+			return k
+		}
+	}
+	panic("checker: " + name + " is not an implementation log")
+}
+
+func implCounts(log []sandbox.LogRecord) []tickCounts {
+	n := 0
+	for i := range log {
+		if log[i].Kind == sandbox.LogTickEnd {
+			n++
+		}
+	}
+	out := make([]tickCounts, 0, n)
 	for i := range log {
 		r := &log[i]
 		if r.Kind != sandbox.LogTickEnd {
 			continue
 		}
+		c := tickCounts{r: r, i: i}
+		for k, name := range sandbox.ImplLogs {
+			c.n[k] = r.Lines[name]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// observe reads the stamps of the first maxLines lines of the k-th of the
+// implementation's logs; counts in the log beyond what the file holds are
+// ignored.
+func observe(ticks []tickCounts, k int, maxLines int) observed {
+	// No more than maxLines lines get a stamp: room for them all at once.
+	o := observed{stamps: make([]stamp, 1, maxLines+1)}
+	name := sandbox.ImplLogs[k]
+	prev := 0
+	var pos []int // the positions of name in a tick's writes, reused
+	for _, t := range ticks {
+		r := t.r
 		o.last = r.Tick
-		count, ok := r.Lines[name]
-		if !ok || count <= prev {
+		// A file the record does not count reads as 0: never past prev.
+		count := t.n[k]
+		if count <= prev {
 			continue
 		}
 		pos = pos[:0]
@@ -289,46 +346,57 @@ func (o observed) at(n int) stamp {
 
 // implStamp returns a function placing implementation lines in time: by the
 // run log when there is one, else by the line's own timestamp.
-func (f *facts) implStamp(log []sandbox.LogRecord, name string, data []byte) func(n, own int) stamp {
+func (f *facts) implStamp(ticks []tickCounts, k int, data []byte) func(n, own int) stamp {
 	if !f.ordered {
 		return func(_, own int) stamp { return stamp{own, seqImpl} }
 	}
-	o := observe(log, name, bytes.Count(data, []byte("\n"))+1)
+	o := observe(ticks, k, bytes.Count(data, []byte("\n"))+1)
 	return func(n, _ int) stamp { return o.at(n) }
 }
 
 // parseImplLogs reads drafts, outbox and audit as they were appended: a
 // line taken back since still counts (appendonly.go).
 func (f *facts) parseImplLogs(file func(string) []byte, log []sandbox.LogRecord) {
-	f.appendLogs = map[string]*appendLog{}
-	for _, name := range sandbox.ImplLogs {
-		f.appendLogs[name] = appendOnly(name, file(name), log)
+	ticks := implCounts(log)
+	f.appendLogs = make(map[string]*appendLog, len(sandbox.ImplLogs))
+	for k, name := range sandbox.ImplLogs {
+		f.appendLogs[name] = appendOnly(k, file(name), log, ticks)
 	}
 	file = func(name string) []byte { return f.appendLogs[name].data }
 	data := file(sandbox.Drafts)
 	dst, derrs := f.parsed.Drafts(data)
-	at := f.implStamp(log, sandbox.Drafts, data)
+	at := f.implStamp(ticks, implIndex(sandbox.Drafts), data)
+	// One block for the file's records: a run has a few dozen of them.
+	ds := make([]draft, len(dst))
+	f.drafts = make([]*draft, len(dst))
 	for i := range dst {
 		l := &dst[i]
-		f.drafts = append(f.drafts, &draft{Draft: &l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)})
+		ds[i] = draft{Draft: &l.Rec, line: l.N, at: at(l.N, l.Rec.DeclaredAt)}
+		f.drafts[i] = &ds[i]
 	}
 	f.addBad(derrs, at, data, "declared_at")
 
 	data = file(sandbox.Outbox)
 	out, oerrs := f.parsed.Outbox(data)
-	at = f.implStamp(log, sandbox.Outbox, data)
+	at = f.implStamp(ticks, implIndex(sandbox.Outbox), data)
+	es := make([]effect, len(out))
+	f.effects = make([]*effect, len(out))
 	for i := range out {
 		l := &out[i]
-		f.effects = append(f.effects, &effect{Effect: &l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)})
+		es[i] = effect{Effect: &l.Rec, line: l.N, at: at(l.N, l.Rec.SentAt)}
+		f.effects[i] = &es[i]
 	}
 	f.addBad(oerrs, at, data, "sent_at")
 
 	data = file(sandbox.Audit)
 	aud, aerrs := f.parsed.Audit(data)
-	at = f.implStamp(log, sandbox.Audit, data)
+	at = f.implStamp(ticks, implIndex(sandbox.Audit), data)
+	as := make([]auditLine, len(aud))
+	f.audit = make([]*auditLine, len(aud))
 	for i := range aud {
 		l := &aud[i]
-		f.audit = append(f.audit, &auditLine{AuditRecord: &l.Rec, line: l.N, at: at(l.N, l.Rec.At)})
+		as[i] = auditLine{AuditRecord: &l.Rec, line: l.N, at: at(l.N, l.Rec.At)}
+		f.audit[i] = &as[i]
 	}
 	f.addBad(aerrs, at, data, "at")
 }
@@ -403,7 +471,7 @@ func (f *facts) setMessages(delivered []*message) {
 		f.msgByID[m.ID] = m
 		f.messages = append(f.messages, m)
 	}
-	sort.SliceStable(f.messages, func(i, j int) bool { return f.messages[i].at.tick < f.messages[j].at.tick })
+	sortStable(f.messages, func(a, b *message) bool { return a.at.tick < b.at.tick })
 	conv, sender := map[string]int{}, map[string]int{}
 	for i, m := range f.messages {
 		m.order = i
@@ -424,7 +492,14 @@ func (f *facts) setMessages(delivered []*message) {
 // is taken as the versions go by.
 func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
 	f.final = readSnapshot(data)
-	h := newStateHistory()
+	ends := 0
+	for i := range log {
+		if log[i].Kind == sandbox.LogTickEnd {
+			ends++
+		}
+	}
+	h := newStateHistory(ends)
+	f.tickEnds = make([]tickEnd, 0, ends)
 	f.states = h
 	f.holdings = map[int][]holding{}
 	var pending []int // death ticks whose version in force is not known yet
@@ -513,7 +588,7 @@ func (f *facts) parseCrashes(log []sandbox.LogRecord) {
 			if r.AfterWrites == 0 {
 				seq = seqCrashBoundary
 			}
-			f.crashes = append(f.crashes, crash{at: stamp{r.Tick, seq}, evidence: runLogRef(i)})
+			f.crashes = append(f.crashes, crash{at: stamp{r.Tick, seq}, logIndex: i, fault: -1})
 			if r.Torn != "" && r.Line > 0 {
 				if f.torn == nil {
 					f.torn = map[tornAt]string{}
@@ -535,9 +610,9 @@ func (f *facts) parseCrashes(log []sandbox.LogRecord) {
 		if fl.AfterWrites == 0 {
 			seq = seqCrashBoundary
 		}
-		f.crashes = append(f.crashes, crash{at: stamp{v, seq}, evidence: fmt.Sprintf("bundle:faults[%d]", i)})
+		f.crashes = append(f.crashes, crash{at: stamp{v, seq}, fault: i})
 	}
-	sort.SliceStable(f.crashes, func(i, j int) bool { return f.crashes[i].at.before(f.crashes[j].at) })
+	sortStable(f.crashes, func(a, b crash) bool { return a.at.before(b.at) })
 }
 
 func runLogRef(i int) string { return sandbox.RunLogFile + ":" + strconv.Itoa(i+1) }
@@ -546,22 +621,19 @@ func runLogRef(i int) string { return sandbox.RunLogFile + ":" + strconv.Itoa(i+
 func (f *facts) index() {
 	// Each list stays in its file's line order: one file is written in
 	// time order, and without a run log its lines' own ticks may disagree.
-	f.draftByID, f.draftsByWrk = map[string]*draft{}, map[string][]*draft{}
+	f.draftByID = make(map[string]*draft, len(f.drafts))
 	for _, d := range f.drafts {
-		if _, ok := f.draftByID[d.DraftID]; ok {
-			continue
+		if _, ok := f.draftByID[d.DraftID]; !ok {
+			f.draftByID[d.DraftID] = d
 		}
-		f.draftByID[d.DraftID] = d
-		f.draftsByWrk[d.WorkID] = append(f.draftsByWrk[d.WorkID], d)
 	}
-	f.effByWork = map[string][]*effect{}
+	f.draftsByWrk = groupBy(f.drafts, func(d *draft) string { return d.WorkID },
+		func(d *draft) bool { return f.draftByID[d.DraftID] == d })
 	for _, e := range f.effects {
 		e.draft = f.draftByID[e.DraftID]
-		if w := e.work(); w != "" {
-			f.effByWork[w] = append(f.effByWork[w], e)
-		}
 	}
-	copies := map[string]int{}
+	f.effByWork = groupBy(f.effects, (*effect).work, func(e *effect) bool { return e.work() != "" })
+	copies := make(map[string]int, len(f.approvals))
 	for _, a := range f.approvals {
 		copies[a.ApprovalID]++
 		a.first = copies[a.ApprovalID] == 1
@@ -571,7 +643,20 @@ func (f *facts) index() {
 	for _, a := range f.approvals {
 		a.copies = copies[a.ApprovalID]
 	}
-	f.admitted, f.resByWork = map[string]*auditLine{}, map[string][]*auditLine{}
+	var nAdm, nClaim, nRes int
+	for _, a := range f.audit {
+		switch a.Event {
+		case sandbox.EventAdmission:
+			nAdm++
+		case sandbox.EventClaim:
+			nClaim++
+		case sandbox.EventResolution:
+			nRes++
+		}
+	}
+	f.admissions, f.claims, f.resolutions = make([]*auditLine, 0, nAdm), make([]*auditLine, 0, nClaim), make([]*auditLine, 0, nRes)
+	f.admitted = make(map[string]*auditLine, nAdm)
+	f.workIDs = make([]string, 0, nAdm)
 	for _, a := range f.audit {
 		switch a.Event {
 		case sandbox.EventAdmission:
@@ -584,9 +669,9 @@ func (f *facts) index() {
 			f.claims = append(f.claims, a)
 		case sandbox.EventResolution:
 			f.resolutions = append(f.resolutions, a)
-			f.resByWork[a.WorkID] = append(f.resByWork[a.WorkID], a)
 		}
 	}
+	f.resByWork = groupBy(f.resolutions, func(a *auditLine) string { return a.WorkID }, nil)
 }
 
 // declaredBefore reports whether a draft existed when an approval was
@@ -600,9 +685,9 @@ func (f *facts) declaredBefore(d *draft, at stamp) bool {
 }
 
 func sortByStamp[T any](s []T, key func(T) (stamp, int)) {
-	sort.SliceStable(s, func(i, j int) bool {
-		a, la := key(s[i])
-		b, lb := key(s[j])
+	sortStable(s, func(x, y T) bool {
+		a, la := key(x)
+		b, lb := key(y)
 		if a != b {
 			return a.before(b)
 		}
@@ -652,9 +737,8 @@ func (f *facts) messageOf(work string) *message {
 }
 
 // worksOf returns the distinct work ids admitted for a message, in order.
-func (f *facts) worksOf(msg string) []string {
-	return append([]string(nil), f.look().worksByMsg[msg]...)
-}
+// The list is the lookup's own: callers read it and never append to it.
+func (f *facts) worksOf(msg string) []string { return f.look().worksByMsg[msg] }
 
 // effectsOf returns the effects of a work item's drafts, in line order.
 func (f *facts) effectsOf(work string) []*effect { return f.effByWork[work] }

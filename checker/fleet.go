@@ -2,7 +2,6 @@ package checker
 
 import (
 	"math"
-	"sort"
 )
 
 // The implementation's fleet and the spans of time in which all of it was
@@ -85,7 +84,7 @@ func (f *facts) findGoneSpans() []goneSpan {
 				dead[e.dead] = true
 			}
 		}
-		now := len(dead) > 0 && allDead(f.fleetOf(listedOrder, named), dead)
+		now := len(dead) > 0 && f.fleetDead(listedOrder, named, dead)
 		switch {
 		case now && !gone:
 			spans = append(spans, goneSpan{from: at, open: true})
@@ -97,27 +96,23 @@ func (f *facts) findGoneSpans() []goneSpan {
 	return spans
 }
 
-// fleetOf is the fleet at a moment: the agents listed, else the bundle's,
-// and the agents given work.
-func (f *facts) fleetOf(listed []string, named map[string]bool) []string {
+// fleetDead reports whether the fleet at a moment is all dead: the agents
+// listed, else the bundle's, and the agents given work. The fleet's order
+// does not matter to the answer, so it is never built.
+func (f *facts) fleetDead(listed []string, named, dead map[string]bool) bool {
 	base := listed
 	if len(base) == 0 {
 		base = f.b.Fleet
 	}
-	out := append([]string(nil), base...)
-	for _, a := range sortedKeys(named) {
-		if !contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func allDead(fleet []string, dead map[string]bool) bool {
-	if len(fleet) == 0 || len(dead) == 0 {
+	if len(base) == 0 && len(named) == 0 || len(dead) == 0 {
 		return false
 	}
-	for _, a := range fleet {
+	for _, a := range base {
+		if !dead[a] {
+			return false
+		}
+	}
+	for a := range named {
 		if !dead[a] {
 			return false
 		}
@@ -151,7 +146,7 @@ func (f *facts) fleetEvents() []fleetEvent {
 	for _, s := range f.deaths {
 		out = append(out, fleetEvent{at: s.at, dead: s.Target})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at.before(out[j].at) })
+	sortStable(out, func(a, b fleetEvent) bool { return a.at.before(b.at) })
 	return out
 }
 

@@ -46,7 +46,7 @@ func (s *signal) ref() string {
 type written[T comparable] struct {
 	rec  T
 	tick int
-	src  string // the run log record, run.jsonl:N
+	src  int // the run log record's index: its reference is made only for a finding
 }
 
 // lineTick is the tick a harness line carries: the record's own, or the
@@ -62,12 +62,29 @@ func lineTick(r *sandbox.LogRecord) int {
 // harnessFromLog builds the harness's inputs from the run log's records and
 // compares each harness JSONL file with them.
 func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord) {
-	inbox := map[int]written[sandbox.Message]{}
-	apps := map[int]written[sandbox.ApprovalRecord]{}
-	sigs := map[int]written[sandbox.SignalRecord]{}
-	fired := map[string]sandbox.ApprovalRecord{}
-	delivered := map[string]bool{}
-	var messages []*message
+	// Counted first, so that each kind's records and maps are made once,
+	// at their size.
+	var nDeliver, nApprove, nSignal int
+	for i := range log {
+		switch log[i].Kind {
+		case sandbox.LogDeliver, sandbox.LogDuplicate:
+			nDeliver++
+		case sandbox.LogApprove, sandbox.LogRedeliver:
+			nApprove++
+		case sandbox.LogSignal:
+			nSignal++
+		}
+	}
+	inbox := make(map[int]written[sandbox.Message], nDeliver)
+	apps := make(map[int]written[sandbox.ApprovalRecord], nApprove)
+	sigs := make(map[int]written[sandbox.SignalRecord], nSignal)
+	fired := make(map[string]sandbox.ApprovalRecord, nApprove)
+	delivered := make(map[string]bool, nDeliver)
+	messages := make([]*message, 0, nDeliver)
+	msgs := make([]message, 0, nDeliver)
+	f.approvals = make([]*approval, 0, nApprove)
+	approvals := make([]approval, 0, nApprove)
+	signals := make([]signal, 0, nSignal)
 	for i := range log {
 		r := &log[i]
 		// The record's reference is made only for the records that keep one:
@@ -81,11 +98,12 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 			}
 			rec := sandbox.Message(d)
 			if r.Line > 0 {
-				inbox[r.Line] = written[sandbox.Message]{rec, r.Tick, runLogRef(i)}
+				inbox[r.Line] = written[sandbox.Message]{rec, r.Tick, i}
 			}
 			if !delivered[d.ID] {
 				delivered[d.ID] = true
-				messages = append(messages, &message{Message: rec, line: max(r.Line, 0), at: at})
+				msgs = append(msgs, message{Message: rec, line: max(r.Line, 0), at: at})
+				messages = append(messages, &msgs[len(msgs)-1])
 			}
 		case sandbox.LogApprove, sandbox.LogRedeliver:
 			rec := sandbox.ApprovalRecord{ApprovalID: r.ID, DraftID: r.DraftID, ContentHash: r.ContentHash,
@@ -100,15 +118,17 @@ func (f *facts) harnessFromLog(file func(string) []byte, log []sandbox.LogRecord
 				fired[r.ID] = rec
 			}
 			if r.Line > 0 {
-				apps[r.Line] = written[sandbox.ApprovalRecord]{rec, r.Tick, runLogRef(i)}
+				apps[r.Line] = written[sandbox.ApprovalRecord]{rec, r.Tick, i}
 			}
-			f.approvals = append(f.approvals, &approval{ApprovalRecord: rec, line: max(r.Line, 0), at: at})
+			approvals = append(approvals, approval{ApprovalRecord: rec, line: max(r.Line, 0), at: at})
+			f.approvals = append(f.approvals, &approvals[len(approvals)-1])
 		case sandbox.LogSignal:
 			rec := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: lineTick(r)}
 			if r.Line > 0 {
-				sigs[r.Line] = written[sandbox.SignalRecord]{rec, r.Tick, runLogRef(i)}
+				sigs[r.Line] = written[sandbox.SignalRecord]{rec, r.Tick, i}
 			}
-			f.addSignal(&signal{SignalRecord: rec, line: max(r.Line, 0), at: at})
+			signals = append(signals, signal{SignalRecord: rec, line: max(r.Line, 0), at: at})
+			f.addSignal(&signals[len(signals)-1])
 		}
 	}
 	lines, errs := f.parsed.Inbox(file(sandbox.Inbox))
@@ -134,17 +154,20 @@ func compareWritten[T comparable](f *facts, name string, want map[int]written[T]
 	}
 	for _, n := range sortedLines(want) {
 		w := want[n]
-		at := ref(name, n)
 		rec, ok := have[n]
+		if ok && !unreadable[n] && rec == w.rec {
+			continue
+		}
+		at, src := ref(name, n), runLogRef(w.src)
 		switch {
 		case unreadable[n]:
-			f.disagree(w.tick, fmt.Sprintf("%s is not a valid record; the harness wrote %s there at tick %d (%s).", at, describe(w.rec), w.tick, w.src), at, w.src)
+			f.disagree(w.tick, fmt.Sprintf("%s is not a valid record; the harness wrote %s there at tick %d (%s).", at, describe(w.rec), w.tick, src), at, src)
 		case !ok:
-			f.disagree(w.tick, fmt.Sprintf("%s has no line %d; the harness wrote %s there at tick %d (%s).", name, n, describe(w.rec), w.tick, w.src), w.src)
+			f.disagree(w.tick, fmt.Sprintf("%s has no line %d; the harness wrote %s there at tick %d (%s).", name, n, describe(w.rec), w.tick, src), src)
 		case idOf(rec) != idOf(w.rec):
-			f.disagree(w.tick, fmt.Sprintf("%s holds %s, but the harness wrote %s there at tick %d (%s).", at, describe(rec), describe(w.rec), w.tick, w.src), at, w.src)
-		case rec != w.rec:
-			f.disagree(w.tick, fmt.Sprintf("%s changes %s as the harness wrote it at tick %d (%s): %s.", at, describe(w.rec), w.tick, w.src, fieldDiff(rec, w.rec)), at, w.src)
+			f.disagree(w.tick, fmt.Sprintf("%s holds %s, but the harness wrote %s there at tick %d (%s).", at, describe(rec), describe(w.rec), w.tick, src), at, src)
+		default:
+			f.disagree(w.tick, fmt.Sprintf("%s changes %s as the harness wrote it at tick %d (%s): %s.", at, describe(w.rec), w.tick, src, fieldDiff(rec, w.rec)), at, src)
 		}
 	}
 	var extra []int
@@ -758,25 +781,22 @@ func (f *facts) addSignal(s *signal) {
 func (f *facts) judgeFixtureFiles(file func(string) []byte, log []sandbox.LogRecord) {
 	final := f.regimes.list[len(f.regimes.list)-1]
 	mode := sandbox.ModeFile{Posture: final.posture}
-	modeSrc := "the bundle's posture in force at the end"
-	clock, clockSrc := f.tl.last(), "the bundle's timeline"
-	sawTick, lastEnd := false, 0
+	modeSrc := source{fixed: "the bundle's posture in force at the end"}
+	clock, clockSrc := f.tl.last(), source{fixed: "the bundle's timeline"}
+	sawTick := false
 	if len(log) > 0 {
 		mode = sandbox.ModeFile{Posture: f.b.Mode.Posture, ChangedAt: f.b.Mode.ChangedAt}
-		modeSrc = "the harness wrote the bundle's initial mode"
+		modeSrc = source{fixed: "the harness wrote the bundle's initial mode"}
 	}
 	for i := range log {
 		r := &log[i]
 		switch r.Kind {
 		case sandbox.LogPosture:
 			mode = sandbox.ModeFile{Posture: r.Posture, ChangedAt: r.Tick}
-			modeSrc = fmt.Sprintf("the harness last wrote it at tick %d (%s)", r.Tick, runLogRef(i))
+			modeSrc = source{posture: true, tick: r.Tick, logIndex: i}
 		case sandbox.LogTickEnd:
-			clock, lastEnd, sawTick = r.Tick, i, true
+			clock, clockSrc, sawTick = r.Tick, source{logIndex: i}, true
 		}
-	}
-	if sawTick {
-		clockSrc = runLogRef(lastEnd)
 	}
 	f.judgeMode(file(sandbox.Mode), mode, modeSrc, len(log) > 0)
 	if len(log) == 0 || sawTick {
@@ -785,15 +805,34 @@ func (f *facts) judgeFixtureFiles(file func(string) []byte, log []sandbox.LogRec
 	f.judgeRules(file(sandbox.Rules), final.rules)
 }
 
+// source says where an expected value of a fixture file comes from: a
+// fixed phrase, the run log's last posture record, or its last tick end.
+// It is put in words only for a finding.
+type source struct {
+	fixed          string
+	posture        bool
+	tick, logIndex int
+}
+
+func (s source) String() string {
+	switch {
+	case s.fixed != "":
+		return s.fixed
+	case s.posture:
+		return fmt.Sprintf("the harness last wrote it at tick %d (%s)", s.tick, runLogRef(s.logIndex))
+	}
+	return runLogRef(s.logIndex)
+}
+
 // judgeMode compares mode.json's posture, and with a run log its
 // changed_at, which without one another harness may stamp as it likes.
-func (f *facts) judgeMode(data []byte, want sandbox.ModeFile, src string, exact bool) {
+func (f *facts) judgeMode(data []byte, want sandbox.ModeFile, src source, exact bool) {
 	var got struct {
 		Posture   *string         `json:"posture"`
 		ChangedAt json.RawMessage `json:"changed_at"`
 	}
 	data = sandbox.TrimBOM(data)
-	ev := ref(sandbox.Mode, 1)
+	ev := sandbox.Mode + ":1"
 	switch {
 	case len(bytes.TrimSpace(data)) == 0:
 		f.disagree(f.tl.last(), fmt.Sprintf("%s is missing; it should say posture %q (%s).", sandbox.Mode, want.Posture, src), "bundle:mode")
@@ -810,7 +849,7 @@ func (f *facts) judgeMode(data []byte, want sandbox.ModeFile, src string, exact 
 
 // judgeClock compares the clock's tick, a whole number in any JSON
 // spelling, with the run's last tick.
-func (f *facts) judgeClock(data []byte, want int, src string) {
+func (f *facts) judgeClock(data []byte, want int, src source) {
 	var got struct {
 		Tick json.RawMessage `json:"tick"`
 	}
@@ -820,14 +859,14 @@ func (f *facts) judgeClock(data []byte, want int, src string) {
 		f.disagree(want, fmt.Sprintf("%s is missing; it should say tick %d (%s).", sandbox.Clock, want, src), "bundle:clock")
 		return
 	case json.Unmarshal(data, &got) != nil || got.Tick == nil:
-		f.disagree(want, fmt.Sprintf("%s has no tick; it should say tick %d (%s).", sandbox.Clock, want, src), ref(sandbox.Clock, 1))
+		f.disagree(want, fmt.Sprintf("%s has no tick; it should say tick %d (%s).", sandbox.Clock, want, src), sandbox.Clock+":1")
 		return
 	}
 	switch tick, ok := sandbox.TickValue(got.Tick); {
 	case !ok:
-		f.disagree(want, fmt.Sprintf("%s says tick %s, not a tick; the run ended at tick %d (%s).", sandbox.Clock, got.Tick, want, src), ref(sandbox.Clock, 1))
+		f.disagree(want, fmt.Sprintf("%s says tick %s, not a tick; the run ended at tick %d (%s).", sandbox.Clock, got.Tick, want, src), sandbox.Clock+":1")
 	case tick != want:
-		f.disagree(want, fmt.Sprintf("%s says tick %d; the run ended at tick %d (%s).", sandbox.Clock, tick, want, src), ref(sandbox.Clock, 1))
+		f.disagree(want, fmt.Sprintf("%s says tick %d; the run ended at tick %d (%s).", sandbox.Clock, tick, want, src), sandbox.Clock+":1")
 	}
 }
 
@@ -855,9 +894,9 @@ func (f *facts) judgeRules(data []byte, want []scenarios.Rule) {
 	case len(bytes.TrimSpace(data)) == 0:
 		f.disagree(f.tl.last(), fmt.Sprintf("%s is missing; the harness writes the bundle's rules.", sandbox.Rules), "bundle:rules")
 	case !ok:
-		f.disagree(f.tl.last(), fmt.Sprintf("%s is not a rules list the harness wrote.", sandbox.Rules), ref(sandbox.Rules, 1))
+		f.disagree(f.tl.last(), fmt.Sprintf("%s is not a rules list the harness wrote.", sandbox.Rules), sandbox.Rules+":1")
 	case !bytes.Equal(got, w):
-		f.disagree(f.tl.last(), fmt.Sprintf("%s does not hold the rules in force at the end of the run (compared decoded).", sandbox.Rules), ref(sandbox.Rules, 1))
+		f.disagree(f.tl.last(), fmt.Sprintf("%s does not hold the rules in force at the end of the run (compared decoded).", sandbox.Rules), sandbox.Rules+":1")
 	case !f.ordered:
 		f.aliasRules(data, got)
 	}

@@ -39,8 +39,10 @@ func (f *facts) knownIDs() knownIDs {
 	for _, a := range f.b.Fleet {
 		add("agent_id", a)
 	}
-	for _, s := range append(append([]*signal(nil), f.escalations...), f.deaths...) {
-		add("signal_id", s.SignalID)
+	for _, ss := range [][]*signal{f.escalations, f.deaths} {
+		for _, s := range ss {
+			add("signal_id", s.SignalID)
+		}
 	}
 	for _, s := range f.b.Signals {
 		add("signal_id", s.ID)

@@ -77,6 +77,9 @@ func sameDraft(a, b sandbox.Draft) bool {
 func checkOutboxDeclared(f *facts) []Violation {
 	var out []Violation
 	for _, e := range f.effects {
+		if e.draft != nil && !e.at.before(e.draft.at) {
+			continue
+		}
 		v := Violation{Invariant: "L0.outbox-declared", Level: 0, Tick: e.at.tick, DraftID: e.DraftID,
 			Evidence: []string{ref(sandbox.Outbox, e.line)}}
 		switch {
@@ -203,7 +206,25 @@ func (f *facts) anySent(works []string, counts func(*effect) bool) bool {
 // may come by the deadline. The deadline is 10 ticks from its arrival or 5
 // from its approval's scheduled tick, whichever ends later. ok is false when
 // no reply is expected or the horizon ends first.
+//
+// The answer is a message's own once asked: the reply checks and the crash
+// check each ask it for every message.
 func (f *facts) replyDeadline(m *message) (int, bool) {
+	if !m.reply.asked {
+		d, ok := f.findReplyDeadline(m)
+		m.reply = replyDue{asked: true, d: d, ok: ok}
+	}
+	return m.reply.d, m.reply.ok
+}
+
+// replyDue is a message's reply deadline, and whether it has one, once
+// asked.
+type replyDue struct {
+	asked, ok bool
+	d         int
+}
+
+func (f *facts) findReplyDeadline(m *message) (int, bool) {
 	if _, must := f.judge(m); !must {
 		return 0, false
 	}

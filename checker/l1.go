@@ -167,7 +167,7 @@ func anchorProblem(body string, required, allowed, anchors []string) string {
 func checkCrashResolution(f *facts) []Violation {
 	var out []Violation
 	reported := map[string]bool{}
-	for _, c := range f.crashes {
+	for ci, c := range f.crashes {
 		restart, up := f.restartOf(c.at.tick)
 		if !up {
 			continue
@@ -184,7 +184,7 @@ func checkCrashResolution(f *facts) []Violation {
 			if pending == nil {
 				continue
 			}
-			f.judgedAs("L1.crash-resolution", c.evidence)
+			f.judgedAsN("L1.crash-resolution", ci)
 			if f.settledBy(w, d) {
 				continue
 			}
@@ -194,7 +194,7 @@ func checkCrashResolution(f *facts) []Violation {
 			}
 			out = append(out, Violation{Invariant: "L1.crash-resolution", Level: 1, Tick: d,
 				WorkID: w, DraftID: pending.DraftID,
-				Evidence: []string{c.evidence, ref(sandbox.Drafts, pending.line), ref(sandbox.Approvals, a.line)},
+				Evidence: []string{c.evidence(), ref(sandbox.Drafts, pending.line), ref(sandbox.Approvals, a.line)},
 				Detail: fmt.Sprintf("Work item %s was approved but unsent at the crash of tick %d and is neither sent nor abandoned by tick %d.",
 					w, c.at.tick, d)})
 		}
@@ -202,13 +202,13 @@ func checkCrashResolution(f *facts) []Violation {
 			if reported[m.ID] || !f.dueAt(m, c) {
 				continue
 			}
-			f.judgedAs("L1.crash-resolution", c.evidence)
+			f.judgedAsN("L1.crash-resolution", ci)
 			if f.messageSettledBy(m, d) {
 				continue
 			}
 			reported[m.ID] = true
 			v := Violation{Invariant: "L1.crash-resolution", Level: 1, Tick: d, MessageID: m.ID,
-				Evidence: []string{c.evidence, m.ref()},
+				Evidence: []string{c.evidence(), m.ref()},
 				Detail: fmt.Sprintf("Message %s was due to be answered at the crash of tick %d and is neither sent nor abandoned by tick %d.",
 					m.ID, c.at.tick, d)}
 			if works := f.answering(m); len(works) > 0 {
@@ -260,16 +260,21 @@ func (f *facts) messageSettledBy(m *message, t int) bool {
 }
 
 // draftedWork lists the work ids that have drafts, in order of first draft.
+//
+// The list is the facts' own, made once: the crash check asks it per crash.
 func (f *facts) draftedWork() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, d := range f.drafts {
-		if !seen[d.WorkID] {
-			seen[d.WorkID] = true
-			out = append(out, d.WorkID)
+	if f.drafted == nil {
+		out := make([]string, 0, len(f.draftsByWrk))
+		seen := make(map[string]bool, len(f.draftsByWrk))
+		for _, d := range f.drafts {
+			if !seen[d.WorkID] {
+				seen[d.WorkID] = true
+				out = append(out, d.WorkID)
+			}
 		}
+		f.drafted = out
 	}
-	return out
+	return f.drafted
 }
 
 // pendingAt returns the latest draft of a work item and the approval that

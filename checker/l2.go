@@ -55,8 +55,12 @@ func (f *facts) decisionEnd(m *message) int {
 // contexts returns the regimes an admission of the message decided at tick t
 // may follow; a decision recorded after the budget is read as made at its
 // end.
+//
+// The list is a buffer of facts reused by the next call: callers read it
+// before they ask again.
 func (f *facts) contexts(m *message, t int) []int {
-	return f.regimes.candidates(f.tl, m.vis, min(max(t, m.vis), f.decisionEnd(m)))
+	f.ctxBuf = f.regimes.candidates(f.ctxBuf, f.tl, m.vis, min(max(t, m.vis), f.decisionEnd(m)))
+	return f.ctxBuf
 }
 
 // rulesHashes returns the rule_hash values an admission of the message
@@ -72,6 +76,19 @@ func (f *facts) rulesHashes(m *message, t int) []string {
 		}
 	}
 	return out
+}
+
+// carriesRulesHash reports whether h is among rulesHashes(m, t).
+func (f *facts) carriesRulesHash(m *message, t int, h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, ri := range f.contexts(m, t) {
+		if r := f.regimes.list[ri]; r.hash == h || r.alias == h {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAdmission: no admission that no rule warrants, and every message that
@@ -131,9 +148,12 @@ func checkAdmissionRecord(f *facts) []Violation {
 	out := f.unadmittedWork()
 	for _, a := range f.admissions {
 		f.judgedAs("L2.admission-record", a.WorkID)
+		m := f.msgByID[a.MessageID]
+		if m != nil && !a.at.before(m.at) && f.carriesRulesHash(m, a.at.tick, a.RulesHash) {
+			continue
+		}
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: a.at.tick, MessageID: a.MessageID,
 			WorkID: a.WorkID, Evidence: []string{ref(sandbox.Audit, a.line)}}
-		m := f.msgByID[a.MessageID]
 		switch {
 		case m == nil:
 			v.Detail = fmt.Sprintf("Work item %s is admitted for message %s, which is not in %s.", a.WorkID, a.MessageID, sandbox.Inbox)
@@ -154,25 +174,30 @@ func checkAdmissionRecord(f *facts) []Violation {
 
 // usage is one place a work id appears.
 type usage struct {
-	work, evidence string
-	at             stamp
+	work, file string // file:line is its evidence, made only for a finding
+	line       int
+	at         stamp
 }
 
 // unadmittedWork reports work ids used in drafts, claims, resolutions or
 // state with no admission record by the tick of their first use.
 func (f *facts) unadmittedWork() []Violation {
-	var uses []usage
+	n := len(f.drafts) + len(f.claims) + len(f.resolutions)
+	if f.final.err == nil {
+		n += len(f.final.snap.WorkItems)
+	}
+	uses := make([]usage, 0, n)
 	for _, d := range f.drafts {
-		uses = append(uses, usage{d.WorkID, ref(sandbox.Drafts, d.line), d.at})
+		uses = append(uses, usage{d.WorkID, sandbox.Drafts, d.line, d.at})
 	}
 	for _, a := range f.audit {
 		if a.Event == sandbox.EventClaim || a.Event == sandbox.EventResolution {
-			uses = append(uses, usage{a.WorkID, ref(sandbox.Audit, a.line), a.at})
+			uses = append(uses, usage{a.WorkID, sandbox.Audit, a.line, a.at})
 		}
 	}
 	if f.final.err == nil {
 		for _, w := range f.final.snap.WorkItems {
-			uses = append(uses, usage{w.WorkID, ref(sandbox.State, 1), endOf(f.tl.last())})
+			uses = append(uses, usage{w.WorkID, sandbox.State, 1, endOf(f.tl.last())})
 		}
 	}
 	sortByStamp(uses, func(u usage) (stamp, int) { return u.at, 0 })
@@ -192,7 +217,7 @@ func (f *facts) unadmittedWork() []Violation {
 			continue
 		}
 		v := Violation{Invariant: "L2.admission-record", Level: 2, Tick: u.at.tick, WorkID: u.work,
-			Evidence: []string{u.evidence},
+			Evidence: []string{ref(u.file, u.line)},
 			Detail:   fmt.Sprintf("Work item %s is in use but has no admission record.", u.work)}
 		if ok {
 			v.Evidence = append(v.Evidence, ref(sandbox.Audit, adm.line))
@@ -289,14 +314,21 @@ func checkForgedCited(f *facts) []Violation {
 	if len(forged) == 0 {
 		return nil
 	}
-	known := f.knownIDs()
+	var known knownIDs // the run's ids, gathered for the first line that may cite
 	var out []Violation
 	for _, a := range f.audit {
 		f.judged("L2.forged-approval-cited")
 		if !lineMayCite(a.Line(), forged) {
 			continue
 		}
-		c, ok := citeForged(a.Fields(), forged, known)
+		fields := a.Fields()
+		if known == nil {
+			if !mayCite(fields, forged) {
+				continue
+			}
+			known = f.knownIDs()
+		}
+		c, ok := citeForged(fields, forged, known)
 		if !ok {
 			continue
 		}

@@ -42,18 +42,38 @@ func (c claimState) winners() []string {
 	return out
 }
 
+// soleWinner returns the winner when there is exactly one, as winners
+// would list it, without listing them.
+func (c claimState) soleWinner() (string, bool) {
+	win, n := "", 0
+	for agent, outcome := range c {
+		if outcome == sandbox.ClaimWon {
+			win, n = agent, n+1
+		}
+	}
+	return win, n == 1
+}
+
 // claimsByWork groups claim records by work id, in line order, and lists the
 // work ids in order of their first claim.
+// Both are the facts' own, made on first use: callers only read them.
 func (f *facts) claimsByWork() ([]string, map[string][]*auditLine) {
-	var order []string
-	by := map[string][]*auditLine{}
-	for _, c := range f.claims {
-		if by[c.WorkID] == nil {
-			order = append(order, c.WorkID)
+	if f.claimGroups == nil {
+		by := groupBy(f.claims, func(c *auditLine) string { return c.WorkID }, nil)
+		order := make([]string, 0, len(by))
+		for _, c := range f.claims {
+			if l := by[c.WorkID]; l[0] == c {
+				order = append(order, c.WorkID)
+			}
 		}
-		by[c.WorkID] = append(by[c.WorkID], c)
+		f.claimGroups = &claimGroups{order, by}
 	}
-	return order, by
+	return f.claimGroups.order, f.claimGroups.by
+}
+
+type claimGroups struct {
+	order []string
+	by    map[string][]*auditLine
 }
 
 // checkClaims judges the claim records of every contested work item:
@@ -104,18 +124,18 @@ func finalClaims(cs []*auditLine) claimState {
 func (f *facts) claimWinner(w string, cs []*auditLine) []Violation {
 	f.judged("L3.claim-winner")
 	win := finalClaims(cs).winners()
-	last := cs[len(cs)-1]
-	v := Violation{Invariant: "L3.claim-winner", Level: 3, Tick: f.tl.last(), WorkID: w,
-		Evidence: []string{ref(sandbox.Audit, last.line)}}
+	var detail string
 	switch {
 	case len(win) > 1:
-		v.Detail = fmt.Sprintf("Work item %s ends with %d winners (%s).", w, len(win), strings.Join(win, ", "))
+		detail = fmt.Sprintf("Work item %s ends with %d winners (%s).", w, len(win), strings.Join(win, ", "))
 	case len(win) == 0 && !f.abandoned(w):
-		v.Detail = fmt.Sprintf("Work item %s ends with no winning claim and is not resolved abandoned.", w)
+		detail = fmt.Sprintf("Work item %s ends with no winning claim and is not resolved abandoned.", w)
 	default:
 		return nil
 	}
-	return []Violation{v}
+	last := cs[len(cs)-1]
+	return []Violation{{Invariant: "L3.claim-winner", Level: 3, Tick: f.tl.last(), WorkID: w,
+		Evidence: []string{ref(sandbox.Audit, last.line)}, Detail: detail}}
 }
 
 func (f *facts) abandoned(w string) bool {
@@ -250,7 +270,7 @@ func (f *facts) deadWork(s *signal) []Violation {
 	last := f.tl.last()
 	var out []Violation
 	for _, w := range f.heldBy(s) {
-		f.judgedAs("L3.agent-death", ref(sandbox.Signals, s.line))
+		f.judgedAsN("L3.agent-death", s.line)
 		if f.recovered(w, s) {
 			continue
 		}

@@ -20,7 +20,16 @@ type escalation struct {
 	early *auditLine
 }
 
+// The list is the facts' own, made on first use: five checks read it.
 func (f *facts) escalationsOf() []escalation {
+	if f.escs == nil {
+		out := f.findEscalations()
+		f.escs = &out
+	}
+	return *f.escs
+}
+
+func (f *facts) findEscalations() []escalation {
 	var out []escalation
 	seen := map[string]bool{}
 	for _, s := range f.escalations {

@@ -22,51 +22,53 @@ func (f *facts) look() *lookups {
 	if f.lookups != nil {
 		return f.lookups
 	}
-	l := &lookups{worksByMsg: map[string][]string{}, firstApproval: map[string]*approval{},
-		approvalsFor: map[string][]scenarios.Approval{}, signalsFor: map[string][]scenarios.Signal{},
-		byConv: map[string][]*message{}, admsByMsg: map[string][]*auditLine{}, admsByWork: map[string][]*auditLine{},
-		byDraft:       map[string][]*approval{},
-		rejectsByWork: map[string][]*approval{}, escByTarget: map[string][]*signal{}}
-	for _, a := range f.admissions {
-		l.admsByMsg[a.MessageID] = append(l.admsByMsg[a.MessageID], a)
-		l.admsByWork[a.WorkID] = append(l.admsByWork[a.WorkID], a)
+	l := &lookups{
+		admsByMsg:  groupBy(f.admissions, func(a *auditLine) string { return a.MessageID }, nil),
+		admsByWork: groupBy(f.admissions, func(a *auditLine) string { return a.WorkID }, nil),
+		byDraft:    groupBy(f.approvals, func(a *approval) string { return a.DraftID }, nil),
+		rejectsByWork: groupBy(f.approvals, func(a *approval) string { return a.draft.WorkID },
+			func(a *approval) bool { return a.valid && a.Decision == scenarios.DecisionReject }),
+		escByTarget:   groupBy(f.escalations, func(s *signal) string { return s.Target }, nil),
+		byConv:        groupBy(f.messages, func(m *message) string { return m.ConversationID }, nil),
+		firstApproval: map[string]*approval{},
 	}
-	for _, a := range f.approvals {
-		l.byDraft[a.DraftID] = append(l.byDraft[a.DraftID], a)
-		if a.valid && a.Decision == scenarios.DecisionReject {
-			l.rejectsByWork[a.draft.WorkID] = append(l.rejectsByWork[a.draft.WorkID], a)
-		}
-	}
-	for _, s := range f.escalations {
-		l.escByTarget[s.Target] = append(l.escByTarget[s.Target], s)
-	}
-	for _, m := range f.messages {
-		l.byConv[m.ConversationID] = append(l.byConv[m.ConversationID], m)
-	}
-	seen := map[[2]string]bool{}
-	for _, a := range f.admissions {
-		if k := [2]string{a.MessageID, a.WorkID}; !seen[k] {
-			seen[k] = true
-			l.worksByMsg[a.MessageID] = append(l.worksByMsg[a.MessageID], a.WorkID)
-		}
-	}
+	l.worksByMsg = distinctWorks(l.admsByMsg, len(f.admissions))
 	for _, x := range f.approvals {
 		if _, ok := l.firstApproval[x.ApprovalID]; !ok && x.first && !x.tampered && x.valid {
 			l.firstApproval[x.ApprovalID] = x
 		}
 	}
-	for _, a := range f.b.Approvals {
-		if m, ok := f.namedMessage(a.Match); ok {
-			l.approvalsFor[m] = append(l.approvalsFor[m], a)
-		}
-	}
-	for _, s := range f.b.Signals {
-		if m, ok := f.namedMessage(s.Target); ok {
-			l.signalsFor[m] = append(l.signalsFor[m], s)
-		}
-	}
+	l.approvalsFor = groupBy(f.b.Approvals, func(a scenarios.Approval) string { m, _ := f.namedMessage(a.Match); return m },
+		func(a scenarios.Approval) bool { _, ok := f.namedMessage(a.Match); return ok })
+	l.signalsFor = groupBy(f.b.Signals, func(s scenarios.Signal) string { m, _ := f.namedMessage(s.Target); return m },
+		func(s scenarios.Signal) bool { _, ok := f.namedMessage(s.Target); return ok })
 	f.lookups = l
 	return l
+}
+
+// distinctWorks lists, per message, the distinct work ids of its admission
+// records in line order, all in one array of room n.
+func distinctWorks(admsByMsg map[string][]*auditLine, n int) map[string][]string {
+	out := make(map[string][]string, len(admsByMsg))
+	all := make([]string, 0, n)
+	for msg, adms := range admsByMsg {
+		start := len(all)
+		var seen map[string]bool // only for a message admitted many times
+		if len(adms) > 8 {
+			seen = make(map[string]bool, len(adms))
+		}
+		for _, a := range adms {
+			if seen == nil && contains(all[start:], a.WorkID) || seen[a.WorkID] {
+				continue
+			}
+			if seen != nil {
+				seen[a.WorkID] = true
+			}
+			all = append(all, a.WorkID)
+		}
+		out[msg] = all[start:len(all):len(all)]
+	}
+	return out
 }
 
 // namedMessage is the message a bundle reference names, as matches reads

@@ -18,7 +18,14 @@ package checker
 // draft and through its message) is counted once when the check names it.
 type tally struct {
 	n    map[string]int
-	seen map[[2]string]bool
+	seen map[seenKey]bool
+}
+
+// seenKey names an item of an invariant: by a string, or by a number
+// (a crash's place in the run's crashes, a signal's line) that needs none.
+type seenKey struct {
+	id, key string
+	n       int
 }
 
 func (t *tally) add(id string) {
@@ -41,16 +48,21 @@ func (f *facts) judgedWhen(ok bool, id string) {
 
 // judgedAs records that the check of invariant id judged the item named
 // key; the same key counts once.
-func (f *facts) judgedAs(id, key string) {
+func (f *facts) judgedAs(id, key string) { f.judgedOnce(seenKey{id: id, key: key}) }
+
+// judgedAsN is judgedAs for an item named by a number.
+func (f *facts) judgedAsN(id string, n int) { f.judgedOnce(seenKey{id: id, n: n}) }
+
+func (f *facts) judgedOnce(k seenKey) {
 	t := &f.obligations
 	if t.seen == nil {
-		t.seen = map[[2]string]bool{}
+		t.seen = map[seenKey]bool{}
 	}
-	if t.seen[[2]string{id, key}] {
+	if t.seen[k] {
 		return
 	}
-	t.seen[[2]string{id, key}] = true
-	t.add(id)
+	t.seen[k] = true
+	t.add(k.id)
 }
 
 // counted reports whether an invariant's obligations are counted.
@@ -59,6 +71,15 @@ func counted(inv Invariant) bool { return inv.Kind != KindContract }
 // tally fills the verdict's obligation counts from what the checks of the
 // judged levels recorded, and lists the levels that passed with none.
 func (v *Verdict) tally(f *facts) {
+	if len(v.Judged) == 0 {
+		n := 0
+		for _, inv := range catalogue {
+			if inv.Level <= f.top && counted(inv) {
+				n++
+			}
+		}
+		v.Judged = make(map[string]int, n)
+	}
 	for _, inv := range catalogue {
 		if inv.Level > f.top || !counted(inv) {
 			continue

@@ -47,8 +47,8 @@ func (f *facts) viewAt(t int) *logView {
 		claims[c.WorkID][c.AgentID] = c.Outcome
 	}
 	for w, cs := range claims {
-		if win := cs.winners(); len(win) == 1 {
-			v.winner[w] = win[0]
+		if win, ok := cs.soleWinner(); ok {
+			v.winner[w] = win
 		}
 	}
 	deadSeen := map[string]bool{}
@@ -121,7 +121,7 @@ func compareState(st snapshot, v *logView) []stateProblem {
 
 // dedupe sorts problems by key and keeps the first of each key.
 func dedupe(ps []stateProblem) []stateProblem {
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].key < ps[j].key })
+	sortStable(ps, func(a, b stateProblem) bool { return a.key < b.key })
 	var out []stateProblem
 	for i, p := range ps {
 		if i == 0 || p.key != ps[i-1].key {
@@ -229,7 +229,7 @@ func checkStateConsistency(f *facts) []Violation {
 	if f.final.missing && !reported {
 		f.judged("L3.state-consistency")
 		out = append(out, Violation{Invariant: "L3.state-consistency", Level: 3, Tick: f.tl.last(),
-			Evidence: []string{ref(sandbox.State, 1)},
+			Evidence: []string{sandbox.State + ":1"},
 			Detail:   fmt.Sprintf("%s is missing at the end of the run.", sandbox.State)})
 	}
 	return out
@@ -298,7 +298,7 @@ func stateViolation(p stateProblem, start, end int) Violation {
 		when = fmt.Sprintf("from tick %d to tick %d", start, end)
 	}
 	v := Violation{Invariant: "L3.state-consistency", Level: 3, Tick: start, WorkID: p.work,
-		Evidence: []string{ref(sandbox.State, 1)},
+		Evidence: []string{sandbox.State + ":1"},
 		Detail:   fmt.Sprintf("state.json disagrees with the logs %s: %s.", when, p.detail)}
 	if p.schema {
 		v.Invariant = "L3.state-schema"

@@ -45,8 +45,11 @@ type workContent struct {
 	assigned []string
 }
 
-func newStateHistory() *stateHistory {
-	return &stateHistory{versions: []stateVersion{{missing: true}}, byWork: map[string][]int{},
+// It has room for n versions after the first.
+func newStateHistory(n int) *stateHistory {
+	versions := make([]stateVersion, 1, n+1)
+	versions[0] = stateVersion{missing: true}
+	return &stateHistory{versions: versions, byWork: map[string][]int{},
 		workIDs: map[string]bool{}, agentIDs: map[string]bool{}, listed: map[string]bool{}, named: map[string]bool{}}
 }
 
@@ -83,31 +86,24 @@ func (h *stateHistory) addRead(snap sandbox.Snapshot, err *sandbox.LineError, ch
 		if err != nil {
 			continue
 		}
-		for _, a := range namedIn(items, assigned) {
-			if !h.named[a] {
+		name := func(a string) {
+			if a != "" && !h.named[a] {
 				h.named[a] = true
 				v.newNamed = append(v.newNamed, a)
 			}
 		}
+		// The agents the work's entries give it to, in list order.
+		for _, wi := range items {
+			if wi.AssignedAgent != nil {
+				name(*wi.AssignedAgent)
+			}
+		}
+		for _, a := range assigned {
+			name(a)
+		}
 	}
 	v.to = len(h.changes)
 	h.versions = append(h.versions, v)
-}
-
-// namedIn lists the agents a work's entries give it to.
-func namedIn(items []sandbox.WorkItemState, assigned []string) []string {
-	var out []string
-	for _, wi := range items {
-		if wi.AssignedAgent != nil && *wi.AssignedAgent != "" {
-			out = append(out, *wi.AssignedAgent)
-		}
-	}
-	for _, a := range assigned {
-		if a != "" {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // readable reports whether version v parsed.

@@ -317,7 +317,7 @@ func drawState(t *rapid.T, label string) []byte {
 func TestStateJudgeIsCompareState(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := randomFacts(t)
-		h := newStateHistory()
+		h := newStateHistory(0)
 		var follow sandbox.StateFollower
 		whole := []snapshot{{missing: true}}
 		for v, n := 0, rapid.IntRange(1, 8).Draw(t, "versions"); v < n; v++ {

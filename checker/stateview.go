@@ -1,7 +1,5 @@
 package checker
 
-import "sort"
-
 // viewEvent is one line a view of the logs reads, placed at its tick.
 type viewEvent struct {
 	tick int
@@ -32,7 +30,7 @@ func viewEvents(f *facts) []viewEvent {
 	for i, s := range f.deaths {
 		ev = append(ev, viewEvent{s.at.tick, evDeath, i})
 	}
-	sort.SliceStable(ev, func(i, j int) bool { return ev[i].tick < ev[j].tick })
+	sortStable(ev, func(a, b viewEvent) bool { return a.tick < b.tick })
 	return ev
 }
 
@@ -71,10 +69,20 @@ func newViewCursor(f *facts, events []viewEvent) *viewCursor {
 
 func (c *viewCursor) reset() {
 	c.pos, c.moved = 0, false
-	c.v = &logView{outcome: map[string]string{}, winner: map[string]string{}, isAdmitted: map[string]bool{}}
-	c.resIdx, c.claimIdx = map[string]int{}, map[[2]string]int{}
-	c.claims, c.dead = map[string]claimState{}, map[string]bool{}
-	c.dirty, c.restarted = map[string]bool{}, true
+	// The maps are made at their first entry: a run without claims or
+	// deaths never needs theirs, and every slot of the state judge has a
+	// cursor.
+	c.v = &logView{}
+	c.resIdx, c.claimIdx, c.claims, c.dead, c.dirty = nil, nil, nil, nil, nil
+	c.restarted = true
+}
+
+// put sets m[k] to v, making m first when it is nil.
+func put[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
 }
 
 // settled forgets what changed so far.
@@ -104,16 +112,16 @@ func (c *viewCursor) apply(e viewEvent) {
 	case evAdmit:
 		w := f.admissions[e.idx].WorkID
 		if !v.isAdmitted[w] {
-			v.isAdmitted[w] = true
+			put(&v.isAdmitted, w, true)
 			v.admitted = append(v.admitted, w)
-			c.dirty[w] = true
+			put(&c.dirty, w, true)
 		}
 	case evResolve:
 		r := f.resolutions[e.idx]
 		if i, ok := c.resIdx[r.WorkID]; !ok || e.idx > i {
-			c.resIdx[r.WorkID] = e.idx
-			v.outcome[r.WorkID] = r.Outcome
-			c.dirty[r.WorkID] = true
+			put(&c.resIdx, r.WorkID, e.idx)
+			put(&v.outcome, r.WorkID, r.Outcome)
+			put(&c.dirty, r.WorkID, true)
 		}
 	case evClaim:
 		cl := f.claims[e.idx]
@@ -121,23 +129,23 @@ func (c *viewCursor) apply(e viewEvent) {
 		if i, ok := c.claimIdx[k]; ok && e.idx < i {
 			return
 		}
-		c.claimIdx[k] = e.idx
+		put(&c.claimIdx, k, e.idx)
 		cs := c.claims[cl.WorkID]
 		if cs == nil {
 			cs = claimState{}
-			c.claims[cl.WorkID] = cs
+			put(&c.claims, cl.WorkID, cs)
 		}
 		cs[cl.AgentID] = cl.Outcome
-		c.dirty[cl.WorkID] = true
-		if win := cs.winners(); len(win) == 1 {
-			v.winner[cl.WorkID] = win[0]
+		put(&c.dirty, cl.WorkID, true)
+		if win, ok := cs.soleWinner(); ok {
+			put(&v.winner, cl.WorkID, win)
 		} else {
 			delete(v.winner, cl.WorkID)
 		}
 	case evDeath:
 		target := f.deaths[e.idx].Target
 		if !c.dead[target] {
-			c.dead[target] = true
+			put(&c.dead, target, true)
 			v.dead = append(v.dead, target)
 			c.deadChanged = true
 		}

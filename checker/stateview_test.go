@@ -11,13 +11,21 @@ import (
 )
 
 // sortedView is a view with its sets in sorted order, as viewAt gives them.
+// A map the view never wrote may be nil: it reads as an empty one.
 func sortedView(v *logView) logView {
-	out := logView{isAdmitted: v.isAdmitted, outcome: v.outcome, winner: v.winner}
+	out := logView{isAdmitted: orEmpty(v.isAdmitted), outcome: orEmpty(v.outcome), winner: orEmpty(v.winner)}
 	out.admitted = append([]string{}, v.admitted...)
 	out.dead = append([]string{}, v.dead...)
 	sort.Strings(out.admitted)
 	sort.Strings(out.dead)
 	return out
+}
+
+func orEmpty[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	return m
 }
 
 // randomFacts draws the lines a view reads, with ticks that need not follow
@@ -87,4 +95,22 @@ func TestViewCursorKeepsListOrder(t *testing.T) {
 	require.Equal(t, sandbox.OutcomeAbandoned, v.outcome["w1"], "the later line in list order wins")
 	require.NotContains(t, v.winner, "w1", "the later line in list order stood the agent down")
 	require.Equal(t, sortedView(f.viewAt(5)), sortedView(v))
+}
+
+// soleWinner answers what winners lists when it lists exactly one.
+func TestSoleWinnerIsWinners(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cs := claimState{}
+		for _, a := range []string{agent1, agent2, "agent-3"} {
+			if rapid.Bool().Draw(t, a+"-claims") {
+				cs[a] = rapid.SampledFrom([]string{sandbox.ClaimWon, sandbox.ClaimClaimed, sandbox.ClaimStoodDown}).Draw(t, a)
+			}
+		}
+		win, ok := cs.soleWinner()
+		all := cs.winners()
+		require.Equal(t, len(all) == 1, ok)
+		if ok {
+			require.Equal(t, all[0], win)
+		}
+	})
 }

@@ -89,7 +89,7 @@ func newRegimes(b *scenarios.Bundle, tl timeline, log []sandbox.LogRecord) regim
 			changes = append(changes, change{t, i, f})
 		}
 	}
-	sort.SliceStable(changes, func(i, j int) bool { return changes[i].tick < changes[j].tick })
+	sortStable(changes, func(a, b change) bool { return a.tick < b.tick })
 	for _, c := range changes {
 		if c.f.Kind == scenarios.FaultRules {
 			cur.rules = c.f.Rules
@@ -156,15 +156,15 @@ const allowanceTicks = 5
 // a visited tick from the start of the allowance of a change landing at most
 // 5 visited ticks before v, through end (D5). The regime in force at v is
 // always among them.
-func (rs regimes) candidates(tl timeline, v, end int) []int {
+func (rs regimes) candidates(out []int, tl timeline, v, end int) []int {
 	i := tl.index(v)
 	lo := i - allowanceTicks - 1
-	var out []int
+	out = out[:0]
 	if lo < 0 {
 		// The window reaches back before the first tick: a change at tick
 		// 0 replaced the initial context, which the implementation may
 		// have read when it started.
-		lo, out = 0, []int{0}
+		lo, out = 0, append(out, 0)
 	}
 	for k := lo; k < len(tl) && (k <= i || tl[k] <= end); k++ {
 		r := rs.at(tl[k])
