@@ -119,7 +119,7 @@ func (d *dirFiles) replace(name string, data []byte) error {
 	if err := writeNew(tmp, data); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, d.path(name)); err != nil {
+	if err := renameOver(tmp, d.path(name)); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -337,7 +337,7 @@ func (w *watcher) pollLog(c *logWatch) bool {
 // missing, unreadable or not a regular file (a symbolic link is never
 // followed) reads as empty.
 func (w *watcher) lookWhole(c *logWatch) bool {
-	data, size, err := c.file.read(filepath.Join(w.root, c.name), 0, w.limit)
+	data, size, err := c.file.readReusing(filepath.Join(w.root, c.name), 0, w.limit)
 	how := ""
 	switch {
 	case err == nil:
@@ -348,7 +348,12 @@ func (w *watcher) lookWhole(c *logWatch) bool {
 	default:
 		data, size, how = nil, 0, "made unreadable ("+err.Error()+"), read as empty"
 	}
-	rw, n := c.seen.whole(data, false)
+	var rw *rewrite
+	n := 0
+	if !c.seen.unchanged(data) {
+		// whole keeps what it is given, and data is the read's buffer.
+		rw, n = c.seen.whole(bytes.Clone(data), false)
+	}
 	if rw != nil {
 		w.rewritten(c.name, rw, how)
 	}
