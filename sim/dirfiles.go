@@ -30,10 +30,41 @@ type dirFiles struct {
 	limit  int64
 	mu     sync.Mutex
 	mirror *sandbox.Memory
+	// state is state.json kept open between views: the engine views it at
+	// every tick's end, and it is mostly unchanged. closed says the run is
+	// over and nothing is kept open any more.
+	stateMu sync.Mutex
+	state   heldOpen
+	closed  bool
 }
 
 func newDirFiles(root string, limit int64) *dirFiles {
-	return &dirFiles{root: root, limit: limit, mirror: sandbox.NewMemory()}
+	return &dirFiles{root: root, limit: limit, mirror: sandbox.NewMemory(), state: newHeldOpen()}
+}
+
+// close closes what is kept open; a view after it opens the path.
+func (d *dirFiles) close() {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	d.state.close()
+	d.closed = true
+}
+
+// viewState is readBounded of state.json, through the descriptor kept open
+// when it still names the file at the path (heldOpen reads what a fresh
+// open reads).
+func (d *dirFiles) viewState() ([]byte, bool, error) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	path := d.path(sandbox.State)
+	if d.closed {
+		return readBounded(path, d.limit)
+	}
+	data, size, err := d.state.read(path, 0, d.limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	return data, size <= d.limit, err
 }
 
 func (d *dirFiles) path(name string) string { return filepath.Join(d.root, filepath.FromSlash(name)) }
@@ -46,7 +77,12 @@ func (d *dirFiles) View(name string) []byte {
 		defer d.mu.Unlock()
 		return append([]byte(nil), d.mirror.View(name)...)
 	}
-	data, _, _ := readBounded(d.path(name), d.limit)
+	var data []byte
+	if name == sandbox.State {
+		data, _, _ = d.viewState()
+	} else {
+		data, _, _ = readBounded(d.path(name), d.limit)
+	}
 	if strings.HasSuffix(name, ".jsonl") {
 		data = data[:bytes.LastIndexByte(data, '\n')+1]
 	}

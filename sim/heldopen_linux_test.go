@@ -5,6 +5,7 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,4 +258,66 @@ func TestRenameOverFailsAsOsRenameDoes(t *testing.T) {
 		assert.Equal(t, errs[0], errs[1], c.name)
 		assert.Equal(t, after[0], after[1], c.name)
 	}
+}
+
+// state.json, which the engine views at every tick's end, is viewed through
+// a kept descriptor while it is unchanged, and every view is what a fresh
+// open reads, whatever the implementation did to it; once the run is over
+// nothing is kept open, and a view opens the path.
+func TestStateIsViewedAsAFreshOpenReadsIt(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, sandbox.State)
+	d := newDirFiles(root, 64)
+	big := `{"pad":"` + strings.Repeat("x", 100) + `"}`
+	steps := []struct {
+		name   string
+		change func()
+		kept   bool
+	}{
+		{"missing", func() {}, false},
+		{"written", func() { require.NoError(t, os.WriteFile(path, []byte(`{"a":1}`), 0o644)) }, false},
+		{"unchanged", func() {}, true},
+		{"renamed over", func() {
+			require.NoError(t, os.WriteFile(path+".new", []byte(`{"a":2}`), 0o644))
+			require.NoError(t, os.Rename(path+".new", path))
+		}, false},
+		{"unchanged again", func() {}, true},
+		{"changed in place", func() { require.NoError(t, os.WriteFile(path, []byte(`{"a":3}`), 0o644)) }, true},
+		{"past the bound", func() { require.NoError(t, os.WriteFile(path, []byte(big), 0o644)) }, true},
+		{"a link", func() {
+			require.NoError(t, os.Remove(path))
+			require.NoError(t, os.Symlink("/etc/hostname", path))
+		}, false},
+		{"a FIFO", func() {
+			require.NoError(t, os.Remove(path))
+			require.NoError(t, syscall.Mkfifo(path, 0o644))
+		}, false},
+		{"a file again", func() {
+			require.NoError(t, os.Remove(path))
+			require.NoError(t, os.WriteFile(path, []byte(`{"b":1}`), 0o644))
+		}, false},
+		{"removed", func() { require.NoError(t, os.Remove(path)) }, false},
+	}
+	for _, s := range steps {
+		before := d.state.opens
+		s.change()
+		got := d.View(sandbox.State)
+		gotData, gotFull, gotErr := d.viewState()
+		want, wantFull, wantErr := readBounded(path, 64)
+		assert.Equal(t, want, got, s.name)
+		assert.Equal(t, want, gotData, s.name)
+		assert.Equal(t, wantFull, gotFull, s.name)
+		assert.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), s.name)
+		if wantErr == nil && want != nil {
+			assert.Equal(t, s.kept, d.state.opens == before, "%s: kept descriptor", s.name)
+		}
+	}
+	require.NoError(t, os.WriteFile(path, []byte(`{"c":1}`), 0o644))
+	assert.Equal(t, `{"c":1}`, string(d.View(sandbox.State)))
+	require.GreaterOrEqual(t, d.state.fd, 0)
+	d.close()
+	assert.Equal(t, -1, d.state.fd, "closed at the run's end")
+	require.NoError(t, os.WriteFile(path, []byte(`{"c":2}`), 0o644))
+	assert.Equal(t, `{"c":2}`, string(d.View(sandbox.State)))
+	assert.Equal(t, -1, d.state.fd, "nothing opened again once closed")
 }
