@@ -92,8 +92,44 @@ func (c *readCache) settle() {
 
 func (c *readCache) unsettle() { c.settled = false }
 
-// forget drops name, which this process just wrote.
+// forget drops name, which this process is about to write.
 func (c *readCache) forget(name string) { delete(c.files, name) }
+
+// wrote keeps data as name's content after this process replaced the file
+// with it, in a settled round only: nothing else changes the sandbox then
+// (D225), so the file holds what was written until the next round's drain,
+// which drops it on the write's own report. The next step's read of it,
+// the round's usual way of seeing its own work, then costs no system call
+// (D286). A content larger than limit, which a read refuses, is not kept.
+func (c *readCache) wrote(name string, data []byte, limit int64) {
+	if !c.keeps(name, int64(len(data)), limit) {
+		return
+	}
+	// Never nil, which is kept for an absent file: the file is there,
+	// empty or not.
+	c.files[name] = append(make([]byte, 0, len(data)), data...)
+}
+
+// appended extends a kept name by the line this process just appended, as
+// the store writes it: the line and a newline. A name not kept stays so.
+func (c *readCache) appended(name string, line []byte, limit int64) {
+	old, ok := c.files[name]
+	delete(c.files, name)
+	if !ok || old == nil {
+		// Not kept, or kept as absent: what the append created is
+		// read from disk.
+		return
+	}
+	if !c.keeps(name, int64(len(old)+len(line)+1), limit) {
+		return
+	}
+	data := make([]byte, 0, len(old)+len(line)+1)
+	c.files[name] = append(append(append(data, old...), line...), '\n')
+}
+
+func (c *readCache) keeps(name string, size, limit int64) bool {
+	return c.settled && c.ino >= 0 && !strings.Contains(name, "/") && size <= limit
+}
 
 // drain reads every change reported so far and drops what it names. A lost
 // report (the queue overflowed) drops everything; the directory gone turns

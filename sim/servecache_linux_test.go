@@ -194,3 +194,73 @@ func TestOnlyTheStepAndOneShotRegimesSettle(t *testing.T) {
 		s.store.cache.off()
 	}
 }
+
+// In a settled round this process's own writes are read back from what it
+// wrote, with no load (D286), and every read is still what is on disk: the
+// other side changes the sandbox only between rounds, as the harness does
+// in the step and one-shot regimes. A write or an append the store refuses
+// or fails leaves nothing kept.
+func TestASettledRoundReadsItsOwnWritesAsOnDisk(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		root, err := os.MkdirTemp("", "amr-cache-*")
+		require.NoError(rt, err)
+		defer os.RemoveAll(root)
+		s := &processStore{dir: &sandbox.Dir{Root: root, MaxFileBytes: 8}, cache: newReadCache(root)}
+		defer s.cache.off()
+		names := []string{sandbox.Inbox, sandbox.Drafts, sandbox.Audit, sandbox.State, "private/notes"}
+		for r, rounds := 0, rapid.IntRange(1, 5).Draw(rt, "rounds"); r < rounds; r++ {
+			// Between rounds, the other side's changes.
+			for i, n := 0, rapid.IntRange(0, 3).Draw(rt, "outside"); i < n; i++ {
+				p := filepath.Join(root, filepath.FromSlash(rapid.SampledFrom(names).Draw(rt, "name")))
+				if rapid.Bool().Draw(rt, "remove") {
+					_ = os.Remove(p)
+				} else {
+					_ = os.MkdirAll(filepath.Dir(p), 0o755)
+					_ = os.WriteFile(p, []byte(rapid.StringMatching(`[a-c\n]{0,4}`).Draw(rt, "text")), 0o644)
+				}
+			}
+			s.cache.settle()
+			for i, n := 0, rapid.IntRange(1, 20).Draw(rt, "ops"); i < n; i++ {
+				name := rapid.SampledFrom(names).Draw(rt, "name")
+				text := []byte(rapid.StringMatching(`[a-c]{0,5}`).Draw(rt, "text"))
+				switch rapid.IntRange(0, 2).Draw(rt, "op") {
+				case 0:
+					_ = s.Append(name, text) // refused for the harness's inbox
+				case 1:
+					_ = s.Write(name, text)
+				}
+				got, gotErr := s.Read(name)
+				want, wantErr := (&sandbox.Dir{Root: root, MaxFileBytes: 8}).Read(name)
+				require.Equal(rt, wantErr == nil, gotErr == nil, "%s: %v against %v", name, gotErr, wantErr)
+				require.Equal(rt, want, got, "%s", name)
+				require.Equal(rt, want == nil, got == nil, "%s: absent against empty", name)
+			}
+			s.cache.unsettle()
+		}
+	})
+}
+
+// The step after a write reads it back without a load; outside a settled
+// round it is loaded, since another process may have changed it since.
+func TestAnOwnWriteIsKeptOnlyInASettledRound(t *testing.T) {
+	root := t.TempDir()
+	s := cachedStore(t, root)
+	s.cache.settle()
+	require.NoError(t, s.Write(sandbox.State, []byte(`{"a":1}`)))
+	require.NoError(t, s.Append(sandbox.Audit, []byte(`{"k":1}`)))
+	assert.Equal(t, `{"a":1}`, string(mustRead(t, s, sandbox.State)))
+	assert.Equal(t, "{\"k\":1}\n", string(mustRead(t, s, sandbox.Audit)))
+	loads := s.cache.loads
+	require.NoError(t, s.Append(sandbox.Audit, []byte(`{"k":2}`)))
+	require.NoError(t, s.Write(sandbox.Drafts, nil))
+	assert.Equal(t, "{\"k\":1}\n{\"k\":2}\n", string(mustRead(t, s, sandbox.Audit)))
+	assert.Equal(t, `{"a":1}`, string(mustRead(t, s, sandbox.State)))
+	empty := mustRead(t, s, sandbox.Drafts)
+	assert.NotNil(t, empty, "written empty, not absent")
+	assert.Empty(t, empty)
+	assert.Equal(t, loads, s.cache.loads, "the state written, the audit line appended to a kept audit: no load")
+	s.cache.unsettle()
+	require.NoError(t, s.Write(sandbox.State, []byte(`{"a":2}`)))
+	assert.Equal(t, `{"a":2}`, string(mustRead(t, s, sandbox.State)))
+	assert.Equal(t, loads+1, s.cache.loads, "unsettled, an own write is loaded")
+}

@@ -14,5 +14,8 @@ func (c *readCache) read(_, _ string, load func() ([]byte, error)) ([]byte, erro
 
 func (c *readCache) forget(string) {}
 
+func (c *readCache) wrote(string, []byte, int64)    {}
+func (c *readCache) appended(string, []byte, int64) {}
+
 func (c *readCache) settle()   {}
 func (c *readCache) unsettle() {}
