@@ -123,8 +123,9 @@ func (c *readCache) appended(name string, line []byte, limit int64) {
 	if !c.keeps(name, int64(len(old)+len(line)+1), limit) {
 		return
 	}
-	data := make([]byte, 0, len(old)+len(line)+1)
-	c.files[name] = append(append(append(data, old...), line...), '\n')
+	// The cache's bytes are its own (a read is handed a copy), so the
+	// line is added in place.
+	c.files[name] = append(append(old, line...), '\n')
 }
 
 func (c *readCache) keeps(name string, size, limit int64) bool {
