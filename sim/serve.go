@@ -216,7 +216,7 @@ func (c *processStore) Read(name string) ([]byte, error) {
 	if !sandbox.ValidName(name) {
 		return c.dir.Read(name)
 	}
-	return c.cache.read(c.dir.Root, name, func() ([]byte, error) { return c.dir.Read(name) })
+	return c.cache.read(c.dir.Root, name, c.readLimit(), func() ([]byte, error) { return c.dir.Read(name) })
 }
 
 func (c *processStore) Names() []string { return c.dir.Names() }

@@ -49,7 +49,7 @@ func newReadCache(root string) *readCache {
 
 // read returns name's content, from the cache when it has not changed since
 // it was last loaded, else from load. Errors are never kept.
-func (c *readCache) read(root, name string, load func() ([]byte, error)) ([]byte, error) {
+func (c *readCache) read(root, name string, limit int64, load func() ([]byte, error)) ([]byte, error) {
 	if c.ino < 0 || strings.Contains(name, "/") {
 		c.loads++
 		return load()
@@ -61,6 +61,10 @@ func (c *readCache) read(root, name string, load func() ([]byte, error)) ([]byte
 		return cloneFile(data), nil
 	}
 	c.loads++
+	if data, ok := loadRegular(filepath.Join(root, name), limit); ok {
+		c.files[name] = cloneFile(data)
+		return data, nil
+	}
 	data, err := load()
 	if err != nil || c.ino < 0 {
 		return data, err
@@ -71,6 +75,48 @@ func (c *readCache) read(root, name string, load func() ([]byte, error)) ([]byte
 	}
 	c.files[name] = cloneFile(data)
 	return data, nil
+}
+
+// loadRegular reads path when it is a regular file itself, no link, of at
+// most limit bytes, in plain system calls: an open that follows no link, a
+// stat, reads to the end and a close. That is what the store's Read returns
+// for such a file, and what the cache may keep without a look for a link.
+// Anything else (absent, a link, a FIFO, a directory, too large, an error)
+// reports false, and the caller reads through the store, whose answer and
+// errors stay its own.
+func loadRegular(path string, limit int64) ([]byte, bool) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > limit {
+		return nil, false
+	}
+	// One byte more than the size, so a file that grew is read to its end
+	// and one at its size needs only the read that finds the end.
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		if n == 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, false
+		}
+	}
+	return buf, true
 }
 
 // cloneFile copies data, keeping nil (an absent file) apart from empty.

@@ -3,8 +3,10 @@
 package sim
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -263,4 +265,56 @@ func TestAnOwnWriteIsKeptOnlyInASettledRound(t *testing.T) {
 	require.NoError(t, s.Write(sandbox.State, []byte(`{"a":2}`)))
 	assert.Equal(t, `{"a":2}`, string(mustRead(t, s, sandbox.State)))
 	assert.Equal(t, loads+1, s.cache.loads, "unsettled, an own write is loaded")
+}
+
+// The cache's own read of a regular file returns what the store's Read
+// does, byte for byte (empty is not absent); anything else is left to the
+// store, so its answers and errors are the store's. A link is never kept:
+// its target's change is seen at the next read.
+func TestTheCachesReadIsTheStores(t *testing.T) {
+	root := t.TempDir()
+	const limit = 8
+	p := filepath.Join(root, sandbox.State)
+	target := filepath.Join(root, "target")
+	cases := []struct {
+		name    string
+		setup   func()
+		regular bool // read by the cache itself
+	}{
+		{"missing", func() {}, false},
+		{"empty", func() { require.NoError(t, os.WriteFile(p, nil, 0o644)) }, true},
+		{"small", func() { require.NoError(t, os.WriteFile(p, []byte(`{"a":1}`), 0o644)) }, true},
+		{"at the bound", func() { require.NoError(t, os.WriteFile(p, []byte("12345678"), 0o644)) }, true},
+		{"past the bound", func() { require.NoError(t, os.WriteFile(p, []byte("123456789"), 0o644)) }, false},
+		{"a link to a file", func() {
+			require.NoError(t, os.WriteFile(target, []byte("linked"), 0o644))
+			require.NoError(t, os.Symlink(target, p))
+		}, false},
+		{"a dangling link", func() { require.NoError(t, os.Symlink(filepath.Join(root, "none"), p)) }, false},
+		{"a FIFO", func() { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, false},
+		{"a directory", func() { require.NoError(t, os.Mkdir(p, 0o755)) }, false},
+	}
+	for _, c := range cases {
+		require.NoError(t, os.RemoveAll(p))
+		require.NoError(t, os.RemoveAll(target))
+		c.setup()
+		data, ok := loadRegular(p, limit)
+		assert.Equal(t, c.regular, ok, c.name)
+		want, wantErr := (&sandbox.Dir{Root: root, MaxFileBytes: limit}).Read(sandbox.State)
+		if ok {
+			require.NoError(t, wantErr, c.name)
+			assert.Equal(t, want, data, c.name)
+			assert.Equal(t, want == nil, data == nil, "%s: absent against empty", c.name)
+		}
+		s := cachedStore(t, root)
+		s.dir.MaxFileBytes = limit
+		got, gotErr := s.Read(sandbox.State)
+		assert.Equal(t, want, got, c.name)
+		assert.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), c.name)
+		if c.name == "a link to a file" {
+			require.NoError(t, os.WriteFile(target, []byte("changed"), 0o644))
+			assert.Equal(t, "changed", string(mustRead(t, s, sandbox.State)), "a link is read again")
+		}
+		s.cache.off()
+	}
 }

@@ -7,7 +7,7 @@ type readCache struct{ loads int }
 
 func newReadCache(string) *readCache { return &readCache{} }
 
-func (c *readCache) read(_, _ string, load func() ([]byte, error)) ([]byte, error) {
+func (c *readCache) read(_, _ string, _ int64, load func() ([]byte, error)) ([]byte, error) {
 	c.loads++
 	return load()
 }
