@@ -58,6 +58,13 @@ func (l *appendLog) more(data []byte) int {
 	return l.grew(len(l.cur) - len(data))
 }
 
+// unchanged reports whether data's complete lines are the lines seen, none
+// missing and none added: whole would then find nothing and keep nothing
+// new. An empty log is never reported unchanged, so whole still takes it.
+func (l *appendLog) unchanged(data []byte) bool {
+	return len(l.cur) > 0 && bytes.Equal(complete(data), l.cur)
+}
+
 // whole takes the log's whole content. When trusted, the caller knows it
 // extends the lines seen (the in-process store never changes bytes in place)
 // and it is not compared. It returns the rewrite found, if any, and how many

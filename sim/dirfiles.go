@@ -30,10 +30,41 @@ type dirFiles struct {
 	limit  int64
 	mu     sync.Mutex
 	mirror *sandbox.Memory
+	// state is state.json kept open between views: the engine views it at
+	// every tick's end, and it is mostly unchanged. closed says the run is
+	// over and nothing is kept open any more.
+	stateMu sync.Mutex
+	state   heldOpen
+	closed  bool
 }
 
 func newDirFiles(root string, limit int64) *dirFiles {
-	return &dirFiles{root: root, limit: limit, mirror: sandbox.NewMemory()}
+	return &dirFiles{root: root, limit: limit, mirror: sandbox.NewMemory(), state: newHeldOpen()}
+}
+
+// close closes what is kept open; a view after it opens the path.
+func (d *dirFiles) close() {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	d.state.close()
+	d.closed = true
+}
+
+// viewState is readBounded of state.json, through the descriptor kept open
+// when it still names the file at the path (heldOpen reads what a fresh
+// open reads).
+func (d *dirFiles) viewState() ([]byte, bool, error) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	path := d.path(sandbox.State)
+	if d.closed {
+		return readBounded(path, d.limit)
+	}
+	data, size, err := d.state.read(path, 0, d.limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	return data, size <= d.limit, err
 }
 
 func (d *dirFiles) path(name string) string { return filepath.Join(d.root, filepath.FromSlash(name)) }
@@ -46,7 +77,12 @@ func (d *dirFiles) View(name string) []byte {
 		defer d.mu.Unlock()
 		return append([]byte(nil), d.mirror.View(name)...)
 	}
-	data, _, _ := readBounded(d.path(name), d.limit)
+	var data []byte
+	if name == sandbox.State {
+		data, _, _ = d.viewState()
+	} else {
+		data, _, _ = readBounded(d.path(name), d.limit)
+	}
 	if strings.HasSuffix(name, ".jsonl") {
 		data = data[:bytes.LastIndexByte(data, '\n')+1]
 	}
@@ -119,7 +155,7 @@ func (d *dirFiles) replace(name string, data []byte) error {
 	if err := writeNew(tmp, data); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, d.path(name)); err != nil {
+	if err := renameOver(tmp, d.path(name)); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -337,7 +373,7 @@ func (w *watcher) pollLog(c *logWatch) bool {
 // missing, unreadable or not a regular file (a symbolic link is never
 // followed) reads as empty.
 func (w *watcher) lookWhole(c *logWatch) bool {
-	data, size, err := c.file.read(filepath.Join(w.root, c.name), 0, w.limit)
+	data, size, err := c.file.readReusing(filepath.Join(w.root, c.name), 0, w.limit)
 	how := ""
 	switch {
 	case err == nil:
@@ -348,7 +384,12 @@ func (w *watcher) lookWhole(c *logWatch) bool {
 	default:
 		data, size, how = nil, 0, "made unreadable ("+err.Error()+"), read as empty"
 	}
-	rw, n := c.seen.whole(data, false)
+	var rw *rewrite
+	n := 0
+	if !c.seen.unchanged(data) {
+		// whole keeps what it is given, and data is the read's buffer.
+		rw, n = c.seen.whole(bytes.Clone(data), false)
+	}
 	if rw != nil {
 		w.rewritten(c.name, rw, how)
 	}

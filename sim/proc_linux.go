@@ -100,7 +100,7 @@ func readRegular(path string, off, limit int64) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	defer syscall.Close(fd)
-	return preadRange(fd, path, &st, off, limit)
+	return preadRange(fd, path, &st, off, limit, nil)
 }
 
 // openRegular opens a regular file for reading as readRegular does.
@@ -131,6 +131,8 @@ type heldOpen struct {
 	fd    int // -1: none
 	st    syscall.Stat_t
 	opens int // for tests
+	// scratch is what readReusing reads into, kept for the next read.
+	scratch []byte
 }
 
 func newHeldOpen() heldOpen { return heldOpen{fd: -1} }
@@ -138,10 +140,25 @@ func newHeldOpen() heldOpen { return heldOpen{fd: -1} }
 // read is readRegular of path through the kept descriptor when it still
 // names the file at path.
 func (k *heldOpen) read(path string, off, limit int64) ([]byte, int64, error) {
+	return k.readInto(nil, path, off, limit)
+}
+
+// readReusing is read into a buffer of the heldOpen's own: what it returns
+// is only valid until the next readReusing. A log read whole at every
+// tick's end is mostly unchanged, and then nothing need be kept of it.
+func (k *heldOpen) readReusing(path string, off, limit int64) ([]byte, int64, error) {
+	data, size, err := k.readInto(k.scratch, path, off, limit)
+	if cap(data) > cap(k.scratch) {
+		k.scratch = data[:0]
+	}
+	return data, size, err
+}
+
+func (k *heldOpen) readInto(buf []byte, path string, off, limit int64) ([]byte, int64, error) {
 	if k.fd >= 0 {
 		var st syscall.Stat_t
 		if syscall.Lstat(path, &st) == nil && k.same(&st) {
-			return preadRange(k.fd, path, &st, off, limit)
+			return preadRange(k.fd, path, &st, off, limit, buf)
 		}
 		k.close()
 	}
@@ -151,7 +168,7 @@ func (k *heldOpen) read(path string, off, limit int64) ([]byte, int64, error) {
 	}
 	k.fd, k.st = fd, st
 	k.opens++
-	return preadRange(fd, path, &st, off, limit)
+	return preadRange(fd, path, &st, off, limit, buf)
 }
 
 // same reports whether st is the kept file as it was opened: the same
@@ -168,13 +185,18 @@ func (k *heldOpen) close() {
 }
 
 // preadRange reads bytes [off, min(size, limit)) of the open file, whose
-// stat is st, and returns them with its size.
-func preadRange(fd int, path string, st *syscall.Stat_t, off, limit int64) ([]byte, int64, error) {
+// stat is st, and returns them with its size: in buf when it has room,
+// else in a buffer of its own.
+func preadRange(fd int, path string, st *syscall.Stat_t, off, limit int64, buf []byte) ([]byte, int64, error) {
 	end := min(st.Size, limit)
 	if end <= off {
 		return nil, st.Size, nil
 	}
-	buf := make([]byte, end-off)
+	if int64(cap(buf)) >= end-off {
+		buf = buf[:end-off]
+	} else {
+		buf = make([]byte, end-off)
+	}
 	n := 0
 	for n < len(buf) {
 		k, err := syscall.Pread(fd, buf[n:], off+int64(n))
@@ -218,6 +240,26 @@ func writeNew(path string, data []byte) error {
 		data = data[n:]
 	}
 	return syscall.Close(fd)
+}
+
+// renameOver renames from over to as os.Rename does, with the same errors,
+// but without its look at to first: that look only tells a directory in
+// to's place, which rename(2) refuses as well (EISDIR for a file over a
+// directory), and it costs a system call at every tick's clock.
+func renameOver(from, to string) error {
+	for {
+		err := syscall.Rename(from, to)
+		switch err {
+		case nil:
+			return nil
+		case syscall.EINTR:
+			continue
+		case syscall.EISDIR:
+			// What os.Rename reports for a directory in the way.
+			err = syscall.EEXIST
+		}
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
 }
 
 // openAppend opens a harness log for appending without following a link.

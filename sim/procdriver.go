@@ -818,6 +818,7 @@ func (d *procDriver) end() (*sandbox.Memory, error) {
 	d.server.close()
 	d.measure.close()
 	d.watch.close()
+	d.files.close()
 	mem, cut := d.files.collect()
 	if len(cut) > 0 {
 		d.e.log(sandbox.LogRecord{Kind: sandbox.LogOversize,
@@ -848,6 +849,9 @@ func (d *procDriver) abort() {
 	}
 	if d.watch != nil {
 		d.watch.close()
+	}
+	if d.files != nil {
+		d.files.close()
 	}
 	if d.root != "" {
 		for _, s := range findStrays(d.root, procMark{}) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amr-bench/amr/internal/safefile"
 	"github.com/amr-bench/amr/sim/sandbox"
 )
 
@@ -215,7 +216,7 @@ func (c *processStore) Read(name string) ([]byte, error) {
 	if !sandbox.ValidName(name) {
 		return c.dir.Read(name)
 	}
-	return c.cache.read(c.dir.Root, name, func() ([]byte, error) { return c.dir.Read(name) })
+	return c.cache.read(c.dir.Root, name, c.readLimit(), func() ([]byte, error) { return c.dir.Read(name) })
 }
 
 func (c *processStore) Names() []string { return c.dir.Names() }
@@ -224,10 +225,11 @@ func (c *processStore) Append(name string, line []byte) error {
 	if err := c.allow(name); err != nil {
 		return err
 	}
-	c.cache.forget(name)
 	if err := c.dir.Append(name, line); err != nil {
+		c.cache.forget(name)
 		return err
 	}
+	c.cache.appended(name, line, c.readLimit())
 	c.count(name)
 	return nil
 }
@@ -240,8 +242,17 @@ func (c *processStore) Write(name string, data []byte) error {
 	if err := c.dir.Write(name, data); err != nil {
 		return err
 	}
+	c.cache.wrote(name, data, c.readLimit())
 	c.count(name)
 	return nil
+}
+
+// readLimit is the largest file the store's Read returns.
+func (c *processStore) readLimit() int64 {
+	if c.dir.MaxFileBytes > 0 {
+		return c.dir.MaxFileBytes
+	}
+	return safefile.DefaultLimit
 }
 
 func (c *processStore) allow(name string) error {

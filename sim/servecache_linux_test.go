@@ -3,8 +3,10 @@
 package sim
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -192,5 +194,127 @@ func TestOnlyTheStepAndOneShotRegimesSettle(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, s.settle, regime)
 		s.store.cache.off()
+	}
+}
+
+// In a settled round this process's own writes are read back from what it
+// wrote, with no load (D286), and every read is still what is on disk: the
+// other side changes the sandbox only between rounds, as the harness does
+// in the step and one-shot regimes. A write or an append the store refuses
+// or fails leaves nothing kept.
+func TestASettledRoundReadsItsOwnWritesAsOnDisk(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		root, err := os.MkdirTemp("", "amr-cache-*")
+		require.NoError(rt, err)
+		defer os.RemoveAll(root)
+		s := &processStore{dir: &sandbox.Dir{Root: root, MaxFileBytes: 8}, cache: newReadCache(root)}
+		defer s.cache.off()
+		names := []string{sandbox.Inbox, sandbox.Drafts, sandbox.Audit, sandbox.State, "private/notes"}
+		for r, rounds := 0, rapid.IntRange(1, 5).Draw(rt, "rounds"); r < rounds; r++ {
+			// Between rounds, the other side's changes.
+			for i, n := 0, rapid.IntRange(0, 3).Draw(rt, "outside"); i < n; i++ {
+				p := filepath.Join(root, filepath.FromSlash(rapid.SampledFrom(names).Draw(rt, "name")))
+				if rapid.Bool().Draw(rt, "remove") {
+					_ = os.Remove(p)
+				} else {
+					_ = os.MkdirAll(filepath.Dir(p), 0o755)
+					_ = os.WriteFile(p, []byte(rapid.StringMatching(`[a-c\n]{0,4}`).Draw(rt, "text")), 0o644)
+				}
+			}
+			s.cache.settle()
+			for i, n := 0, rapid.IntRange(1, 20).Draw(rt, "ops"); i < n; i++ {
+				name := rapid.SampledFrom(names).Draw(rt, "name")
+				text := []byte(rapid.StringMatching(`[a-c]{0,5}`).Draw(rt, "text"))
+				switch rapid.IntRange(0, 2).Draw(rt, "op") {
+				case 0:
+					_ = s.Append(name, text) // refused for the harness's inbox
+				case 1:
+					_ = s.Write(name, text)
+				}
+				got, gotErr := s.Read(name)
+				want, wantErr := (&sandbox.Dir{Root: root, MaxFileBytes: 8}).Read(name)
+				require.Equal(rt, wantErr == nil, gotErr == nil, "%s: %v against %v", name, gotErr, wantErr)
+				require.Equal(rt, want, got, "%s", name)
+				require.Equal(rt, want == nil, got == nil, "%s: absent against empty", name)
+			}
+			s.cache.unsettle()
+		}
+	})
+}
+
+// The step after a write reads it back without a load; outside a settled
+// round it is loaded, since another process may have changed it since.
+func TestAnOwnWriteIsKeptOnlyInASettledRound(t *testing.T) {
+	root := t.TempDir()
+	s := cachedStore(t, root)
+	s.cache.settle()
+	require.NoError(t, s.Write(sandbox.State, []byte(`{"a":1}`)))
+	require.NoError(t, s.Append(sandbox.Audit, []byte(`{"k":1}`)))
+	assert.Equal(t, `{"a":1}`, string(mustRead(t, s, sandbox.State)))
+	assert.Equal(t, "{\"k\":1}\n", string(mustRead(t, s, sandbox.Audit)))
+	loads := s.cache.loads
+	require.NoError(t, s.Append(sandbox.Audit, []byte(`{"k":2}`)))
+	require.NoError(t, s.Write(sandbox.Drafts, nil))
+	assert.Equal(t, "{\"k\":1}\n{\"k\":2}\n", string(mustRead(t, s, sandbox.Audit)))
+	assert.Equal(t, `{"a":1}`, string(mustRead(t, s, sandbox.State)))
+	empty := mustRead(t, s, sandbox.Drafts)
+	assert.NotNil(t, empty, "written empty, not absent")
+	assert.Empty(t, empty)
+	assert.Equal(t, loads, s.cache.loads, "the state written, the audit line appended to a kept audit: no load")
+	s.cache.unsettle()
+	require.NoError(t, s.Write(sandbox.State, []byte(`{"a":2}`)))
+	assert.Equal(t, `{"a":2}`, string(mustRead(t, s, sandbox.State)))
+	assert.Equal(t, loads+1, s.cache.loads, "unsettled, an own write is loaded")
+}
+
+// The cache's own read of a regular file returns what the store's Read
+// does, byte for byte (empty is not absent); anything else is left to the
+// store, so its answers and errors are the store's. A link is never kept:
+// its target's change is seen at the next read.
+func TestTheCachesReadIsTheStores(t *testing.T) {
+	root := t.TempDir()
+	const limit = 8
+	p := filepath.Join(root, sandbox.State)
+	target := filepath.Join(root, "target")
+	cases := []struct {
+		name    string
+		setup   func()
+		regular bool // read by the cache itself
+	}{
+		{"missing", func() {}, false},
+		{"empty", func() { require.NoError(t, os.WriteFile(p, nil, 0o644)) }, true},
+		{"small", func() { require.NoError(t, os.WriteFile(p, []byte(`{"a":1}`), 0o644)) }, true},
+		{"at the bound", func() { require.NoError(t, os.WriteFile(p, []byte("12345678"), 0o644)) }, true},
+		{"past the bound", func() { require.NoError(t, os.WriteFile(p, []byte("123456789"), 0o644)) }, false},
+		{"a link to a file", func() {
+			require.NoError(t, os.WriteFile(target, []byte("linked"), 0o644))
+			require.NoError(t, os.Symlink(target, p))
+		}, false},
+		{"a dangling link", func() { require.NoError(t, os.Symlink(filepath.Join(root, "none"), p)) }, false},
+		{"a FIFO", func() { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, false},
+		{"a directory", func() { require.NoError(t, os.Mkdir(p, 0o755)) }, false},
+	}
+	for _, c := range cases {
+		require.NoError(t, os.RemoveAll(p))
+		require.NoError(t, os.RemoveAll(target))
+		c.setup()
+		data, ok := loadRegular(p, limit)
+		assert.Equal(t, c.regular, ok, c.name)
+		want, wantErr := (&sandbox.Dir{Root: root, MaxFileBytes: limit}).Read(sandbox.State)
+		if ok {
+			require.NoError(t, wantErr, c.name)
+			assert.Equal(t, want, data, c.name)
+			assert.Equal(t, want == nil, data == nil, "%s: absent against empty", c.name)
+		}
+		s := cachedStore(t, root)
+		s.dir.MaxFileBytes = limit
+		got, gotErr := s.Read(sandbox.State)
+		assert.Equal(t, want, got, c.name)
+		assert.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), c.name)
+		if c.name == "a link to a file" {
+			require.NoError(t, os.WriteFile(target, []byte("changed"), 0o644))
+			assert.Equal(t, "changed", string(mustRead(t, s, sandbox.State)), "a link is read again")
+		}
+		s.cache.off()
 	}
 }
