@@ -158,8 +158,8 @@ func (r *responder) admissions(w *world) *write {
 			if w.declined[m.ID] {
 				continue
 			}
-			if workID, isNew := r.p.key(w, m, 0); isNew {
-				return r.admit(w, m, workID)
+			if workID, isNew := r.p.key(w, *m, 0); isNew {
+				return r.admit(w, *m, workID)
 			}
 		}
 		return nil
@@ -197,13 +197,13 @@ func ownWorkID(m sandbox.Message) string { return "w-" + m.ID }
 // sender history count distinct messages in inbox order up to it.
 func (w *world) facts(m sandbox.Message) facts {
 	f := facts{subject: m.Subject, body: m.Body, from: m.From, posture: w.v.posture}
-	if first, ok := w.messages[m.ID]; ok && w.inc != nil && first.ConversationID == m.ConversationID && first.From == m.From {
+	if first, ok := w.message(m.ID); ok && w.inc != nil && first.ConversationID == m.ConversationID && first.From == m.From {
 		pos := w.inc.pos[m.ID]
 		f.threadLength, f.senderHistory = pos.conv+1, pos.from
 		return f
 	}
 	for _, id := range w.order {
-		other := w.messages[id]
+		other, _ := w.message(id)
 		if other.ConversationID == m.ConversationID {
 			f.threadLength++
 		}
@@ -279,7 +279,7 @@ func (r *responder) draft(w *world, env *sandbox.Env) (*write, error) {
 		if wk.resolved || r.p.stopped(w, wk) || !w.ownerAlive(wk) || w.latestApproved(wk) {
 			return nil
 		}
-		if wk.msg.ID == "" {
+		if wk.message().ID == "" {
 			return nil // admitted for a message never delivered: there is nothing to answer
 		}
 		id := r.p.nameDraft(w, wk)
@@ -308,7 +308,7 @@ func (r *responder) draftFor(w *world, wk *work, id string, env *sandbox.Env) (*
 		return stop, fmt.Errorf("drafting %s: %w", wk.id, err)
 	}
 	return &write{file: sandbox.Drafts, rec: sandbox.Draft{
-		DraftID: id, WorkID: wk.id, ConversationID: wk.msg.ConversationID,
+		DraftID: id, WorkID: wk.id, ConversationID: wk.message().ConversationID,
 		Body: c.Text, ContentHash: contentHash(c.Text), DeclaredAt: w.v.tick,
 		Origin: sandbox.Origin{CallIDs: []string{c.CallID}},
 	}}, nil

@@ -165,7 +165,7 @@ func (reference) nameDraft(_ *world, wk *work) string { return draftID(wk.id, wk
 
 // prompt holds the work item's own conversation up to its message.
 func (reference) prompt(w *world, wk *work) string {
-	return promptOf(w.thread(wk.msg.ConversationID, wk.msg.ID))
+	return promptOf(w.thread(wk.message().ConversationID, wk.message().ID))
 }
 
 // complete asks again after a failed call (see retry.go), and drafts only

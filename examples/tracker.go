@@ -48,7 +48,7 @@ type tracker struct {
 	active    []*work                  // unresolved, or with a claim to stand down
 	escalates []sandbox.SignalRecord   // escalations whose work may still be abandoned
 	unbound   []sandbox.ApprovalRecord // approvals neither bound nor ignored yet
-	undecided []sandbox.Message        // first deliveries neither admitted nor declined
+	undecided []*sandbox.Message       // first deliveries neither admitted nor declined
 
 	touched []*work // works with new claims, settled again after the update
 	changed []*work // works whose state.json entry may have changed
@@ -181,13 +181,14 @@ func (t *tracker) message(w *world, m sandbox.Message) {
 	if _, ok := w.messages[m.ID]; ok {
 		return
 	}
-	w.messages[m.ID] = m
+	p := w.msgs.add(m)
+	w.messages[m.ID] = p
 	w.order = append(w.order, m.ID)
 	conv := t.convMsgs[m.ConversationID]
 	t.pos[m.ID] = msgPos{conv: len(conv), from: t.fromN[m.From]}
 	t.convMsgs[m.ConversationID] = append(conv, m.ID)
 	t.fromN[m.From]++
-	t.undecided = append(t.undecided, m)
+	t.undecided = append(t.undecided, p)
 	if t.undelivered[m.ID] {
 		t.stale = true
 	}
@@ -368,7 +369,7 @@ func (t *tracker) prune(w *world) {
 		return ok && (wk.resolved || wk.effects > 0)
 	})
 	t.unbound = slices.DeleteFunc(t.unbound, func(a sandbox.ApprovalRecord) bool { return w.ignored[a.ApprovalID] })
-	gone := func(m sandbox.Message) bool { return w.decided[m.ID] || w.declined[m.ID] }
+	gone := func(m *sandbox.Message) bool { return w.decided[m.ID] || w.declined[m.ID] }
 	if full {
 		t.undecided = slices.DeleteFunc(t.undecided, gone)
 		return

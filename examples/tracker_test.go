@@ -53,7 +53,7 @@ func summary(w *world) string {
 	fmt.Fprintf(&b, "alive=%v order=%v\n", w.alive, w.order)
 	for _, wk := range w.works {
 		fmt.Fprintf(&b, "%s msg=%s drafts=%d effects=%d claims=%v owner=%s won=%s resolved=%v/%s status=%s\n",
-			wk.id, wk.msg.ID, len(wk.drafts), wk.effects, wk.claims, wk.owner, wk.lastWon, wk.resolved, wk.outcome, w.status(wk))
+			wk.id, wk.message().ID, len(wk.drafts), wk.effects, wk.claims, wk.owner, wk.lastWon, wk.resolved, wk.outcome, w.status(wk))
 	}
 	for _, d := range w.v.drafts {
 		fmt.Fprintf(&b, "decision %s=%v\n", d.DraftID, w.decisions[d.DraftID])

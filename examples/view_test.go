@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"testing"
@@ -205,4 +206,21 @@ func TestSharedLogGoesWithTheLastCacheHoldingIt(t *testing.T) {
 	c = nil
 	runtime.GC()
 	assert.Nil(t, shared.load(), "no cache holds it")
+}
+
+// A message store's pointers keep what was added as it grows past its
+// chunks, and a reset store takes new messages in the same room.
+func TestMsgStorePointersHold(t *testing.T) {
+	var s msgStore
+	for round := 0; round < 2; round++ {
+		var ps []*sandbox.Message
+		for i := 0; i < 3*msgChunk+7; i++ {
+			ps = append(ps, s.add(sandbox.Message{ID: fmt.Sprintf("m%d-%d", round, i), At: i}))
+		}
+		for i, p := range ps {
+			require.Equal(t, sandbox.Message{ID: fmt.Sprintf("m%d-%d", round, i), At: i}, *p)
+		}
+		s.reset()
+		require.Len(t, s.chunks, 4, "the room is kept")
+	}
 }

@@ -7,14 +7,16 @@ import "github.com/amr-bench/amr/sim/sandbox"
 // into the draft.
 type contextStuffing struct{ reference }
 
-func (contextStuffing) prompt(w *world, wk *work) string { return promptOf(w.fromSender(wk.msg.From)) }
+func (contextStuffing) prompt(w *world, wk *work) string {
+	return promptOf(w.fromSender(wk.message().From))
+}
 
 // fromSender returns every distinct message of a sender delivered so far,
 // whatever its conversation.
 func (w *world) fromSender(from string) []sandbox.Message {
 	var out []sandbox.Message
 	for _, id := range w.order {
-		if m := w.messages[id]; m.From == from {
+		if m, _ := w.message(id); m.From == from {
 			out = append(out, m)
 		}
 	}

@@ -17,7 +17,7 @@ func (p subjectKeyed) key(w *world, m sandbox.Message, occurrence int) (string, 
 	}
 	subject := strings.TrimSpace(m.Subject)
 	for _, wk := range w.works {
-		if wk.msg.ID != m.ID && strings.EqualFold(strings.TrimSpace(wk.msg.Subject), subject) {
+		if msg := wk.message(); msg.ID != m.ID && strings.EqualFold(strings.TrimSpace(msg.Subject), subject) {
 			return wk.id, true
 		}
 	}

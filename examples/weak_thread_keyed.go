@@ -24,7 +24,7 @@ func (p threadKeyed) key(w *world, m sandbox.Message, occurrence int) (string, b
 // conversation, if there is one.
 func threadWork(w *world, m sandbox.Message) (string, bool) {
 	for _, wk := range w.works {
-		if wk.msg.ID != m.ID && wk.msg.ConversationID == m.ConversationID {
+		if msg := wk.message(); msg.ID != m.ID && msg.ConversationID == m.ConversationID {
 			return wk.id, true
 		}
 	}

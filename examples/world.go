@@ -37,7 +37,7 @@ type claim struct {
 // work is one work item as the files describe it.
 type work struct {
 	id       string
-	msg      sandbox.Message // the message it was admitted for (the first, if several)
+	msg      *sandbox.Message // the message it was admitted for (the first, if several); nil if never delivered
 	drafts   []sandbox.Draft
 	effects  int
 	claims   []claim
@@ -53,6 +53,15 @@ type work struct {
 	idx    int
 	active bool
 	listed bool
+}
+
+// message is the message the work was admitted for, the zero message if it
+// was never delivered.
+func (w *work) message() sandbox.Message {
+	if w.msg == nil {
+		return sandbox.Message{}
+	}
+	return *w.msg
 }
 
 func (w *work) latestDraft() (sandbox.Draft, bool) {
@@ -75,8 +84,9 @@ type world struct {
 	v         *view
 	p         policy
 	seed      uint64
-	messages  map[string]sandbox.Message // first delivery of each id
-	order     []string                   // distinct message ids, inbox order
+	messages  map[string]*sandbox.Message // first delivery of each id, held in msgs
+	msgs      msgStore
+	order     []string // distinct message ids, inbox order
 	dead      map[string]bool
 	alive     []string
 	works     []*work
@@ -120,7 +130,7 @@ func (w *world) reset(v *view, p policy, seed uint64) {
 		// Sized for the files as they are: an instance that starts after
 		// a crash reads them whole at once.
 		msgs, drafts := len(v.inbox), len(v.drafts)
-		w.messages, w.dead = make(map[string]sandbox.Message, msgs), map[string]bool{}
+		w.messages, w.dead = make(map[string]*sandbox.Message, msgs), map[string]bool{}
 		w.byID, w.decided, w.declined = make(map[string]*work, msgs), make(map[string]bool, msgs), map[string]bool{}
 		w.drafts, w.draftWork = make(map[string]sandbox.Draft, drafts), make(map[string]*work, drafts)
 		w.decisions, w.escalated = make(map[string]decision, drafts), map[string]bool{}
@@ -130,6 +140,7 @@ func (w *world) reset(v *view, p policy, seed uint64) {
 		clear(m)
 	}
 	clear(w.messages)
+	w.msgs.reset()
 	clear(w.byID)
 	clear(w.drafts)
 	clear(w.draftWork)
@@ -138,7 +149,7 @@ func (w *world) reset(v *view, p policy, seed uint64) {
 }
 
 // newWork returns a work item, reusing one from an earlier derive.
-func (w *world) newWork(id string, msg sandbox.Message) *work {
+func (w *world) newWork(id string, msg *sandbox.Message) *work {
 	if len(w.works) < len(w.spare) {
 		wk := w.spare[len(w.works)]
 		*wk = work{id: id, msg: msg, drafts: wk.drafts[:0], claims: wk.claims[:0], agents: wk.agents[:0], outs: wk.outs[:0]}
@@ -152,7 +163,7 @@ func (w *world) newWork(id string, msg sandbox.Message) *work {
 func (w *world) readInbox() {
 	for _, m := range w.v.inbox {
 		if _, ok := w.messages[m.ID]; !ok {
-			w.messages[m.ID] = m
+			w.messages[m.ID] = w.msgs.add(m)
 			w.order = append(w.order, m.ID)
 		}
 	}
@@ -317,18 +328,58 @@ func (w *world) ownerAlive(wk *work) bool {
 	return wk.owner != "" && !w.dead[wk.owner]
 }
 
+// message is the first delivery of a message id.
+func (w *world) message(id string) (sandbox.Message, bool) {
+	if m, ok := w.messages[id]; ok {
+		return *m, true
+	}
+	return sandbox.Message{}, false
+}
+
+// msgStore holds one copy of each first delivery for the world's map, its
+// works and the tracker's undecided list to point at: they held one each,
+// by value, 88 bytes apiece at every place. Its chunks never move, so a
+// pointer stays good until the world is reset, when every holder of one
+// is reset too.
+type msgStore struct {
+	chunks [][]sandbox.Message
+	n      int // messages held
+}
+
+const msgChunk = 256
+
+func (s *msgStore) add(m sandbox.Message) *sandbox.Message {
+	c := s.n / msgChunk
+	if c == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]sandbox.Message, msgChunk))
+	}
+	p := &s.chunks[c][s.n%msgChunk]
+	*p = m
+	s.n++
+	return p
+}
+
+// reset forgets every message, keeping the room for the next derive.
+func (s *msgStore) reset() {
+	for _, c := range s.chunks[:(s.n+msgChunk-1)/msgChunk] {
+		clear(c)
+	}
+	s.n = 0
+}
+
 // thread returns the distinct messages of a conversation in inbox order, up
 // to and including the message with id upTo.
 func (w *world) thread(conversation, upTo string) []sandbox.Message {
 	var out []sandbox.Message
-	if m, ok := w.messages[upTo]; ok && w.inc != nil && m.ConversationID == conversation {
+	if m, ok := w.message(upTo); ok && w.inc != nil && m.ConversationID == conversation {
 		for _, id := range w.inc.convMsgs[conversation][:w.inc.pos[upTo].conv+1] {
-			out = append(out, w.messages[id])
+			m, _ := w.message(id)
+			out = append(out, m)
 		}
 		return out
 	}
 	for _, id := range w.order {
-		m := w.messages[id]
+		m, _ := w.message(id)
 		if m.ConversationID == conversation {
 			out = append(out, m)
 		}

@@ -56,6 +56,7 @@ type Options struct {
 	// time, in the bytes WriteLog writes; the Result then holds no log. A
 	// run of 10^5 messages makes hundreds of megabytes of it, mostly state
 	// edits, which a caller keeping the log on disk need not hold as well.
+	// Such a run's Result holds no Parsed either.
 	// A write that fails ends the run with its error.
 	LogTo io.Writer
 }
@@ -79,7 +80,8 @@ type Result struct {
 	Process *ProcessFacts
 	// Parsed holds the engine's own parse of the final audit.jsonl and
 	// drafts.jsonl, for the oracles to share; nil for a process run, whose
-	// files are read back from disk.
+	// files are read back from disk, and for a run whose log went to
+	// Options.LogTo, whose final files are parsed afresh as a kept run's.
 	Parsed *sandbox.Parsed
 }
 
@@ -216,6 +218,9 @@ type engine struct {
 	// reads to bind approvals and signals at fire time.
 	audit  *sandbox.LogIndex[sandbox.AuditRecord]
 	drafts *sandbox.LogIndex[sandbox.Draft]
+	// lean, for a run whose log goes to Options.LogTo, answers the audit
+	// lookups in audit's place without keeping a parse for the oracles.
+	lean *auditLook
 	// lookup indexes those logs by work item and message.
 	lookup lookup
 	// counts count the harness files' lines for the records that name one.
@@ -260,6 +265,7 @@ func newEngine(b *scenarios.Bundle, opts Options) *engine {
 		seen: seen}
 	if opts.LogTo != nil {
 		e.logTo = logEncoder(opts.LogTo)
+		e.lean, e.audit = &auditLook{}, nil
 	} else {
 		e.logs = make([]sandbox.LogRecord, 0, logSize(b, timeline))
 	}
@@ -306,6 +312,9 @@ func (e *engine) run() (*Result, error) {
 // parser's answer for the content it is given, and usually only the lines
 // since its last look are left to parse.
 func (e *engine) parsed(files *sandbox.Memory) *sandbox.Parsed {
+	if e.lean != nil {
+		return nil
+	}
 	p := &sandbox.Parsed{}
 	audit := files.View(sandbox.Audit)
 	lines, errs := e.audit.Update(audit)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/amr-bench/amr/sim/sandbox"
@@ -15,12 +16,14 @@ func TestLookupAnswersAsAScanOfEveryLine(t *testing.T) {
 	audit := sandbox.NewLogIndex(sandbox.ParseAudit)
 	drafts := sandbox.NewLogIndex(sandbox.ParseDrafts)
 	var k lookup
+	var lean auditLook
 	var auditData, draftData []byte
 	check := func(step string) {
 		al, _ := audit.Update(auditData)
 		dl, _ := drafts.Update(draftData)
 		k.syncAudit(audit, al)
 		k.syncDrafts(drafts, dl)
+		lean.update(auditData)
 		for w := 0; w < 4; w++ {
 			work, msg := fmt.Sprintf("w-%d", w), fmt.Sprintf("m%d", w)
 			want := ""
@@ -41,13 +44,19 @@ func TestLookupAnswersAsAScanOfEveryLine(t *testing.T) {
 			require.Equal(t, want, k.workFor(msg, al), "%s: work for %s", step, msg)
 			require.Equal(t, claims, k.claimLines(work, al), "%s: claims of %s", step, work)
 			require.Equal(t, mine, k.draftLines(work, dl), "%s: drafts of %s", step, work)
+			require.Equal(t, want, lean.workFor(msg), "%s: lean work for %s", step, msg)
+			var leanWant []claimAt
+			for _, i := range claims {
+				leanWant = append(leanWant, claimAt{agent: al[i].Rec.AgentID, won: al[i].Rec.Outcome == sandbox.ClaimWon})
+			}
+			require.Equal(t, leanWant, lean.claimsOf(work), "%s: lean claims of %s", step, work)
 		}
 	}
 	check("empty")
 	for i := 0; i < 12; i++ {
 		w := i % 4
 		auditData = fmt.Appendf(auditData, `{"event":"admission","at":%d,"work_id":"w-%d","message_id":"m%d","rules_hash":"h","rule_id":"r","posture":"normal"}`+"\n", i, (w+i)%4, w)
-		auditData = fmt.Appendf(auditData, `{"event":"claim","at":%d,"work_id":"w-%d","agent_id":"a","outcome":"won","reason":"r"}`+"\n", i, w)
+		auditData = fmt.Appendf(auditData, `{"event":"claim","at":%d,"work_id":"w-%d","agent_id":"a%d","outcome":"%s","reason":"r"}`+"\n", i, w, i%3, []string{"won", "claimed", "stood_down"}[i%3])
 		draftData = fmt.Appendf(draftData, `{"draft_id":"d%d","work_id":"w-%d","conversation_id":"c","body":"x","content_hash":"sha256:x","declared_at":1,"origin":"model-free"}`+"\n", i, w)
 		check(fmt.Sprintf("line %d", i))
 	}
@@ -78,4 +87,32 @@ func TestLineCountFollowsTheFile(t *testing.T) {
 	require.Equal(t, countLines(rewritten), c.lines(rewritten), "rewritten as long")
 	short := []byte("a\nb\n")
 	require.Equal(t, 2, c.lines(short), "shorter")
+}
+
+// The holder is the agent whose latest claim outcome is won, and of several
+// such the one whose win came last, over drawn claim sequences.
+func TestHolderOfIsTheLatestStandingWin(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for n := 0; n < 2000; n++ {
+		claims := make([]claimAt, r.IntN(7))
+		for i := range claims {
+			claims[i] = claimAt{agent: fmt.Sprintf("a%d", r.IntN(3)), won: r.IntN(2) == 0}
+		}
+		want := ""
+		for i := len(claims) - 1; i >= 0 && want == ""; i-- {
+			if !claims[i].won {
+				continue
+			}
+			standing := true
+			for _, c := range claims[i+1:] {
+				if c.agent == claims[i].agent {
+					standing = false
+				}
+			}
+			if standing {
+				want = claims[i].agent
+			}
+		}
+		require.Equal(t, want, holderOf(claims), "%+v", claims)
+	}
 }

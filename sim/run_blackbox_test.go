@@ -134,22 +134,28 @@ func TestRunRefusesAnUnplayableBundle(t *testing.T) {
 }
 
 // A run given LogTo writes there, as it plays, exactly the bytes LogBytes
-// renders of the same run held in memory, and holds no log itself; every
-// published bundle is played both ways.
+// renders of the same run held in memory, and holds no log or parse itself;
+// every published bundle is played both ways, by the reference and by
+// responders whose claims and admissions the engine's lookups (kept apart
+// for such a run) meet otherwise.
 func TestRunLogToWritesTheLogAsMade(t *testing.T) {
 	pubs, err := scenarios.Published()
 	require.NoError(t, err)
-	im, ok := examples.Lookup("reference")
-	require.True(t, ok)
-	for _, p := range pubs {
-		held, err := sim.Run(p.Bundle, im.New, sim.Options{Seed: 7, Impl: im.Name})
-		require.NoError(t, err, p.Name)
-		var streamed bytes.Buffer
-		res, err := sim.Run(p.Bundle, im.New, sim.Options{Seed: 7, Impl: im.Name, LogTo: &streamed})
-		require.NoError(t, err, p.Name)
-		assert.Nil(t, res.Log, p.Name)
-		assert.Equal(t, string(held.LogBytes()), streamed.String(), p.Name)
-		assert.Equal(t, held.Files.Files(), res.Files.Files(), p.Name)
+	for _, name := range []string{"reference", "weak-fork-on-duplicate", "weak-stale-state", "weak-unsend", "weak-drop-dead-agent-work"} {
+		im, ok := examples.Lookup(name)
+		require.True(t, ok, name)
+		for _, p := range pubs {
+			held, err := sim.Run(p.Bundle, im.New, sim.Options{Seed: 7, Impl: im.Name})
+			require.NoError(t, err, p.Name)
+			require.NotNil(t, held.Parsed, p.Name)
+			var streamed bytes.Buffer
+			res, err := sim.Run(p.Bundle, im.New, sim.Options{Seed: 7, Impl: im.Name, LogTo: &streamed})
+			require.NoError(t, err, p.Name)
+			assert.Nil(t, res.Log, p.Name)
+			assert.Nil(t, res.Parsed, p.Name)
+			assert.Equal(t, string(held.LogBytes()), streamed.String(), "%s %s", name, p.Name)
+			assert.Equal(t, held.Files.Files(), res.Files.Files(), "%s %s", name, p.Name)
+		}
 	}
 }
 

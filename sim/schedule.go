@@ -234,6 +234,10 @@ func (e *engine) try(p pending) (bool, error) {
 // audit record naming it. Unparsable lines are skipped; judging them is the
 // checker's job.
 func (e *engine) workFor(messageID string) string {
+	if e.lean != nil {
+		e.lean.update(e.declared(sandbox.Audit))
+		return e.lean.workFor(messageID)
+	}
 	audit, _ := e.audit.Update(e.declared(sandbox.Audit))
 	e.lookup.syncAudit(e.audit, audit)
 	return e.lookup.workFor(messageID, audit)
@@ -420,6 +424,10 @@ type stateParse struct {
 // claimHolder returns the current winner of a work item by its claim
 // records, or "" when no agent's latest outcome is won.
 func (e *engine) claimHolder(workID string) string {
+	if e.lean != nil {
+		e.lean.update(e.files.View(sandbox.Audit))
+		return holderOf(e.lean.claimsOf(workID))
+	}
 	audit, _ := e.audit.Update(e.files.View(sandbox.Audit))
 	e.lookup.syncAudit(e.audit, audit)
 	last := map[string]string{}
@@ -434,6 +442,27 @@ func (e *engine) claimHolder(workID string) string {
 	holder, best := "", -1
 	for agent, i := range wonAt {
 		if last[agent] == sandbox.ClaimWon && i > best {
+			holder, best = agent, i
+		}
+	}
+	return holder
+}
+
+// holderOf is claimHolder's answer from a work item's claims in file order:
+// the agent whose latest outcome is won, the latest such win if more than
+// one, "" if none.
+func holderOf(claims []claimAt) string {
+	last := map[string]bool{}
+	wonAt := map[string]int{}
+	for i, c := range claims {
+		last[c.agent] = c.won
+		if c.won {
+			wonAt[c.agent] = i
+		}
+	}
+	holder, best := "", -1
+	for agent, i := range wonAt {
+		if last[agent] && i > best {
 			holder, best = agent, i
 		}
 	}
