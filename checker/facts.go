@@ -491,7 +491,6 @@ func (f *facts) setMessages(delivered []*message) {
 // What the agent-death check needs of the version in force at each death
 // is taken as the versions go by.
 func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
-	f.final = readSnapshot(data)
 	ends := 0
 	for i := range log {
 		if log[i].Kind == sandbox.LogTickEnd {
@@ -540,6 +539,9 @@ func (f *facts) parseState(data []byte, log []sandbox.LogRecord) {
 	for _, t := range pending {
 		f.holdings[t] = holdingsOf(h, inForce, cur)
 	}
+	// Read after the replay, which needs none of it: the replay's versions
+	// and the final file's parse are then never held together.
+	f.final = readSnapshot(data)
 }
 
 // holding is one entry of a snapshot that gives a work item to an agent:

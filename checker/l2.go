@@ -182,32 +182,40 @@ type usage struct {
 // unadmittedWork reports work ids used in drafts, claims, resolutions or
 // state with no admission record by the tick of their first use.
 func (f *facts) unadmittedWork() []Violation {
-	n := len(f.drafts) + len(f.claims) + len(f.resolutions)
-	if f.final.err == nil {
-		n += len(f.final.snap.WorkItems)
+	// Only a work id's first use is judged, so only it is kept: a run uses
+	// each work id in a draft, a claim, a resolution and state, and every use
+	// held at once was the largest of this check's data. Among uses at the
+	// same stamp the one met first in the order below is the first.
+	var firsts []usage
+	at := make(map[string]int, len(f.admitted))
+	use := func(u usage) {
+		i, ok := at[u.work]
+		if !ok {
+			at[u.work] = len(firsts)
+			firsts = append(firsts, u)
+			return
+		}
+		if u.at.before(firsts[i].at) {
+			firsts[i] = u
+		}
 	}
-	uses := make([]usage, 0, n)
 	for _, d := range f.drafts {
-		uses = append(uses, usage{d.WorkID, sandbox.Drafts, d.line, d.at})
+		use(usage{d.WorkID, sandbox.Drafts, d.line, d.at})
 	}
 	for _, a := range f.audit {
 		if a.Event == sandbox.EventClaim || a.Event == sandbox.EventResolution {
-			uses = append(uses, usage{a.WorkID, sandbox.Audit, a.line, a.at})
+			use(usage{a.WorkID, sandbox.Audit, a.line, a.at})
 		}
 	}
 	if f.final.err == nil {
 		for _, w := range f.final.snap.WorkItems {
-			uses = append(uses, usage{w.WorkID, sandbox.State, 1, endOf(f.tl.last())})
+			use(usage{w.WorkID, sandbox.State, 1, endOf(f.tl.last())})
 		}
 	}
-	sortByStamp(uses, func(u usage) (stamp, int) { return u.at, 0 })
+	at = nil
+	sortByStamp(firsts, func(u usage) (stamp, int) { return u.at, 0 })
 	var out []Violation
-	seen := map[string]bool{}
-	for _, u := range uses {
-		if seen[u.work] {
-			continue
-		}
-		seen[u.work] = true
+	for _, u := range firsts {
 		f.judgedAs("L2.admission-record", u.work)
 		// Records are observed tick by tick: a work item used in the tick
 		// its admission record was written, in whatever order the step

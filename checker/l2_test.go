@@ -396,3 +396,26 @@ func TestRedeliveryDuplicate(t *testing.T) {
 		assert.Equal(t, []string{"approvals.jsonl:2", "outbox.jsonl:2"}, got[0].Evidence)
 	})
 }
+
+// A work id's evidence is its earliest use, whichever file holds it; among
+// uses at one stamp (no run log orders a tick's lines) it is the draft's,
+// then the audit line's.
+func TestAdmissionRecordFirstUse(t *testing.T) {
+	w := newWorld(t, 2, 30)
+	w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
+	w.claim("w1", agent1, sandbox.ClaimWon, 1)
+	w.draft("d1", "w1", "c1", bodyOK, 2)
+	w.admit("w1", "m1", 3)
+	got := only(Check(w.input(true)), "L2.admission-record")
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"audit.jsonl:1", "audit.jsonl:2"}, got[0].Evidence)
+
+	w = newWorld(t, 2, 30)
+	w.deliver("m1", "c1", "a@x", subjectM1, "ORD-1001?", 1)
+	w.claim("w1", agent1, sandbox.ClaimWon, 1)
+	w.draft("d1", "w1", "c1", bodyOK, 1)
+	w.admit("w1", "m1", 2)
+	got = only(Check(w.input(false)), "L2.admission-record")
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"drafts.jsonl:1", "audit.jsonl:2"}, got[0].Evidence)
+}
