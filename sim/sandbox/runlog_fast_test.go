@@ -183,3 +183,17 @@ func TestFastLogRecordOverRunLogs(t *testing.T) {
 	t.Logf("%d logs, %d lines, %d taken by the hand decoder", len(paths), lines, took)
 	assert.Greater(t, took, lines*9/10, "the hand decoder takes the lines the harness writes")
 }
+
+// A state edit member read again is what json.Unmarshal makes of it.
+func TestDecodeStateEditAgreesWithUnmarshal(t *testing.T) {
+	for _, m := range []string{`{"hunks":[{"at":1,"del":2,"text":"{\"a\":1}"}],"hash":"h"}`, `{"hunks":null,"hash":"h"}`, `null`,
+		`{"hunks":[],"hash":"h"}`, `{"Hunks":[{"at":1}],"hash":"h"}`, `{"hunks":[{"at":1.5}],"hash":"h"}`, `{"hunks":[{"at":1,"text":"\ud800"}]}`, `[1]`} {
+		var got, want StateEdit
+		gotOK := decodeStateEdit([]byte(m), &got)
+		wantOK := json.Unmarshal([]byte(m), &want) == nil
+		assert.Equal(t, wantOK, gotOK, m)
+		if wantOK {
+			assert.Equal(t, want, got, m)
+		}
+	}
+}
