@@ -390,7 +390,16 @@ func (d logDecoder) strAt(v []byte, i int) (string, int, bool) {
 		}
 		return intern(in), i + 1, true
 	}
-	out := append(make([]byte, 0, i-start+16), v[start:i]...)
+	// The decoded text is never longer than its escaped form: sized to
+	// that, the buffer is allocated once and becomes the string.
+	end := i
+	for end < len(v) && v[end] != '"' {
+		if v[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	out := append(make([]byte, 0, min(end, len(v))-start), v[start:i]...)
 	for {
 		if i >= len(v) {
 			return "", i, false
@@ -401,7 +410,7 @@ func (d logDecoder) strAt(v []byte, i int) (string, int, bool) {
 			if !ascii && !utf8.Valid(out) {
 				return "", i, false
 			}
-			return string(out), i + 1, true
+			return unsafe.String(unsafe.SliceData(out), len(out)), i + 1, true
 		case c < 0x20:
 			return "", i, false
 		case c == '\\':
