@@ -331,13 +331,23 @@ func shareWords(r *LogRecord) {
 
 // decodeLogRecord is one run log line as a record.
 func decodeLogRecord(o *object) LogRecord {
+	r, ok := fastLogRecord(o)
+	if !ok {
+		r = slowLogRecord(o)
+	}
+	if r.Kind == "" {
+		o.fail("kind", "required field is missing")
+	}
+	return r
+}
+
+// slowLogRecord is the record encoding/json makes of o's members, which
+// decides what every line fastLogRecord declines is.
+func slowLogRecord(o *object) LogRecord {
 	var r LogRecord
 	raw, _ := json.Marshal(o.keep())
 	if err := json.Unmarshal(raw, &r); err != nil {
 		o.fail("", err.Error())
-	}
-	if r.Kind == "" {
-		o.fail("kind", "required field is missing")
 	}
 	return r
 }

@@ -74,7 +74,7 @@ var errLogChanged = errors.New("the run log changed since it was read")
 func (a *editAt) apply(hash string, prev []byte) ([]byte, error) {
 	if a.member.n > 0 {
 		var e StateEdit
-		if buf, err := a.read(a.member); err == nil && json.Unmarshal(buf, &e) == nil {
+		if buf, err := a.read(a.member); err == nil && decodeStateEdit(buf, &e) {
 			e.Hash = hash
 			if next, err := e.Apply(prev); err == nil {
 				return next, nil
@@ -118,4 +118,14 @@ func (a *editAt) read(s span) ([]byte, error) {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// decodeStateEdit is json.Unmarshal of a state edit member into e, by the
+// hand decoder when it is sure of the member.
+func decodeStateEdit(buf []byte, e *StateEdit) bool {
+	if got, ok := (logDecoder{}).stateEdit(buf); ok {
+		*e = *got
+		return true
+	}
+	return json.Unmarshal(buf, e) == nil
 }
