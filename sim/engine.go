@@ -328,9 +328,7 @@ func (e *engine) parsed(files *sandbox.Memory) *sandbox.Parsed {
 func (e *engine) log(r sandbox.LogRecord) {
 	r.Tick = e.tick
 	if e.logTo != nil {
-		if e.logErr == nil {
-			e.logErr = e.logTo.Encode(&r)
-		}
+		e.encodeLog(r)
 		return
 	}
 	if len(e.logs) == cap(e.logs) && !e.regrown {
@@ -344,6 +342,15 @@ func (e *engine) log(r sandbox.LogRecord) {
 		e.logs = grown
 	}
 	e.logs = append(e.logs, r)
+}
+
+// encodeLog writes r to the kept log. It is apart from log because the
+// encoder takes r's address: in log that made every record, kept in memory
+// or not, a copy on the heap.
+func (e *engine) encodeLog(r sandbox.LogRecord) {
+	if e.logErr == nil {
+		e.logErr = e.logTo.Encode(&r)
+	}
 }
 
 func (e *engine) init() error {
