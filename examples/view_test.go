@@ -221,6 +221,10 @@ func TestMsgStorePointersHold(t *testing.T) {
 			require.Equal(t, sandbox.Message{ID: fmt.Sprintf("m%d-%d", round, i), At: i}, *p)
 		}
 		s.reset()
-		require.Len(t, s.chunks, 4, "the room is kept")
+		// 16+32+64+128 hold 240, then chunks of 256: 3*256+7 need seven.
+		require.Len(t, s.chunks, 7, "the room is kept")
+		for k, c := range s.chunks {
+			require.Len(t, c, min(msgFirstChunk<<k, msgChunk), "chunk %d", k)
+		}
 	}
 }

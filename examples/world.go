@@ -343,28 +343,41 @@ func (w *world) message(id string) (sandbox.Message, bool) {
 // is reset too.
 type msgStore struct {
 	chunks [][]sandbox.Message
-	n      int // messages held
+	c, i   int // the next message goes to chunks[c][i]
 }
 
-const msgChunk = 256
+// The first chunk holds msgFirstChunk messages and each next one twice its
+// predecessor, up to msgChunk: most runs hold a few dozen messages, and a
+// first chunk of the largest size was a fifth of the bytes a published
+// run allocated.
+const (
+	msgFirstChunk = 16
+	msgChunk      = 256
+)
 
 func (s *msgStore) add(m sandbox.Message) *sandbox.Message {
-	c := s.n / msgChunk
-	if c == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]sandbox.Message, msgChunk))
+	if s.c < len(s.chunks) && s.i == len(s.chunks[s.c]) {
+		s.c, s.i = s.c+1, 0
 	}
-	p := &s.chunks[c][s.n%msgChunk]
+	if s.c == len(s.chunks) {
+		size := msgFirstChunk
+		if s.c > 0 {
+			size = min(2*len(s.chunks[s.c-1]), msgChunk)
+		}
+		s.chunks = append(s.chunks, make([]sandbox.Message, size))
+	}
+	p := &s.chunks[s.c][s.i]
 	*p = m
-	s.n++
+	s.i++
 	return p
 }
 
 // reset forgets every message, keeping the room for the next derive.
 func (s *msgStore) reset() {
-	for _, c := range s.chunks[:(s.n+msgChunk-1)/msgChunk] {
-		clear(c)
+	for k := 0; k <= s.c && k < len(s.chunks); k++ {
+		clear(s.chunks[k])
 	}
-	s.n = 0
+	s.c, s.i = 0, 0
 }
 
 // thread returns the distinct messages of a conversation in inbox order, up
