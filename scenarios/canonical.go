@@ -61,6 +61,14 @@ func (w *canonicalWriter) strings(list []string) {
 }
 
 // key writes a member's key, after a comma unless it is the object's first.
+// optInt writes key and *v when v is set.
+func (w *canonicalWriter) optInt(first *bool, key string, v *int) {
+	if v != nil {
+		w.key(first, key)
+		w.int(*v)
+	}
+}
+
 func (w *canonicalWriter) key(first *bool, key string) {
 	if !*first {
 		w.out = append(w.out, ',')
@@ -434,31 +442,13 @@ func (w *canonicalWriter) conditions(c *Conditions) {
 		w.key(&first, "posture")
 		w.str(*c.Posture)
 	}
-	for _, n := range []struct {
-		key string
-		v   *int
-	}{
-		{"sender_history_max", c.SenderHistoryMax}, {"sender_history_min", c.SenderHistoryMin},
-	} {
-		if n.v != nil {
-			w.key(&first, n.key)
-			w.int(*n.v)
-		}
-	}
+	w.optInt(&first, "sender_history_max", c.SenderHistoryMax)
+	w.optInt(&first, "sender_history_min", c.SenderHistoryMin)
 	if c.SubjectContains != nil {
 		w.key(&first, "subject_contains")
 		w.str(*c.SubjectContains)
 	}
-	for _, n := range []struct {
-		key string
-		v   *int
-	}{
-		{"thread_length_max", c.ThreadLengthMax}, {"thread_length_min", c.ThreadLengthMin},
-	} {
-		if n.v != nil {
-			w.key(&first, n.key)
-			w.int(*n.v)
-		}
-	}
+	w.optInt(&first, "thread_length_max", c.ThreadLengthMax)
+	w.optInt(&first, "thread_length_min", c.ThreadLengthMin)
 	w.out = append(w.out, '}')
 }

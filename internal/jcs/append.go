@@ -67,15 +67,5 @@ func AppendInt(out []byte, n int64) ([]byte, bool) {
 // gets an error; the caller then leaves the whole value to Marshal, whose
 // error it is to report.
 func AppendRaw(out []byte, raw []byte) ([]byte, error) {
-	p := &parser{data: raw, exactInts: true}
-	p.skipSpace()
-	out, err := p.value(out, 0)
-	if err != nil {
-		return nil, err
-	}
-	p.skipSpace()
-	if p.pos < len(p.data) {
-		return nil, p.errorf("unexpected data after the JSON value")
-	}
-	return out, nil
+	return appendCanonical(out, raw, true)
 }

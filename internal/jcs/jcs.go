@@ -57,9 +57,15 @@ func Marshal(v any) ([]byte, error) {
 }
 
 func canonicalize(data []byte, exactInts bool) ([]byte, error) {
+	return appendCanonical(nil, data, exactInts)
+}
+
+// appendCanonical appends the canonical form of the one JSON text data
+// holds to out; on an error the result is nil.
+func appendCanonical(out, data []byte, exactInts bool) ([]byte, error) {
 	p := &parser{data: data, exactInts: exactInts}
 	p.skipSpace()
-	out, err := p.value(nil, 0)
+	out, err := p.value(out, 0)
 	if err != nil {
 		return nil, err
 	}

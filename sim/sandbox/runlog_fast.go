@@ -184,26 +184,23 @@ func (d logDecoder) strList(v []byte) ([]string, bool) {
 }
 
 func (d logDecoder) strMap(v []byte) (map[string]string, bool) {
-	m := map[string]string{}
-	i, ok := membersAt(v, 0, d, func(k string, i int) (int, bool) {
-		if _, dup := m[k]; dup {
-			return i, false
-		}
-		s, j, ok := d.strAt(v, i)
-		m[k] = s
-		return j, ok
-	})
-	return m, whole(v, i, ok)
+	return mapAt(d, v, d.strAt)
 }
 
 func (d logDecoder) numMap(v []byte) (map[string]int, bool) {
-	m := map[string]int{}
+	return mapAt(d, v, numAt)
+}
+
+// mapAt reads the object v as a map whose values valueAt reads; a key met
+// twice declines the line.
+func mapAt[T any](d logDecoder, v []byte, valueAt func([]byte, int) (T, int, bool)) (map[string]T, bool) {
+	m := map[string]T{}
 	i, ok := membersAt(v, 0, d, func(k string, i int) (int, bool) {
 		if _, dup := m[k]; dup {
 			return i, false
 		}
-		n, j, ok := numAt(v, i)
-		m[k] = n
+		x, j, ok := valueAt(v, i)
+		m[k] = x
 		return j, ok
 	})
 	return m, whole(v, i, ok)
