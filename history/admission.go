@@ -242,7 +242,10 @@ func budgetEnd(c clock, os []outage, p int) int {
 
 // --- rules ---
 
-// facts is what a rule reads of one message besides the posture.
+// facts is what a rule reads of one message besides the posture. Subject
+// and body are held lower-cased: every rule of every context a message is
+// judged under reads them, and folding them once per message keeps that
+// from costing a copy per rule.
 type facts struct {
 	subject, body, from string
 	thread, sender      int
@@ -278,10 +281,10 @@ func (ctx context) holds(c scenarios.Conditions, f facts) bool {
 	if len(c.Unknown) > 0 {
 		return false
 	}
-	if c.SubjectContains != nil && !containsFold(f.subject, *c.SubjectContains) {
+	if c.SubjectContains != nil && !containsLower(f.subject, *c.SubjectContains) {
 		return false
 	}
-	if c.BodyContains != nil && !containsFold(f.body, *c.BodyContains) {
+	if c.BodyContains != nil && !containsLower(f.body, *c.BodyContains) {
 		return false
 	}
 	if c.FromIn != nil && !contains(*c.FromIn, f.from) {
@@ -294,10 +297,10 @@ func (ctx context) holds(c scenarios.Conditions, f facts) bool {
 		within(f.sender, c.SenderHistoryMin, c.SenderHistoryMax)
 }
 
-// containsFold is substring search after Unicode lower-casing both sides,
-// as docs/rules.md defines it.
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+// containsLower is substring search after Unicode lower-casing both sides,
+// as docs/rules.md defines it, for an s that is already lower-cased.
+func containsLower(s, sub string) bool {
+	return strings.Contains(s, strings.ToLower(sub))
 }
 
 // within reports lo <= n <= hi for the bounds that are present.
@@ -378,7 +381,8 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 	thread, sender := map[string]int{}, map[string]int{}
 	for _, m := range out {
 		thread[m.ConversationID]++
-		m.f = facts{subject: m.Subject, body: m.Body, from: m.From, thread: thread[m.ConversationID], sender: sender[m.From]}
+		m.f = facts{subject: strings.ToLower(m.Subject), body: strings.ToLower(m.Body), from: m.From,
+			thread: thread[m.ConversationID], sender: sender[m.From]}
 		sender[m.From]++
 	}
 	return out

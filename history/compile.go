@@ -250,9 +250,32 @@ func (c *compiler) fleet() []string {
 func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
 
 // withSrc is op with its source set to src.
-func withSrc(op Op, src string) Op {
-	op.SetSrc(src)
+func withSrc(op Op, src loc) Op {
+	op.setLoc(src)
 	return op
+}
+
+// loc is where an operation comes from: line of file when file is set,
+// otherwise raw as written. A run's harness lines are cited by file and
+// line, so their compact source is set directly rather than written out as
+// text and read back.
+type loc struct {
+	file string
+	line int
+	raw  string
+}
+
+func lineOf(file string, line int) loc { return loc{file: file, line: line} }
+
+func rawLoc(src string) loc { return loc{raw: src} }
+
+// setLoc sets the source to l, as SetSrc would set it from l written out.
+func (op *Op) setLoc(l loc) {
+	if l.file == "" {
+		op.SetSrc(l.raw)
+		return
+	}
+	op.at(l.file, l.line)
 }
 
 // noOp marks an implementation line without an operation.
@@ -459,9 +482,9 @@ func (c *compiler) finish() {
 // message returns the op of a deliver or duplicate record: the message the
 // run log says the harness delivered, whatever the sandbox's line now says
 // (D30). The inbox line is cited when it still holds that message.
-func (c *compiler) message(typ OpType, line int, id string, tick int, src string) Op {
+func (c *compiler) message(typ OpType, line int, id string, tick int, src loc) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id}
-	op.SetSrc(src)
+	op.setLoc(src)
 	if m, ok := c.inbox[line]; ok && (id == "" || m.ID == id) {
 		op.MessageID, op.ConversationID = m.ID, m.ConversationID
 		op.at(sandbox.Inbox, line)
@@ -477,20 +500,20 @@ func (c *compiler) message(typ OpType, line int, id string, tick int, src string
 // approval is the op of an approve or redeliver record: what the run log
 // says the harness wrote (a redelivery repeats the line first fired for its
 // id), whatever the sandbox's line now says.
-func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
+func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src loc, repeat bool) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
 		Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
 	if _, ok := c.approvals[line]; ok {
 		op.at(sandbox.Approvals, line)
 	} else {
-		op.SetSrc(src)
+		op.setLoc(src)
 	}
 	return op
 }
 
-func signalOp(s sandbox.SignalRecord, tick int, src string) Op {
+func signalOp(s sandbox.SignalRecord, tick int, src loc) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpSignal, Rare: &Rare{SignalID: s.SignalID, SignalType: s.SignalType}}
-	op.SetSrc(src)
+	op.setLoc(src)
 	switch s.SignalType {
 	case scenarios.AgentDeath:
 		op.AgentID = s.Target
@@ -523,9 +546,9 @@ func (c *compiler) fromLog() {
 	lastMid := false
 	end := 0 // the last tick a tick_end closed
 	for i, r := range c.in.Log {
-		src := ""
+		var src loc
 		if r.Kind != sandbox.LogTickEnd || r.Forced {
-			src = ref(sandbox.RunLogFile, i+1)
+			src = lineOf(sandbox.RunLogFile, i+1)
 		}
 		t := r.Tick
 		switch r.Kind {
@@ -547,7 +570,7 @@ func (c *compiler) fromLog() {
 		case sandbox.LogSignal:
 			s := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
 			if _, ok := c.signals[r.Line]; ok {
-				src = ref(sandbox.Signals, r.Line)
+				src = lineOf(sandbox.Signals, r.Line)
 			}
 			ts.harness = append(ts.harness, signalOp(s, t, src))
 		case sandbox.LogPosture:
@@ -613,7 +636,7 @@ func (c *compiler) citedCalls(s slot) []string {
 	return c.drafts[i].Rec.Origin.CallIDs
 }
 
-func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
+func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src loc) {
 	t := end.Tick
 	for _, op := range ts.harness {
 		c.emit(op)
@@ -858,7 +881,7 @@ func (c *compiler) fromFiles() {
 			if !ok {
 				continue
 			}
-			src := "bundle:faults[" + strconv.Itoa(i) + "]"
+			src := rawLoc("bundle:faults[" + strconv.Itoa(i) + "]")
 			switch f.Kind {
 			case scenarios.FaultPosture:
 				add(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Rare: &Rare{Posture: f.Posture}}, src), classHarness, 1)
@@ -874,7 +897,7 @@ func (c *compiler) fromFiles() {
 			// or when its downtime ends.
 			f := b.Faults[i]
 			t, _ := tl.visible(f.At)
-			src := "bundle:faults[" + strconv.Itoa(i) + "]"
+			src := rawLoc("bundle:faults[" + strconv.Itoa(i) + "]")
 			approx := f.AfterWrites > 0
 			r := restarts[i]
 			add(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Approximate: approx, Rare: &Rare{Down: r.down}}, src), classHarness, 0)
@@ -946,7 +969,7 @@ func (c *compiler) fromFiles() {
 			continue
 		}
 		s := c.signals[n]
-		add(signalOp(s, s.At, ref(sandbox.Signals, n)), classHarness, 5)
+		add(signalOp(s, s.At, lineOf(sandbox.Signals, n)), classHarness, 5)
 	}
 	for _, op := range restored {
 		add(op, classHarness, 5)
