@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -333,13 +335,7 @@ type judgedMessage struct {
 // inbox.jsonl, a line the run log does not list) is placed at its visible
 // tick; one of the bundle past the horizon was never delivered.
 func delivered(h *History, a *Admission, c clock) []*judgedMessage {
-	content := map[string]Message{}
-	for _, m := range a.Messages {
-		if _, ok := content[m.ID]; !ok {
-			content[m.ID] = m
-		}
-	}
-	first := map[string]int{}
+	first := make(map[string]int, len(a.Messages))
 	for _, typ := range []OpType{OpDeliver, OpDuplicate} {
 		for i := range h.Ops {
 			op := &h.Ops[i]
@@ -348,9 +344,12 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 			}
 		}
 	}
-	var out []*judgedMessage
+	// One block holds every judged message, and out has room for all.
+	jms := make([]judgedMessage, len(a.Messages))
+	out := make([]*judgedMessage, 0, len(a.Messages))
 	for seq, m := range a.Messages {
-		jm := &judgedMessage{Message: m, op: -1, seq: seq}
+		jm := &jms[seq]
+		*jm = judgedMessage{Message: m, op: -1, seq: seq}
 		inInbox := strings.HasPrefix(m.Src, sandbox.Inbox+":")
 		i, ok := first[m.ID]
 		t, visible := c.visible(m.At)
@@ -368,15 +367,14 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 		}
 		out = append(out, jm)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		x, y := out[i], out[j]
-		if x.tick != y.tick {
-			return x.tick < y.tick
+	slices.SortStableFunc(out, func(x, y *judgedMessage) int {
+		if c := cmp.Compare(x.tick, y.tick); c != 0 {
+			return c
 		}
-		if x.rank != y.rank {
-			return x.rank < y.rank
+		if c := cmp.Compare(x.rank, y.rank); c != 0 {
+			return c
 		}
-		return x.seq < y.seq
+		return cmp.Compare(x.seq, y.seq)
 	})
 	thread, sender := map[string]int{}, map[string]int{}
 	for _, m := range out {
@@ -402,7 +400,7 @@ func checkAdmission(h *History) []Violation {
 	c := clock(a.ticks())
 	s := newSchedule(a, c)
 	os := outagesOf(h.Ops)
-	admits := map[string][]int{}
+	admits := make(map[string][]int, len(a.Messages))
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Type == OpAdmit {

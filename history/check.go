@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -137,14 +139,24 @@ type pass struct {
 // plus one pass over the work items at the end, H9 over its deliveries and
 // admissions.
 func Check(h *History) Verdict {
+	// The maps keyed by draft, effect, call and work id are sized once from
+	// how many operations of each type there are, which bounds their keys,
+	// rather than grown step by step through the pass.
+	var n [OpState + 1]int
+	for i := range h.Ops {
+		if t := h.Ops[i].Type; int(t) < len(n) {
+			n[t]++
+		}
+	}
+	drafts, sends, admits, approves := n[OpDraft], n[OpSend], n[OpAdmit], n[OpApprove]
 	p := &pass{h: h, ops: h.Ops, v: &Verdict{Ordering: h.Ordering, Ops: len(h.Ops), Violations: []Violation{},
-		Declined: []Decline{}, Counts: map[string]int{}, DeclinedCounts: map[string]int{}},
-		declared: map[string]int{}, first: map[string]int{}, works: map[string]*work{},
-		approves: map[string][]int{}, byEffect: map[string]int{}, byDraft: map[string]int{}, byWork: map[string]int{},
-		deaths: map[string]int{}, calls: map[string]int{}, pending: map[string][]int{}, h8: map[int]bool{},
-		admitted: map[string]bool{}, roughCrash: map[int]int{},
-		admittedFor: map[string][]string{}, forMessage: map[string][]string{},
-		decided: map[string]bool{}, rejected: map[string]int{}, workDrafts: map[string][]int{}}
+		Declined: []Decline{}, Counts: make(map[string]int, len(catalogue)), DeclinedCounts: map[string]int{}},
+		declared: make(map[string]int, drafts), first: make(map[string]int, drafts), works: make(map[string]*work, admits),
+		approves: make(map[string][]int, approves), byEffect: make(map[string]int, sends), byDraft: make(map[string]int, sends),
+		byWork: make(map[string]int, sends), deaths: map[string]int{}, calls: make(map[string]int, n[OpModelCall]),
+		pending: map[string][]int{}, h8: map[int]bool{}, admitted: make(map[string]bool, admits), roughCrash: map[int]int{},
+		admittedFor: make(map[string][]string, admits), forMessage: make(map[string][]string, admits),
+		decided: make(map[string]bool, approves), rejected: map[string]int{}, workDrafts: make(map[string][]int, admits)}
 	for _, inv := range catalogue {
 		p.v.Counts[inv.ID] = 0
 	}
@@ -172,12 +184,11 @@ func Check(h *History) Verdict {
 	}
 	p.end()
 	p.v.Violations = append(p.v.Violations, checkAdmission(h)...)
-	sort.SliceStable(p.v.Violations, func(i, j int) bool {
-		a, b := p.v.Violations[i], p.v.Violations[j]
-		if x, y := firstOp(a, len(p.ops)), firstOp(b, len(p.ops)); x != y {
-			return x < y
+	slices.SortStableFunc(p.v.Violations, func(a, b Violation) int {
+		if c := cmp.Compare(firstOp(a, len(p.ops)), firstOp(b, len(p.ops))); c != 0 {
+			return c
 		}
-		return a.Invariant < b.Invariant
+		return strings.Compare(a.Invariant, b.Invariant)
 	})
 	for _, x := range p.v.Violations {
 		p.v.Counts[x.Invariant]++
