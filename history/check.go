@@ -133,6 +133,31 @@ type pass struct {
 	decided    map[string]bool
 	rejected   map[string]int
 	workDrafts map[string][]int
+	// ints and strs back the first element of the per-key lists above and
+	// of a work item's admissions: most keys have one, and a list's own
+	// allocation comes only with its second.
+	ints []int
+	strs []string
+}
+
+// addInt is append(xs, x), with a list's first element taken from p.ints.
+func (p *pass) addInt(xs []int, x int) []int {
+	if len(xs) > 0 {
+		return append(xs, x)
+	}
+	p.ints = append(p.ints, x)
+	n := len(p.ints)
+	return p.ints[n-1 : n : n]
+}
+
+// addStr is append(xs, x), with a list's first element taken from p.strs.
+func (p *pass) addStr(xs []string, x string) []string {
+	if len(xs) > 0 {
+		return append(xs, x)
+	}
+	p.strs = append(p.strs, x)
+	n := len(p.strs)
+	return p.strs[n-1 : n : n]
 }
 
 // Check verifies H1–H11: H1–H8, H10 and H11 in one pass over the history's operations
@@ -156,7 +181,8 @@ func Check(h *History) Verdict {
 		byWork: make(map[string]int, sends), deaths: map[string]int{}, calls: make(map[string]int, n[OpModelCall]),
 		pending: map[string][]int{}, h8: map[int]bool{}, admitted: make(map[string]bool, admits), roughCrash: map[int]int{},
 		admittedFor: make(map[string][]string, admits), forMessage: make(map[string][]string, admits),
-		decided: make(map[string]bool, approves), rejected: map[string]int{}, workDrafts: make(map[string][]int, admits)}
+		decided: make(map[string]bool, approves), rejected: map[string]int{}, workDrafts: make(map[string][]int, admits),
+		ints: make([]int, 0, 2*admits+approves), strs: make([]string, 0, 2*admits)}
 	for _, inv := range catalogue {
 		p.v.Counts[inv.ID] = 0
 	}
@@ -168,7 +194,7 @@ func Check(h *History) Verdict {
 		case OpDraft:
 			if _, ok := p.first[op.DraftID]; !ok {
 				p.first[op.DraftID] = i
-				p.workDrafts[op.WorkID] = append(p.workDrafts[op.WorkID], i)
+				p.workDrafts[op.WorkID] = p.addInt(p.workDrafts[op.WorkID], i)
 			}
 		case OpAdmit:
 			p.admitted[op.WorkID] = true
@@ -267,7 +293,7 @@ func (p *pass) step(i int) {
 	switch op.Type {
 	case OpAdmit:
 		w := p.work(op.WorkID)
-		w.admits = append(w.admits, i)
+		w.admits = p.addInt(w.admits, i)
 	case OpClaim:
 		if op.Outcome == sandbox.ClaimClaimed || op.Outcome == sandbox.ClaimWon {
 			w := p.work(op.WorkID)
@@ -368,7 +394,7 @@ func (p *pass) approve(i int, op *Op) {
 	switch op.R().Decision {
 	case scenarios.DecisionApprove:
 		p.decided[op.DraftID] = true
-		p.approves[op.DraftID] = append(p.approves[op.DraftID], i)
+		p.approves[op.DraftID] = p.addInt(p.approves[op.DraftID], i)
 		// An approve of a draft the work item had already replaced
 		// authorizes that draft but owes the work item nothing (D80).
 		if n := len(w.drafts); later || n == 0 || w.drafts[n-1] == op.DraftID {
@@ -565,8 +591,8 @@ func (p *pass) link(op *Op) {
 	if op.MessageID == "" || contains(p.admittedFor[op.WorkID], op.MessageID) {
 		return
 	}
-	p.admittedFor[op.WorkID] = append(p.admittedFor[op.WorkID], op.MessageID)
-	p.forMessage[op.MessageID] = append(p.forMessage[op.MessageID], op.WorkID)
+	p.admittedFor[op.WorkID] = p.addStr(p.admittedFor[op.WorkID], op.MessageID)
+	p.forMessage[op.MessageID] = p.addStr(p.forMessage[op.MessageID], op.WorkID)
 }
 
 // escalated returns the earliest escalation seen so far of the work item or

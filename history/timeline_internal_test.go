@@ -254,3 +254,21 @@ func TestSetLocMatchesSetSrc(t *testing.T) {
 		}
 	}
 }
+
+// Lists started from the shared blocks stay apart: growing one leaves the
+// next one's elements where they were.
+func TestPassListsDoNotAlias(t *testing.T) {
+	p := &pass{ints: make([]int, 0, 4), strs: make([]string, 0, 4)}
+	a := p.addInt(nil, 1)
+	b := p.addInt(nil, 2)
+	a = p.addInt(a, 3)
+	c := p.addInt(nil, 4)
+	require.Equal(t, []int{1, 3}, a)
+	require.Equal(t, []int{2}, b)
+	require.Equal(t, []int{4}, c)
+	x := p.addStr(nil, "m1")
+	y := p.addStr(nil, "m2")
+	x = p.addStr(x, "m3")
+	require.Equal(t, []string{"m1", "m3"}, x)
+	require.Equal(t, []string{"m2"}, y)
+}
