@@ -171,13 +171,21 @@ type compiler struct {
 	// written holds each implementation log as the harness saw it
 	// written, lines taken back included (preserved.go).
 	written map[string]writtenLog
+	// seg is closeTick's segment, kept from tick to tick so its room is
+	// made once for the run's largest tick rather than again every tick.
+	seg []slot
 }
 
 func newCompiler(in Input) *compiler {
+	inbox, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
+	approvals, _ := in.Parsed.Approvals(in.Files[sandbox.Approvals])
+	signals, _ := in.Parsed.Signals(in.Files[sandbox.Signals])
+	calls, _ := in.Parsed.ModelCalls(in.Files[sandbox.ModelCalls])
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
-		inbox: map[int]*sandbox.Message{}, approvals: map[int]*sandbox.ApprovalRecord{},
-		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
-		placed: map[string]bool{}, callsAt: map[int][]int{}, rules: map[string]*Rare{}}
+		inbox: make(map[int]*sandbox.Message, len(inbox)), approvals: make(map[int]*sandbox.ApprovalRecord, len(approvals)),
+		signals: make(map[int]sandbox.SignalRecord, len(signals)), impl: map[string]*lineIndex{},
+		placed: make(map[string]bool, len(calls)), callsAt: map[int][]int{}, rules: map[string]*Rare{},
+		calls: make([]modelCall, 0, len(calls))}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
 	} else {
@@ -193,20 +201,16 @@ func newCompiler(in Input) *compiler {
 			c.private = true
 		}
 	}
-	inbox, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
 	for i := range inbox {
 		c.inbox[inbox[i].N] = &inbox[i].Rec
 	}
-	approvals, _ := in.Parsed.Approvals(in.Files[sandbox.Approvals])
 	for i := range approvals {
 		c.approvals[approvals[i].N] = &approvals[i].Rec
 	}
-	signals, _ := in.Parsed.Signals(in.Files[sandbox.Signals])
 	for _, l := range signals {
 		c.signals[l.N] = l.Rec
 	}
 	c.parseImpl()
-	calls, _ := in.Parsed.ModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
 		// A request the stub refused, or a call it failed, got an error,
 		// not a completion: it is no model call a draft can come from.
@@ -646,7 +650,8 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	for i, w := range end.Writes {
 		last[w] = i
 	}
-	var seg []slot
+	seg := c.seg[:0]
+	defer func() { c.seg = seg[:0] }()
 	for i, w := range end.Writes {
 		if _, ok := c.impl[w]; !ok {
 			seg = append(seg, slot{isWrite: true}) // state.json and the like
