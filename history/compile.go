@@ -288,10 +288,11 @@ const noOp = -1
 // parseImpl indexes every implementation line, as written, to the record
 // its operation is made from.
 func (c *compiler) parseImpl() {
-	c.written = map[string]writtenLog{}
-	for _, f := range implFiles {
+	c.written = make(map[string]writtenLog, len(implFiles))
+	shapes := shapesOf(implFiles, c.in.Log)
+	for k, f := range implFiles {
 		c.impl[f] = &lineIndex{}
-		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log)
+		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log, shapes[k])
 	}
 	skip := func(errs []sandbox.LineError) {
 		for _, e := range errs {
