@@ -505,7 +505,7 @@ func (c *compiler) message(typ OpType, line int, id string, tick int, src loc) O
 // approval is the op of an approve or redeliver record: what the run log
 // says the harness wrote (a redelivery repeats the line first fired for its
 // id), whatever the sandbox's line now says.
-func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src loc, repeat bool) Op {
+func (c *compiler) approval(line int, rec *sandbox.LogRecord, tick int, src loc, repeat bool) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
 		Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
 	if _, ok := c.approvals[line]; ok {
@@ -550,7 +550,8 @@ func (c *compiler) fromLog() {
 	var ts tickState
 	lastMid := false
 	end := 0 // the last tick a tick_end closed
-	for i, r := range c.in.Log {
+	for i := range c.in.Log {
+		r := &c.in.Log[i] // a record is some 500 bytes: read in place, not copied
 		var src loc
 		if r.Kind != sandbox.LogTickEnd || r.Forced {
 			src = lineOf(sandbox.RunLogFile, i+1)
@@ -567,11 +568,11 @@ func (c *compiler) fromLog() {
 			}
 			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, false))
 		case sandbox.LogRedeliver:
-			rec := r
+			rec := *r
 			if f, ok := fired[r.ID]; ok {
 				rec.DraftID, rec.ContentHash, rec.Decision = f.DraftID, f.ContentHash, f.Decision
 			}
-			ts.harness = append(ts.harness, c.approval(r.Line, rec, t, src, true))
+			ts.harness = append(ts.harness, c.approval(r.Line, &rec, t, src, true))
 		case sandbox.LogSignal:
 			s := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
 			if _, ok := c.signals[r.Line]; ok {
@@ -641,7 +642,7 @@ func (c *compiler) citedCalls(s slot) []string {
 	return c.drafts[i].Rec.Origin.CallIDs
 }
 
-func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src loc) {
+func (c *compiler) closeTick(end *sandbox.LogRecord, ts tickState, consumed map[string]int, src loc) {
 	t := end.Tick
 	for _, op := range ts.harness {
 		c.emit(op)
