@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -242,7 +244,10 @@ func budgetEnd(c clock, os []outage, p int) int {
 
 // --- rules ---
 
-// facts is what a rule reads of one message besides the posture.
+// facts is what a rule reads of one message besides the posture. Subject
+// and body are held lower-cased: every rule of every context a message is
+// judged under reads them, and folding them once per message keeps that
+// from costing a copy per rule.
 type facts struct {
 	subject, body, from string
 	thread, sender      int
@@ -278,10 +283,10 @@ func (ctx context) holds(c scenarios.Conditions, f facts) bool {
 	if len(c.Unknown) > 0 {
 		return false
 	}
-	if c.SubjectContains != nil && !containsFold(f.subject, *c.SubjectContains) {
+	if c.SubjectContains != nil && !containsLower(f.subject, *c.SubjectContains) {
 		return false
 	}
-	if c.BodyContains != nil && !containsFold(f.body, *c.BodyContains) {
+	if c.BodyContains != nil && !containsLower(f.body, *c.BodyContains) {
 		return false
 	}
 	if c.FromIn != nil && !contains(*c.FromIn, f.from) {
@@ -294,10 +299,10 @@ func (ctx context) holds(c scenarios.Conditions, f facts) bool {
 		within(f.sender, c.SenderHistoryMin, c.SenderHistoryMax)
 }
 
-// containsFold is substring search after Unicode lower-casing both sides,
-// as docs/rules.md defines it.
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+// containsLower is substring search after Unicode lower-casing both sides,
+// as docs/rules.md defines it, for an s that is already lower-cased.
+func containsLower(s, sub string) bool {
+	return strings.Contains(s, strings.ToLower(sub))
 }
 
 // within reports lo <= n <= hi for the bounds that are present.
@@ -330,13 +335,7 @@ type judgedMessage struct {
 // inbox.jsonl, a line the run log does not list) is placed at its visible
 // tick; one of the bundle past the horizon was never delivered.
 func delivered(h *History, a *Admission, c clock) []*judgedMessage {
-	content := map[string]Message{}
-	for _, m := range a.Messages {
-		if _, ok := content[m.ID]; !ok {
-			content[m.ID] = m
-		}
-	}
-	first := map[string]int{}
+	first := make(map[string]int, len(a.Messages))
 	for _, typ := range []OpType{OpDeliver, OpDuplicate} {
 		for i := range h.Ops {
 			op := &h.Ops[i]
@@ -345,9 +344,12 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 			}
 		}
 	}
-	var out []*judgedMessage
+	// One block holds every judged message, and out has room for all.
+	jms := make([]judgedMessage, len(a.Messages))
+	out := make([]*judgedMessage, 0, len(a.Messages))
 	for seq, m := range a.Messages {
-		jm := &judgedMessage{Message: m, op: -1, seq: seq}
+		jm := &jms[seq]
+		*jm = judgedMessage{Message: m, op: -1, seq: seq}
 		inInbox := strings.HasPrefix(m.Src, sandbox.Inbox+":")
 		i, ok := first[m.ID]
 		t, visible := c.visible(m.At)
@@ -365,20 +367,20 @@ func delivered(h *History, a *Admission, c clock) []*judgedMessage {
 		}
 		out = append(out, jm)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		x, y := out[i], out[j]
-		if x.tick != y.tick {
-			return x.tick < y.tick
+	slices.SortStableFunc(out, func(x, y *judgedMessage) int {
+		if c := cmp.Compare(x.tick, y.tick); c != 0 {
+			return c
 		}
-		if x.rank != y.rank {
-			return x.rank < y.rank
+		if c := cmp.Compare(x.rank, y.rank); c != 0 {
+			return c
 		}
-		return x.seq < y.seq
+		return cmp.Compare(x.seq, y.seq)
 	})
 	thread, sender := map[string]int{}, map[string]int{}
 	for _, m := range out {
 		thread[m.ConversationID]++
-		m.f = facts{subject: m.Subject, body: m.Body, from: m.From, thread: thread[m.ConversationID], sender: sender[m.From]}
+		m.f = facts{subject: strings.ToLower(m.Subject), body: strings.ToLower(m.Body), from: m.From,
+			thread: thread[m.ConversationID], sender: sender[m.From]}
 		sender[m.From]++
 	}
 	return out
@@ -398,7 +400,7 @@ func checkAdmission(h *History) []Violation {
 	c := clock(a.ticks())
 	s := newSchedule(a, c)
 	os := outagesOf(h.Ops)
-	admits := map[string][]int{}
+	admits := make(map[string][]int, len(a.Messages))
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.Type == OpAdmit {

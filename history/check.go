@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,20 +133,56 @@ type pass struct {
 	decided    map[string]bool
 	rejected   map[string]int
 	workDrafts map[string][]int
+	// ints and strs back the first element of the per-key lists above and
+	// of a work item's admissions: most keys have one, and a list's own
+	// allocation comes only with its second.
+	ints []int
+	strs []string
+}
+
+// addInt is append(xs, x), with a list's first element taken from p.ints.
+func (p *pass) addInt(xs []int, x int) []int {
+	if len(xs) > 0 {
+		return append(xs, x)
+	}
+	p.ints = append(p.ints, x)
+	n := len(p.ints)
+	return p.ints[n-1 : n : n]
+}
+
+// addStr is append(xs, x), with a list's first element taken from p.strs.
+func (p *pass) addStr(xs []string, x string) []string {
+	if len(xs) > 0 {
+		return append(xs, x)
+	}
+	p.strs = append(p.strs, x)
+	n := len(p.strs)
+	return p.strs[n-1 : n : n]
 }
 
 // Check verifies H1–H11: H1–H8, H10 and H11 in one pass over the history's operations
 // plus one pass over the work items at the end, H9 over its deliveries and
 // admissions.
 func Check(h *History) Verdict {
+	// The maps keyed by draft, effect, call and work id are sized once from
+	// how many operations of each type there are, which bounds their keys,
+	// rather than grown step by step through the pass.
+	var n [OpState + 1]int
+	for i := range h.Ops {
+		if t := h.Ops[i].Type; int(t) < len(n) {
+			n[t]++
+		}
+	}
+	drafts, sends, admits, approves := n[OpDraft], n[OpSend], n[OpAdmit], n[OpApprove]
 	p := &pass{h: h, ops: h.Ops, v: &Verdict{Ordering: h.Ordering, Ops: len(h.Ops), Violations: []Violation{},
-		Declined: []Decline{}, Counts: map[string]int{}, DeclinedCounts: map[string]int{}},
-		declared: map[string]int{}, first: map[string]int{}, works: map[string]*work{},
-		approves: map[string][]int{}, byEffect: map[string]int{}, byDraft: map[string]int{}, byWork: map[string]int{},
-		deaths: map[string]int{}, calls: map[string]int{}, pending: map[string][]int{}, h8: map[int]bool{},
-		admitted: map[string]bool{}, roughCrash: map[int]int{},
-		admittedFor: map[string][]string{}, forMessage: map[string][]string{},
-		decided: map[string]bool{}, rejected: map[string]int{}, workDrafts: map[string][]int{}}
+		Declined: []Decline{}, Counts: make(map[string]int, len(catalogue)), DeclinedCounts: map[string]int{}},
+		declared: make(map[string]int, drafts), first: make(map[string]int, drafts), works: make(map[string]*work, admits),
+		approves: make(map[string][]int, approves), byEffect: make(map[string]int, sends), byDraft: make(map[string]int, sends),
+		byWork: make(map[string]int, sends), deaths: map[string]int{}, calls: make(map[string]int, n[OpModelCall]),
+		pending: map[string][]int{}, h8: map[int]bool{}, admitted: make(map[string]bool, admits), roughCrash: map[int]int{},
+		admittedFor: make(map[string][]string, admits), forMessage: make(map[string][]string, admits),
+		decided: make(map[string]bool, approves), rejected: map[string]int{}, workDrafts: make(map[string][]int, admits),
+		ints: make([]int, 0, 2*admits+approves), strs: make([]string, 0, 2*admits)}
 	for _, inv := range catalogue {
 		p.v.Counts[inv.ID] = 0
 	}
@@ -156,7 +194,7 @@ func Check(h *History) Verdict {
 		case OpDraft:
 			if _, ok := p.first[op.DraftID]; !ok {
 				p.first[op.DraftID] = i
-				p.workDrafts[op.WorkID] = append(p.workDrafts[op.WorkID], i)
+				p.workDrafts[op.WorkID] = p.addInt(p.workDrafts[op.WorkID], i)
 			}
 		case OpAdmit:
 			p.admitted[op.WorkID] = true
@@ -172,12 +210,11 @@ func Check(h *History) Verdict {
 	}
 	p.end()
 	p.v.Violations = append(p.v.Violations, checkAdmission(h)...)
-	sort.SliceStable(p.v.Violations, func(i, j int) bool {
-		a, b := p.v.Violations[i], p.v.Violations[j]
-		if x, y := firstOp(a, len(p.ops)), firstOp(b, len(p.ops)); x != y {
-			return x < y
+	slices.SortStableFunc(p.v.Violations, func(a, b Violation) int {
+		if c := cmp.Compare(firstOp(a, len(p.ops)), firstOp(b, len(p.ops))); c != 0 {
+			return c
 		}
-		return a.Invariant < b.Invariant
+		return strings.Compare(a.Invariant, b.Invariant)
 	})
 	for _, x := range p.v.Violations {
 		p.v.Counts[x.Invariant]++
@@ -256,7 +293,7 @@ func (p *pass) step(i int) {
 	switch op.Type {
 	case OpAdmit:
 		w := p.work(op.WorkID)
-		w.admits = append(w.admits, i)
+		w.admits = p.addInt(w.admits, i)
 	case OpClaim:
 		if op.Outcome == sandbox.ClaimClaimed || op.Outcome == sandbox.ClaimWon {
 			w := p.work(op.WorkID)
@@ -357,7 +394,7 @@ func (p *pass) approve(i int, op *Op) {
 	switch op.R().Decision {
 	case scenarios.DecisionApprove:
 		p.decided[op.DraftID] = true
-		p.approves[op.DraftID] = append(p.approves[op.DraftID], i)
+		p.approves[op.DraftID] = p.addInt(p.approves[op.DraftID], i)
 		// An approve of a draft the work item had already replaced
 		// authorizes that draft but owes the work item nothing (D80).
 		if n := len(w.drafts); later || n == 0 || w.drafts[n-1] == op.DraftID {
@@ -554,8 +591,8 @@ func (p *pass) link(op *Op) {
 	if op.MessageID == "" || contains(p.admittedFor[op.WorkID], op.MessageID) {
 		return
 	}
-	p.admittedFor[op.WorkID] = append(p.admittedFor[op.WorkID], op.MessageID)
-	p.forMessage[op.MessageID] = append(p.forMessage[op.MessageID], op.WorkID)
+	p.admittedFor[op.WorkID] = p.addStr(p.admittedFor[op.WorkID], op.MessageID)
+	p.forMessage[op.MessageID] = p.addStr(p.forMessage[op.MessageID], op.WorkID)
 }
 
 // escalated returns the earliest escalation seen so far of the work item or

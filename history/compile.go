@@ -171,13 +171,21 @@ type compiler struct {
 	// written holds each implementation log as the harness saw it
 	// written, lines taken back included (preserved.go).
 	written map[string]writtenLog
+	// seg is closeTick's segment, kept from tick to tick so its room is
+	// made once for the run's largest tick rather than again every tick.
+	seg []slot
 }
 
 func newCompiler(in Input) *compiler {
+	inbox, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
+	approvals, _ := in.Parsed.Approvals(in.Files[sandbox.Approvals])
+	signals, _ := in.Parsed.Signals(in.Files[sandbox.Signals])
+	calls, _ := in.Parsed.ModelCalls(in.Files[sandbox.ModelCalls])
 	c := &compiler{in: in, bx: in.Bundle.Index(), h: &History{Format: Format, Fleet: []string{}, Skipped: []string{}},
-		inbox: map[int]*sandbox.Message{}, approvals: map[int]*sandbox.ApprovalRecord{},
-		signals: map[int]sandbox.SignalRecord{}, impl: map[string]*lineIndex{},
-		placed: map[string]bool{}, callsAt: map[int][]int{}, rules: map[string]*Rare{}}
+		inbox: make(map[int]*sandbox.Message, len(inbox)), approvals: make(map[int]*sandbox.ApprovalRecord, len(approvals)),
+		signals: make(map[int]sandbox.SignalRecord, len(signals)), impl: map[string]*lineIndex{},
+		placed: make(map[string]bool, len(calls)), callsAt: map[int][]int{}, rules: map[string]*Rare{},
+		calls: make([]modelCall, 0, len(calls))}
 	if in.Bundle != nil {
 		c.h.Scenario = in.Bundle.Meta.Name
 	} else {
@@ -193,20 +201,16 @@ func newCompiler(in Input) *compiler {
 			c.private = true
 		}
 	}
-	inbox, _ := in.Parsed.Inbox(in.Files[sandbox.Inbox])
 	for i := range inbox {
 		c.inbox[inbox[i].N] = &inbox[i].Rec
 	}
-	approvals, _ := in.Parsed.Approvals(in.Files[sandbox.Approvals])
 	for i := range approvals {
 		c.approvals[approvals[i].N] = &approvals[i].Rec
 	}
-	signals, _ := in.Parsed.Signals(in.Files[sandbox.Signals])
 	for _, l := range signals {
 		c.signals[l.N] = l.Rec
 	}
 	c.parseImpl()
-	calls, _ := in.Parsed.ModelCalls(in.Files[sandbox.ModelCalls])
 	for _, l := range calls {
 		// A request the stub refused, or a call it failed, got an error,
 		// not a completion: it is no model call a draft can come from.
@@ -250,9 +254,32 @@ func (c *compiler) fleet() []string {
 func ref(file string, line int) string { return file + ":" + strconv.Itoa(line) }
 
 // withSrc is op with its source set to src.
-func withSrc(op Op, src string) Op {
-	op.SetSrc(src)
+func withSrc(op Op, src loc) Op {
+	op.setLoc(src)
 	return op
+}
+
+// loc is where an operation comes from: line of file when file is set,
+// otherwise raw as written. A run's harness lines are cited by file and
+// line, so their compact source is set directly rather than written out as
+// text and read back.
+type loc struct {
+	file string
+	line int
+	raw  string
+}
+
+func lineOf(file string, line int) loc { return loc{file: file, line: line} }
+
+func rawLoc(src string) loc { return loc{raw: src} }
+
+// setLoc sets the source to l, as SetSrc would set it from l written out.
+func (op *Op) setLoc(l loc) {
+	if l.file == "" {
+		op.SetSrc(l.raw)
+		return
+	}
+	op.at(l.file, l.line)
 }
 
 // noOp marks an implementation line without an operation.
@@ -261,10 +288,11 @@ const noOp = -1
 // parseImpl indexes every implementation line, as written, to the record
 // its operation is made from.
 func (c *compiler) parseImpl() {
-	c.written = map[string]writtenLog{}
-	for _, f := range implFiles {
+	c.written = make(map[string]writtenLog, len(implFiles))
+	shapes := shapesOf(implFiles, c.in.Log)
+	for k, f := range implFiles {
 		c.impl[f] = &lineIndex{}
-		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log)
+		c.written[f] = readWritten(f, c.in.Files[f], c.in.Log, shapes[k])
 	}
 	skip := func(errs []sandbox.LineError) {
 		for _, e := range errs {
@@ -459,9 +487,9 @@ func (c *compiler) finish() {
 // message returns the op of a deliver or duplicate record: the message the
 // run log says the harness delivered, whatever the sandbox's line now says
 // (D30). The inbox line is cited when it still holds that message.
-func (c *compiler) message(typ OpType, line int, id string, tick int, src string) Op {
+func (c *compiler) message(typ OpType, line int, id string, tick int, src loc) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: typ, MessageID: id}
-	op.SetSrc(src)
+	op.setLoc(src)
 	if m, ok := c.inbox[line]; ok && (id == "" || m.ID == id) {
 		op.MessageID, op.ConversationID = m.ID, m.ConversationID
 		op.at(sandbox.Inbox, line)
@@ -477,20 +505,20 @@ func (c *compiler) message(typ OpType, line int, id string, tick int, src string
 // approval is the op of an approve or redeliver record: what the run log
 // says the harness wrote (a redelivery repeats the line first fired for its
 // id), whatever the sandbox's line now says.
-func (c *compiler) approval(line int, rec sandbox.LogRecord, tick int, src string, repeat bool) Op {
+func (c *compiler) approval(line int, rec *sandbox.LogRecord, tick int, src loc, repeat bool) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpApprove, DraftID: rec.DraftID, ContentHash: rec.ContentHash,
 		Rare: &Rare{ApprovalID: rec.ID, Decision: rec.Decision, Repeat: repeat}}
 	if _, ok := c.approvals[line]; ok {
 		op.at(sandbox.Approvals, line)
 	} else {
-		op.SetSrc(src)
+		op.setLoc(src)
 	}
 	return op
 }
 
-func signalOp(s sandbox.SignalRecord, tick int, src string) Op {
+func signalOp(s sandbox.SignalRecord, tick int, src loc) Op {
 	op := Op{Tick: tick, Actor: ActorHarness, Type: OpSignal, Rare: &Rare{SignalID: s.SignalID, SignalType: s.SignalType}}
-	op.SetSrc(src)
+	op.setLoc(src)
 	switch s.SignalType {
 	case scenarios.AgentDeath:
 		op.AgentID = s.Target
@@ -522,10 +550,11 @@ func (c *compiler) fromLog() {
 	var ts tickState
 	lastMid := false
 	end := 0 // the last tick a tick_end closed
-	for i, r := range c.in.Log {
-		src := ""
+	for i := range c.in.Log {
+		r := &c.in.Log[i] // a record is some 500 bytes: read in place, not copied
+		var src loc
 		if r.Kind != sandbox.LogTickEnd || r.Forced {
-			src = ref(sandbox.RunLogFile, i+1)
+			src = lineOf(sandbox.RunLogFile, i+1)
 		}
 		t := r.Tick
 		switch r.Kind {
@@ -539,15 +568,15 @@ func (c *compiler) fromLog() {
 			}
 			ts.harness = append(ts.harness, c.approval(r.Line, r, t, src, false))
 		case sandbox.LogRedeliver:
-			rec := r
+			rec := *r
 			if f, ok := fired[r.ID]; ok {
 				rec.DraftID, rec.ContentHash, rec.Decision = f.DraftID, f.ContentHash, f.Decision
 			}
-			ts.harness = append(ts.harness, c.approval(r.Line, rec, t, src, true))
+			ts.harness = append(ts.harness, c.approval(r.Line, &rec, t, src, true))
 		case sandbox.LogSignal:
 			s := sandbox.SignalRecord{SignalID: r.ID, SignalType: r.SignalType, Target: r.Target, At: t}
 			if _, ok := c.signals[r.Line]; ok {
-				src = ref(sandbox.Signals, r.Line)
+				src = lineOf(sandbox.Signals, r.Line)
 			}
 			ts.harness = append(ts.harness, signalOp(s, t, src))
 		case sandbox.LogPosture:
@@ -613,7 +642,7 @@ func (c *compiler) citedCalls(s slot) []string {
 	return c.drafts[i].Rec.Origin.CallIDs
 }
 
-func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[string]int, src string) {
+func (c *compiler) closeTick(end *sandbox.LogRecord, ts tickState, consumed map[string]int, src loc) {
 	t := end.Tick
 	for _, op := range ts.harness {
 		c.emit(op)
@@ -623,7 +652,8 @@ func (c *compiler) closeTick(end sandbox.LogRecord, ts tickState, consumed map[s
 	for i, w := range end.Writes {
 		last[w] = i
 	}
-	var seg []slot
+	seg := c.seg[:0]
+	defer func() { c.seg = seg[:0] }()
 	for i, w := range end.Writes {
 		if _, ok := c.impl[w]; !ok {
 			seg = append(seg, slot{isWrite: true}) // state.json and the like
@@ -858,7 +888,7 @@ func (c *compiler) fromFiles() {
 			if !ok {
 				continue
 			}
-			src := "bundle:faults[" + strconv.Itoa(i) + "]"
+			src := rawLoc("bundle:faults[" + strconv.Itoa(i) + "]")
 			switch f.Kind {
 			case scenarios.FaultPosture:
 				add(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpPosture, Rare: &Rare{Posture: f.Posture}}, src), classHarness, 1)
@@ -874,7 +904,7 @@ func (c *compiler) fromFiles() {
 			// or when its downtime ends.
 			f := b.Faults[i]
 			t, _ := tl.visible(f.At)
-			src := "bundle:faults[" + strconv.Itoa(i) + "]"
+			src := rawLoc("bundle:faults[" + strconv.Itoa(i) + "]")
 			approx := f.AfterWrites > 0
 			r := restarts[i]
 			add(withSrc(Op{Tick: t, Actor: ActorHarness, Type: OpCrash, Approximate: approx, Rare: &Rare{Down: r.down}}, src), classHarness, 0)
@@ -946,7 +976,7 @@ func (c *compiler) fromFiles() {
 			continue
 		}
 		s := c.signals[n]
-		add(signalOp(s, s.At, ref(sandbox.Signals, n)), classHarness, 5)
+		add(signalOp(s, s.At, lineOf(sandbox.Signals, n)), classHarness, 5)
 	}
 	for _, op := range restored {
 		add(op, classHarness, 5)

@@ -223,7 +223,7 @@ func (c *compiler) restoredEscalations(bb *bundleBounds, kept map[string]bool) [
 			}
 		}
 		rec := sandbox.SignalRecord{SignalID: s.ID, SignalType: s.Type, Target: target, At: tick}
-		out = append(out, signalOp(rec, tick, "bundle:signals/"+s.ID))
+		out = append(out, signalOp(rec, tick, rawLoc("bundle:signals/"+s.ID)))
 	}
 	return out
 }

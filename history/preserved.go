@@ -20,32 +20,46 @@ type writtenLog struct {
 	src  []string // where line n is, at src[n-1]; nil when that is the file's line n
 }
 
-// mostCounted is the most lines of the log a tick_end counted.
-func mostCounted(name string, log []sandbox.LogRecord) int {
-	most := 0
-	for _, r := range log {
-		if r.Kind == sandbox.LogTickEnd {
-			most = max(most, r.Lines[name])
-		}
-	}
-	return most
+// logShape is what deciding how to read one implementation log takes from
+// the run log: whether it rewrote the log, how many lines its rewrites took
+// back, and the most lines of it a tick_end counted.
+type logShape struct {
+	rewrites   bool
+	lost, most int
 }
 
-// readWritten reads one implementation log from the file and the run log.
-func readWritten(name string, file []byte, log []sandbox.LogRecord) writtenLog {
+// shapesOf is each named log's shape, from one pass over the run log.
+func shapesOf(names []string, log []sandbox.LogRecord) []logShape {
+	out := make([]logShape, len(names))
+	for i := range log {
+		r := &log[i]
+		switch r.Kind {
+		case sandbox.LogTickEnd:
+			for k, name := range names {
+				out[k].most = max(out[k].most, r.Lines[name])
+			}
+		case sandbox.LogRewrite:
+			for k, name := range names {
+				if r.File == name {
+					out[k].rewrites = true
+					out[k].lost += len(r.Lost)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// readWritten reads one implementation log from the file and the run log,
+// whose shape for this log is shape.
+func readWritten(name string, file []byte, log []sandbox.LogRecord, shape logShape) writtenLog {
 	inFile := bytes.Count(file, []byte("\n"))
 	if len(file) > 0 && file[len(file)-1] != '\n' {
 		inFile++
 	}
-	limit := inFile // no more lines were seen than the artifacts hold
-	rewrites := false
-	for _, r := range log {
-		if r.Kind == sandbox.LogRewrite && r.File == name {
-			rewrites = true
-			limit += len(r.Lost)
-		}
-	}
-	if !rewrites && mostCounted(name, log) <= inFile {
+	limit := inFile + shape.lost // no more lines were seen than the artifacts hold
+	rewrites := shape.rewrites
+	if !rewrites && shape.most <= inFile {
 		// Only appended to, and no line counted that the file lacks: the
 		// file is the log as written, and nothing need be built line by line.
 		return writtenLog{data: file}

@@ -147,14 +147,14 @@ func TestNoRareStaysZero(t *testing.T) {
 // An operation's line carries its rare fields flat, and reads back with
 // Rare nil exactly when all of them are zero.
 func TestOpLineRoundTrip(t *testing.T) {
-	plain := withSrc(Op{Index: 3, Tick: 7, Actor: ActorImpl, Type: OpClaim, WorkID: "w1"}, "x:1")
+	plain := withSrc(Op{Index: 3, Tick: 7, Actor: ActorImpl, Type: OpClaim, WorkID: "w1"}, rawLoc("x:1"))
 	l := plain.line()
 	require.Equal(t, "impl", l.Actor)
 	require.Equal(t, "claim", l.Type)
 	got, err := l.op()
 	require.NoError(t, err)
 	require.Equal(t, plain, got)
-	rare := withSrc(Op{Index: 4, Tick: 8, Actor: ActorHarness, Type: OpCrash, Rare: &Rare{Down: 5}}, "audit.jsonl:2")
+	rare := withSrc(Op{Index: 4, Tick: 8, Actor: ActorHarness, Type: OpCrash, Rare: &Rare{Down: 5}}, rawLoc("audit.jsonl:2"))
 	l = rare.line()
 	require.Equal(t, 5, l.Down)
 	got, err = l.op()
@@ -167,7 +167,7 @@ func TestOpLineRoundTrip(t *testing.T) {
 func TestOpNamesRoundTrip(t *testing.T) {
 	for a := ActorHarness; a <= ActorStub; a++ {
 		for ty := OpDeliver; ty <= OpState; ty++ {
-			op := withSrc(Op{Actor: a, Type: ty}, "x:1")
+			op := withSrc(Op{Actor: a, Type: ty}, rawLoc("x:1"))
 			l := op.line()
 			require.NotEmpty(t, l.Actor)
 			require.NotEmpty(t, l.Type)
@@ -217,7 +217,7 @@ func TestOpSrcRoundTrip(t *testing.T) {
 	require.Equal(t, "elsewhere.jsonl:3", op.Src())
 	op.at(sandbox.Audit, 0)
 	require.Equal(t, "audit.jsonl:0", op.Src())
-	a, b := withSrc(Op{}, "outbox.jsonl:9"), withSrc(Op{}, "bundle:faults[1]")
+	a, b := withSrc(Op{}, rawLoc("outbox.jsonl:9")), withSrc(Op{}, rawLoc("bundle:faults[1]"))
 	require.Equal(t, "outbox.jsonl", a.srcFileName())
 	require.Equal(t, "bundle", b.srcFileName())
 }
@@ -227,4 +227,48 @@ func TestOpSrcRoundTrip(t *testing.T) {
 func TestOpSize(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(Op{}), uintptr(176))
 	require.LessOrEqual(t, unsafe.Sizeof(Rare{}), uintptr(208))
+}
+
+// A source set from file and line is the one SetSrc sets from the same
+// reference written out, for lines the compact form holds and for those it
+// does not.
+func TestSetLocMatchesSetSrc(t *testing.T) {
+	files := []string{sandbox.RunLogFile, sandbox.Signals, sandbox.Inbox, "other.jsonl"}
+	lines := []int{1, 2, 9, 10, 1 << 20, math.MaxInt32, math.MaxInt32 + 1, 0, -1}
+	for _, f := range files {
+		for _, n := range lines {
+			var got, want Op
+			got.setLoc(lineOf(f, n))
+			want.SetSrc(ref(f, n))
+			if got != want || got.Src() != ref(f, n) {
+				t.Errorf("%s line %d: setLoc gives %+v (%q), SetSrc %+v", f, n, got, got.Src(), want)
+			}
+		}
+	}
+	for _, raw := range []string{"", "bundle:faults[3]", "bundle:signals/s1", "run.jsonl:7"} {
+		var got, want Op
+		got.setLoc(rawLoc(raw))
+		want.SetSrc(raw)
+		if got != want {
+			t.Errorf("%q: setLoc gives %+v, SetSrc %+v", raw, got, want)
+		}
+	}
+}
+
+// Lists started from the shared blocks stay apart: growing one leaves the
+// next one's elements where they were.
+func TestPassListsDoNotAlias(t *testing.T) {
+	p := &pass{ints: make([]int, 0, 4), strs: make([]string, 0, 4)}
+	a := p.addInt(nil, 1)
+	b := p.addInt(nil, 2)
+	a = p.addInt(a, 3)
+	c := p.addInt(nil, 4)
+	require.Equal(t, []int{1, 3}, a)
+	require.Equal(t, []int{2}, b)
+	require.Equal(t, []int{4}, c)
+	x := p.addStr(nil, "m1")
+	y := p.addStr(nil, "m2")
+	x = p.addStr(x, "m3")
+	require.Equal(t, []string{"m1", "m3"}, x)
+	require.Equal(t, []string{"m2"}, y)
 }
