@@ -40,9 +40,9 @@ func readWritten(name string, file []byte, log []sandbox.LogRecord) writtenLog {
 	limit := inFile // no more lines were seen than the artifacts hold
 	rewrites := false
 	for _, r := range log {
-		if r.Kind == sandbox.LogRewrite && r.File == name {
+		if r.Kind == sandbox.LogRewrite && r.Rewrite().File == name {
 			rewrites = true
-			limit += len(r.Lost)
+			limit += len(r.Rewrite().Lost)
 		}
 	}
 	if !rewrites && mostCounted(name, log) <= inFile {
@@ -71,23 +71,23 @@ func readWritten(name string, file []byte, log []sandbox.LogRecord) writtenLog {
 			upTo(r.Lines[name])
 			continue
 		}
-		if r.Kind != sandbox.LogRewrite || r.File != name || r.Line < 1 || r.Fresh < 0 || r.Kept < 0 {
+		if r.Kind != sandbox.LogRewrite || r.Rewrite().File != name || r.Line < 1 || r.Rewrite().Fresh < 0 || r.Rewrite().Kept < 0 {
 			continue
 		}
 		from := r.Line - 1
-		span := len(r.Lost) + r.Kept
+		span := len(r.Rewrite().Lost) + r.Rewrite().Kept
 		// The tick's own appends before the rewrite come before it.
 		upTo(len(lines) + from + span - len(pos))
 		if from+span > len(pos) {
 			continue
 		}
 		at := ref(sandbox.RunLogFile, i+1)
-		for k, text := range r.Lost {
+		for k, text := range r.Rewrite().Lost {
 			lines[pos[from+k]], srcs[pos[from+k]] = []byte(text), at
 		}
-		kept := pos[from+len(r.Lost):]
+		kept := pos[from+len(r.Rewrite().Lost):]
 		rebuilt := append([]int(nil), pos[:from]...)
-		for k := 0; k < r.Fresh && len(lines) < limit; k++ {
+		for k := 0; k < r.Rewrite().Fresh && len(lines) < limit; k++ {
 			rebuilt = append(rebuilt, number())
 		}
 		pos = append(rebuilt, kept...)
