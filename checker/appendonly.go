@@ -66,9 +66,9 @@ func appendOnly(k int, final []byte, log []sandbox.LogRecord, ticks []tickCounts
 	bound := inFile
 	for i := range log {
 		r := &log[i]
-		if r.Kind == sandbox.LogRewrite && r.File == name {
+		if r.Kind == sandbox.LogRewrite && r.Rewrite().File == name {
 			a.rewrites = append(a.rewrites, rewriteRef{r, i})
-			bound += len(r.Lost)
+			bound += len(r.Rewrite().Lost)
 		}
 	}
 	if len(a.rewrites) == 0 {
@@ -105,9 +105,9 @@ func appendOnly(k int, final []byte, log []sandbox.LogRecord, ticks []tickCounts
 		switch {
 		case r.Kind == sandbox.LogTickEnd:
 			grow(r.Lines[name], i, r)
-		case r.Kind == sandbox.LogRewrite && r.File == name:
-			k, old := r.Line-1, r.Line-1+len(r.Lost)+r.Kept
-			if k < 0 || r.Fresh < 0 || r.Kept < 0 {
+		case r.Kind == sandbox.LogRewrite && r.Rewrite().File == name:
+			k, old := r.Line-1, r.Line-1+len(r.Rewrite().Lost)+r.Rewrite().Kept
+			if k < 0 || r.Rewrite().Fresh < 0 || r.Rewrite().Kept < 0 {
 				continue
 			}
 			// Lines appended in the tick before the rewrite are counted
@@ -116,16 +116,16 @@ func appendOnly(k int, final []byte, log []sandbox.LogRecord, ticks []tickCounts
 			if old > len(cur) {
 				continue // a record the lines known cannot hold
 			}
-			for j, s := range r.Lost {
+			for j, s := range r.Rewrite().Lost {
 				text[cur[k+j]], where[cur[k+j]] = []byte(s), runLogRef(i)
 			}
 			next := append([]int(nil), cur[:k]...)
-			for j := 0; j < r.Fresh && len(text) < bound; j++ {
+			for j := 0; j < r.Rewrite().Fresh && len(text) < bound; j++ {
 				text, where = append(text, nil), append(where, "")
 				next = append(next, len(text)-1)
 			}
 			claimed = max(claimed, len(text))
-			cur = append(next, cur[k+len(r.Lost):]...)
+			cur = append(next, cur[k+len(r.Rewrite().Lost):]...)
 		}
 	}
 	if len(a.rewrites) == 0 && claimed <= inFile {
@@ -217,10 +217,10 @@ func checkAppendOnly(f *facts) []Violation {
 }
 
 func rewriteDetail(name string, r sandbox.LogRecord) string {
-	if len(r.Lost) == 0 {
+	if len(r.Rewrite().Lost) == 0 {
 		return fmt.Sprintf("%s was rewritten: %d line(s) were put before lines already written, at line %d.",
-			name, r.Fresh, r.Line)
+			name, r.Rewrite().Fresh, r.Line)
 	}
 	return fmt.Sprintf("%s was rewritten: %d line(s) written from line %d on were taken back; they still count as written.",
-		name, len(r.Lost), r.Line)
+		name, len(r.Rewrite().Lost), r.Line)
 }

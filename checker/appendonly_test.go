@@ -21,13 +21,13 @@ func (w *world) takeBack(file string, tick, from, lost int, fresh ...string) {
 	}
 	old := fileLines(w.files[file])
 	require.LessOrEqual(w.t, from-1+lost, len(old))
-	rec := sandbox.LogRecord{Kind: sandbox.LogRewrite, Tick: tick, File: file, Line: from,
-		Kept: len(old) - (from - 1) - lost}
+	rw := &sandbox.LogRewriteInfo{File: file, Kept: len(old) - (from - 1) - lost}
+	rec := sandbox.LogRecord{Kind: sandbox.LogRewrite, Tick: tick, Line: from, LogRewriteInfo: rw}
 	for _, l := range old[from-1 : from-1+lost] {
-		rec.Lost = append(rec.Lost, string(l))
+		rw.Lost = append(rw.Lost, string(l))
 	}
-	if rec.Kept > 0 {
-		rec.Fresh = len(fresh)
+	if rw.Kept > 0 {
+		rw.Fresh = len(fresh)
 	}
 	for _, x := range w.writes {
 		if x.tick == tick {
@@ -205,11 +205,11 @@ func TestAppendOnlyBadRunLogs(t *testing.T) {
 	w := happy(t, 6)
 	in := w.input(true)
 	bad := []sandbox.LogRecord{
-		{Kind: sandbox.LogRewrite, Tick: 2, File: sandbox.Outbox, Line: 0, Lost: []string{"x"}},
-		{Kind: sandbox.LogRewrite, Tick: 2, File: sandbox.Outbox, Line: 7, Kept: -3},
-		{Kind: sandbox.LogRewrite, Tick: 2, File: sandbox.Outbox, Line: 1, Lost: []string{"a", "b", "c"}, Kept: 9, Fresh: 1 << 40},
+		{Kind: sandbox.LogRewrite, Tick: 2, Line: 0, LogRewriteInfo: &sandbox.LogRewriteInfo{File: sandbox.Outbox, Lost: []string{"x"}}},
+		{Kind: sandbox.LogRewrite, Tick: 2, Line: 7, LogRewriteInfo: &sandbox.LogRewriteInfo{File: sandbox.Outbox, Kept: -3}},
+		{Kind: sandbox.LogRewrite, Tick: 2, Line: 1, LogRewriteInfo: &sandbox.LogRewriteInfo{File: sandbox.Outbox, Lost: []string{"a", "b", "c"}, Kept: 9, Fresh: 1 << 40}},
 		{Kind: sandbox.LogTickEnd, Tick: 3, Lines: map[string]int{sandbox.Outbox: 1 << 40, sandbox.Audit: -5}},
-		{Kind: sandbox.LogRewrite, Tick: 3, File: sandbox.Audit, Line: 2, Fresh: 1 << 40, Kept: 1},
+		{Kind: sandbox.LogRewrite, Tick: 3, Line: 2, LogRewriteInfo: &sandbox.LogRewriteInfo{File: sandbox.Audit, Fresh: 1 << 40, Kept: 1}},
 	}
 	log := append(append([]sandbox.LogRecord(nil), in.Log[:len(in.Log)-1]...), bad...)
 	in.Log = append(log, in.Log[len(in.Log)-1])

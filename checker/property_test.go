@@ -131,9 +131,10 @@ func genLog(t *rapid.T) []sandbox.LogRecord {
 			r.State = genState(t)
 		}
 		if r.Kind == sandbox.LogRewrite {
-			r.File = rapid.SampledFrom(files).Draw(t, "file")
-			r.Lost = rapid.SliceOfN(rapid.SampledFrom([]string{"", "{", genRecord(t, sandbox.Outbox)}), 0, 3).Draw(t, "lost")
-			r.Fresh, r.Kept = rapid.IntRange(-1, 3).Draw(t, "fresh"), rapid.IntRange(-1, 3).Draw(t, "kept")
+			rw := &sandbox.LogRewriteInfo{File: rapid.SampledFrom(files).Draw(t, "file")}
+			rw.Lost = rapid.SliceOfN(rapid.SampledFrom([]string{"", "{", genRecord(t, sandbox.Outbox)}), 0, 3).Draw(t, "lost")
+			rw.Fresh, rw.Kept = rapid.IntRange(-1, 3).Draw(t, "fresh"), rapid.IntRange(-1, 3).Draw(t, "kept")
+			r.LogRewriteInfo = rw
 		}
 		log = append(log, r)
 	}

@@ -42,8 +42,8 @@ func fromRun(t *testing.T, res *sim.Result) *harness {
 			}
 			h.torn[r.Torn][r.Line] = r.TornText
 		}
-		if r.Kind == sandbox.LogRewrite && r.File == sandbox.Outbox {
-			h.taken = append(h.taken, r.Lost...)
+		if r.Kind == sandbox.LogRewrite && r.Rewrite().File == sandbox.Outbox {
+			h.taken = append(h.taken, r.Rewrite().Lost...)
 		}
 		if r.Kind == sandbox.LogTickEnd {
 			if r.Forced {

@@ -59,7 +59,7 @@ func ReadFolderRun(path string, b *scenarios.Bundle) (run FolderRun, ok bool, no
 	}
 	log, err := sandbox.ParseRunLog(data)
 	if err == nil && len(log) > 0 && log[0].Kind == sandbox.LogStart {
-		if hash, err := b.Hash(); err == nil && log[0].BundleHash != "" && log[0].BundleHash != hash {
+		if hash, err := b.Hash(); err == nil && log[0].Start().BundleHash != "" && log[0].Start().BundleHash != hash {
 			return FolderRun{}, false, fmt.Sprintf("the bundle in %s changed since %s was recorded: the run seed derives from the bundle", path, logPath)
 		}
 	}
@@ -67,7 +67,7 @@ func ReadFolderRun(path string, b *scenarios.Bundle) (run FolderRun, ok bool, no
 	if err != nil {
 		return FolderRun{}, false, fmt.Sprintf("%s: %v: the run seed derives from the bundle", logPath, err)
 	}
-	return FolderRun{Seeds: folderSeeds(path, rec.Seeds), Impl: log[0].Impl}, true, ""
+	return FolderRun{Seeds: folderSeeds(path, rec.Seeds), Impl: log[0].Start().Impl}, true, ""
 }
 
 // folderSeeds are the recorded seeds with the campaign and run seeds the

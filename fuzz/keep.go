@@ -62,7 +62,7 @@ func ShrinkCounterexample(cx *Counterexample, req ShrinkRequest) (*Counterexampl
 	}
 	// A process that outran a crash's cut may not fail again: say why.
 	why := ""
-	traced := len(cx.Result.Log) > 0 && cx.Result.Log[0].Params["cut"] == sim.CutTrace
+	traced := len(cx.Result.Log) > 0 && cx.Result.Log[0].Start().Params["cut"] == sim.CutTrace
 	if req.Impl.Process != nil && len(sim.CutsOf(cx.Result.Log)) > 0 && !traced {
 		why = " (a crash cut this process inside a tick, and a process may outrun such a cut: docs/processes.md)"
 	}

@@ -191,7 +191,7 @@ func newCompiler(in Input) *compiler {
 	} else {
 		for _, r := range in.Log {
 			if r.Kind == sandbox.LogStart {
-				c.h.Scenario = r.Bundle
+				c.h.Scenario = r.Start().Bundle
 			}
 		}
 	}

@@ -40,9 +40,9 @@ func shapesOf(names []string, log []sandbox.LogRecord) []logShape {
 			}
 		case sandbox.LogRewrite:
 			for k, name := range names {
-				if r.File == name {
+				if r.Rewrite().File == name {
 					out[k].rewrites = true
-					out[k].lost += len(r.Lost)
+					out[k].lost += len(r.Rewrite().Lost)
 				}
 			}
 		}
@@ -85,23 +85,23 @@ func readWritten(name string, file []byte, log []sandbox.LogRecord, shape logSha
 			upTo(r.Lines[name])
 			continue
 		}
-		if r.Kind != sandbox.LogRewrite || r.File != name || r.Line < 1 || r.Fresh < 0 || r.Kept < 0 {
+		if r.Kind != sandbox.LogRewrite || r.Rewrite().File != name || r.Line < 1 || r.Rewrite().Fresh < 0 || r.Rewrite().Kept < 0 {
 			continue
 		}
 		from := r.Line - 1
-		span := len(r.Lost) + r.Kept
+		span := len(r.Rewrite().Lost) + r.Rewrite().Kept
 		// The tick's own appends before the rewrite come before it.
 		upTo(len(lines) + from + span - len(pos))
 		if from+span > len(pos) {
 			continue
 		}
 		at := ref(sandbox.RunLogFile, i+1)
-		for k, text := range r.Lost {
+		for k, text := range r.Rewrite().Lost {
 			lines[pos[from+k]], srcs[pos[from+k]] = []byte(text), at
 		}
-		kept := pos[from+len(r.Lost):]
+		kept := pos[from+len(r.Rewrite().Lost):]
 		rebuilt := append([]int(nil), pos[:from]...)
-		for k := 0; k < r.Fresh && len(lines) < limit; k++ {
+		for k := 0; k < r.Rewrite().Fresh && len(lines) < limit; k++ {
 			rebuilt = append(rebuilt, number())
 		}
 		pos = append(rebuilt, kept...)

@@ -31,12 +31,12 @@ func TestCompileKeepsLinesTakenBack(t *testing.T) {
 			continue
 		}
 		rewrites++
-		require.Len(t, r.Lost, 1)
+		require.Len(t, r.Rewrite().Lost, 1)
 		ops := bySrc[fmt.Sprintf("run.jsonl:%d", i+1)]
 		require.Len(t, ops, 1, "the send taken back at run.jsonl:%d", i+1)
 		assert.Equal(t, history.OpSend, ops[0].Type)
 		assert.Equal(t, r.Tick, ops[0].Tick, "sent and taken back in one step")
-		assert.Contains(t, r.Lost[0], ops[0].R().EffectID)
+		assert.Contains(t, r.Rewrite().Lost[0], ops[0].R().EffectID)
 	}
 	require.Positive(t, rewrites)
 	outbox, _ := sandbox.ParseOutbox(res.Files.View(sandbox.Outbox))
@@ -57,7 +57,7 @@ func TestCompileNumbersLinesInTheOrderWritten(t *testing.T) {
 	log := []sandbox.LogRecord{
 		{Kind: sandbox.LogStart},
 		{Kind: sandbox.LogTickEnd, Tick: 0, Lines: map[string]int{sandbox.Outbox: 1}, Writes: []string{sandbox.Outbox}},
-		{Kind: sandbox.LogRewrite, Tick: 1, File: sandbox.Outbox, Line: 1, Fresh: 1, Kept: 1},
+		{Kind: sandbox.LogRewrite, Tick: 1, Line: 1, LogRewriteInfo: &sandbox.LogRewriteInfo{File: sandbox.Outbox, Fresh: 1, Kept: 1}},
 		{Kind: sandbox.LogTickEnd, Tick: 1, Lines: map[string]int{sandbox.Outbox: 3}, Writes: []string{sandbox.Outbox, sandbox.Outbox}},
 		{Kind: sandbox.LogEnd, Tick: 1},
 	}
@@ -93,11 +93,17 @@ func TestCompileBoundsRewriteRecords(t *testing.T) {
 			switch rapid.IntRange(0, 1).Draw(rt, "what") {
 			case 0:
 				r.Kind = sandbox.LogRewrite
-				r.File = rapid.SampledFrom(sandbox.ImplLogs).Draw(rt, "file")
+				rw := &sandbox.LogRewriteInfo{File: rapid.SampledFrom(sandbox.ImplLogs).Draw(rt, "file")}
 				r.Line = rapid.IntRange(-2, 40).Draw(rt, "line")
-				r.Lost = rapid.SliceOfN(rapid.SampledFrom([]string{"", "{", `{"effect_id":"x","draft_id":"d","sent_at":1}`}), 0, 4).Draw(rt, "lost")
-				r.Fresh = rapid.IntRange(-2, 1<<30).Draw(rt, "fresh")
-				r.Kept = rapid.IntRange(-2, 1<<30).Draw(rt, "kept")
+				rw.Lost = rapid.SliceOfN(rapid.SampledFrom([]string{"", "{", `{"effect_id":"x","draft_id":"d","sent_at":1}`}), 0, 4).Draw(rt, "lost")
+				rw.Fresh = rapid.IntRange(-2, 1<<30).Draw(rt, "fresh")
+				rw.Kept = rapid.IntRange(-2, 1<<30).Draw(rt, "kept")
+				r.LogRewriteInfo = rw
+				if rapid.Bool().Draw(rt, "no rewrite fields") {
+					// A hand-made log may name a rewrite and give none of
+					// its fields.
+					r.LogRewriteInfo = nil
+				}
 			case 1:
 				r.Kind = sandbox.LogTickEnd
 				r.Lines = map[string]int{sandbox.Outbox: rapid.IntRange(-2, 60).Draw(rt, "count")}
@@ -106,7 +112,7 @@ func TestCompileBoundsRewriteRecords(t *testing.T) {
 		}
 		for _, r := range log {
 			if r.Kind == sandbox.LogRewrite {
-				lines += len(r.Lost)
+				lines += len(r.Rewrite().Lost)
 			}
 		}
 		for _, name := range []string{sandbox.Drafts, sandbox.Outbox, sandbox.Audit} {

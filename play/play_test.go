@@ -71,9 +71,9 @@ func TestSeedsPickTheEngineSeed(t *testing.T) {
 			require.NotEmpty(t, r.Result.Log)
 			start := r.Result.Log[0]
 			require.Equal(t, sandbox.LogStart, start.Kind)
-			require.NotNil(t, start.Engine)
-			assert.Equal(t, *tc.want.Engine, *start.Engine, "the run log records the engine seed played")
-			assert.Equal(t, r.BundleHash, start.BundleHash)
+			require.NotNil(t, start.Start().Engine)
+			assert.Equal(t, *tc.want.Engine, *start.Start().Engine, "the run log records the engine seed played")
+			assert.Equal(t, r.BundleHash, start.Start().BundleHash)
 		})
 	}
 	other := b.Clone()
@@ -189,5 +189,5 @@ func TestPlayUsesAGivenBundleHash(t *testing.T) {
 	other, err := play.Play(b, ref, seeds.Seeds{}, play.Options{BundleHash: "sha256:given"})
 	require.NoError(t, err)
 	assert.Equal(t, "sha256:given", other.BundleHash)
-	assert.Equal(t, "sha256:given", other.Result.Log[0].BundleHash)
+	assert.Equal(t, "sha256:given", other.Result.Log[0].Start().BundleHash)
 }

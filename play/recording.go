@@ -32,18 +32,18 @@ func ReadRecording(runLog []byte, b *scenarios.Bundle) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Engine == nil {
+	if len(log) == 0 || log[0].Kind != sandbox.LogStart || log[0].Start().Engine == nil {
 		return nil, errors.New("the run log does not start with a start record carrying the engine seed")
 	}
 	hash, err := b.Hash()
 	if err != nil {
 		return nil, err
 	}
-	if h := log[0].BundleHash; h != "" && h != hash {
+	if h := log[0].Start().BundleHash; h != "" && h != hash {
 		return nil, fmt.Errorf("the run log is of another bundle (%s, this one is %s)", h, hash)
 	}
-	watched := strings.HasPrefix(log[0].Params["cut"], sim.CutWatch)
-	return &Recording{Seeds: log[0].Seeds, Cuts: sim.CutsOf(log), Watched: watched}, nil
+	watched := strings.HasPrefix(log[0].Start().Params["cut"], sim.CutWatch)
+	return &Recording{Seeds: log[0].Start().Seeds, Cuts: sim.CutsOf(log), Watched: watched}, nil
 }
 
 // Replay returns what plays the recorded run again: the seeds with the

@@ -121,12 +121,14 @@ func TestARecordingReplaysWithTheCutItHad(t *testing.T) {
 	}{{"watch: tracing turned off", true}, {sim.CutTrace, false}, {"", false}} {
 		log := append([]sandbox.LogRecord(nil), r.Result.Log...)
 		start := log[0]
-		start.Params = map[string]string{}
-		for k, v := range log[0].Params {
-			start.Params[k] = v
+		info := *start.LogStartInfo
+		start.LogStartInfo = &info
+		info.Params = map[string]string{}
+		for k, v := range log[0].Start().Params {
+			info.Params[k] = v
 		}
 		if c.cut != "" {
-			start.Params["cut"] = c.cut
+			info.Params["cut"] = c.cut
 		}
 		log[0] = start
 		var lines []byte

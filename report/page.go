@@ -213,12 +213,12 @@ func (p *Page) addRun(label string, f *runFolder) string {
 // runLabel names a lone run folder by its run log: scenario and
 // implementation.
 func runLabel(f *runFolder, fallback string) string {
-	if len(f.log) == 0 || f.log[0].Bundle == "" {
+	if len(f.log) == 0 || f.log[0].Start().Bundle == "" {
 		return fallback
 	}
-	label := f.log[0].Bundle
-	if f.log[0].Impl != "" {
-		label += " (" + f.log[0].Impl + ")"
+	label := f.log[0].Start().Bundle
+	if f.log[0].Start().Impl != "" {
+		label += " (" + f.log[0].Start().Impl + ")"
 	}
 	return label
 }
@@ -262,7 +262,7 @@ func (p *Page) readCounterexample(dir string) error {
 			return err
 		}
 		if len(f.log) > 0 {
-			cx.Impl = f.log[0].Impl
+			cx.Impl = f.log[0].Start().Impl
 		}
 		s.RunID = p.addRun(fmt.Sprintf("%s: %s", side, runLabel(f, side)), f)
 		if side == fuzz.RawDir {

@@ -200,7 +200,7 @@ func publishedFor(log []sandbox.LogRecord) *scenarios.Bundle {
 	if len(log) == 0 || log[0].Kind != sandbox.LogStart {
 		return nil
 	}
-	return published(log[0].Bundle, log[0].BundleHash)
+	return published(log[0].Start().Bundle, log[0].Start().BundleHash)
 }
 
 // publishedBundles loads the published scenarios once: a report of the
@@ -232,7 +232,7 @@ func buildRun(id, label string, f *runFolder) Run {
 	if f.bundle == nil && len(f.log) > 0 {
 		// Without the bundle, the run log's start record says how far
 		// the run went.
-		if h, err := strconv.Atoi(f.log[0].Params["horizon"]); err == nil {
+		if h, err := strconv.Atoi(f.log[0].Start().Params["horizon"]); err == nil {
 			r.Horizon = h
 		}
 	}

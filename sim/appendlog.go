@@ -181,8 +181,8 @@ func (rw *rewrite) record(name string, written int, how string) sandbox.LogRecor
 	for i, l := range rw.lost {
 		lost[i] = string(l)
 	}
-	return sandbox.LogRecord{Kind: sandbox.LogRewrite, File: name, Line: rw.line, Lost: lost, Fresh: rw.fresh,
-		Kept: rw.kept, Written: written, Detail: rw.describe(name, how)}
+	return sandbox.LogRecord{Kind: sandbox.LogRewrite, Line: rw.line, Written: written, Detail: rw.describe(name, how),
+		LogRewriteInfo: &sandbox.LogRewriteInfo{File: name, Lost: lost, Fresh: rw.fresh, Kept: rw.kept}}
 }
 
 // describe says in one sentence what happened to the file.

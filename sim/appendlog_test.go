@@ -137,9 +137,9 @@ func TestAnUnsendIsOnRecordAndStillJudged(t *testing.T) {
 			res := run(t, b, unsender(erase), 1)
 			rws := kinds(res, sandbox.LogRewrite)
 			require.Len(t, rws, 1)
-			assert.Equal(t, sandbox.Outbox, rws[0].File)
+			assert.Equal(t, sandbox.Outbox, rws[0].Rewrite().File)
 			assert.Equal(t, 2, rws[0].Tick)
-			assert.Equal(t, []string{unsentEffect}, rws[0].Lost, "the lost line, verbatim")
+			assert.Equal(t, []string{unsentEffect}, rws[0].Rewrite().Lost, "the lost line, verbatim")
 			assert.Equal(t, 1, rws[0].Line)
 			for _, r := range kinds(res, sandbox.LogTickEnd) {
 				if r.Tick >= 1 {
@@ -334,8 +334,8 @@ func TestEveryLineSeenIsKept(t *testing.T) {
 		rewrites := kinds(res, sandbox.LogRewrite)
 		lost := map[string]int{}
 		for _, r := range rewrites {
-			lost[r.File] += len(r.Lost)
-			for _, l := range r.Lost {
+			lost[r.Rewrite().File] += len(r.Rewrite().Lost)
+			for _, l := range r.Rewrite().Lost {
 				require.True(rt, written[l], "a lost line the implementation never wrote: %q", l)
 			}
 		}

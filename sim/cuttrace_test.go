@@ -310,7 +310,7 @@ func TestWithoutTracingTheRunSaysItWatched(t *testing.T) {
 	spec.NoTrace = true
 	res := runProcess(t, b, spec, 1)
 	assert.Equal(t, "watch: tracing turned off", res.Process.Cut)
-	assert.Equal(t, "watch: tracing turned off", res.Log[0].Params["cut"])
+	assert.Equal(t, "watch: tracing turned off", res.Log[0].Start().Params["cut"])
 
 	t.Setenv(EnvNoTrace, "1")
 	res = runProcess(t, b, helperSpec("burst", RegimeStep), 1)
@@ -320,7 +320,7 @@ func TestWithoutTracingTheRunSaysItWatched(t *testing.T) {
 	b.Faults = nil
 	res = runProcess(t, b, helperSpec("burst", RegimeStep), 1)
 	assert.Empty(t, res.Process.Cut)
-	_, named := res.Log[0].Params["cut"]
+	_, named := res.Log[0].Start().Params["cut"]
 	assert.False(t, named)
 }
 

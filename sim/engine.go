@@ -367,8 +367,9 @@ func (e *engine) init() error {
 	// and the start record says which, so a checker judges rules_hash by
 	// what was written.
 	rules := e.b.RulesFile()
-	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
-		Impl: e.opts.Impl, Seeds: s, Params: params, RulesHash: scenarios.RulesHash(rules)})
+	e.log(sandbox.LogRecord{Kind: sandbox.LogStart, RulesHash: scenarios.RulesHash(rules),
+		LogStartInfo: &sandbox.LogStartInfo{Bundle: e.b.Meta.Name, BundleHash: e.opts.BundleHash,
+			Impl: e.opts.Impl, Seeds: s, Params: params}})
 	fleet, err := json.Marshal(struct {
 		Agents []string `json:"agents"`
 	}{e.b.Fleet})

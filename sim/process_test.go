@@ -85,7 +85,7 @@ func TestReferenceAsProcessInEveryRegime(t *testing.T) {
 			requirePass(t, b, res)
 			assert.Zero(t, res.Forced)
 			start := res.Log[0]
-			assert.Equal(t, regime, start.Params["regime"])
+			assert.Equal(t, regime, start.Start().Params["regime"])
 		})
 	}
 }
@@ -455,7 +455,7 @@ func TestTheClockWaitsForTheReadinessHandshake(t *testing.T) {
 			require.Len(t, readies, 2)
 			assert.Equal(t, "instance 1 ready", readies[0].Detail)
 			assert.Equal(t, 5, readies[1].Tick)
-			assert.Equal(t, ready, res.Log[0].Params["ready"])
+			assert.Equal(t, ready, res.Log[0].Start().Params["ready"])
 			assert.Empty(t, eventsOf(res.Process, ProcReady))
 		})
 	}
@@ -521,7 +521,7 @@ func TestTheRunDirectoryIsBounded(t *testing.T) {
 			assert.Equal(t, ProcBound, res.Process.Down)
 			assert.True(t, res.Process.KilledForGood())
 			assert.Empty(t, eventsOf(res.Process, ProcRestart), "the crash fault does not bring it back")
-			assert.Equal(t, "2097152", res.Log[0].Params["max_run_dir_bytes"])
+			assert.Equal(t, "2097152", res.Log[0].Start().Params["max_run_dir_bytes"])
 			size, _ := dirSize(res.Workdir, 1<<40)
 			assert.Less(t, size, int64(8<<20), "stopped well before it wrote all 10 MiB")
 		})
@@ -747,8 +747,8 @@ func TestReplayedCutKillsAtTheRecordedWriteCount(t *testing.T) {
 	assert.Equal(t, crash.Lines, got[0].Lines, "the same files written when it died")
 	assert.Equal(t, 1, got[0].AfterWrites, "the record keeps the fault's k")
 	assert.Contains(t, got[0].Detail, "replayed cut")
-	assert.Equal(t, formatCuts(cuts), again.Log[0].Params["cuts"])
-	assert.Equal(t, "off", first.Log[0].Params["freeze"])
+	assert.Equal(t, formatCuts(cuts), again.Log[0].Start().Params["cuts"])
+	assert.Equal(t, "off", first.Log[0].Start().Params["freeze"])
 	assert.Equal(t, first.Files.Files(), again.Files.Files())
 
 	// Without the cut the same harness kills at the first write.

@@ -106,11 +106,11 @@ func TestRunLogReadsBack(t *testing.T) {
 	require.Equal(t, res.Log, back)
 	first, last := back[0], back[len(back)-1]
 	assert.Equal(t, sandbox.LogStart, first.Kind)
-	assert.Equal(t, b.Meta.Name, first.Bundle)
-	assert.Equal(t, im.Name, first.Impl)
-	assert.Equal(t, "sha256:x", first.BundleHash)
-	require.NotNil(t, first.Engine)
-	assert.Equal(t, seeds.Seed(9), *first.Engine)
+	assert.Equal(t, b.Meta.Name, first.Start().Bundle)
+	assert.Equal(t, im.Name, first.Start().Impl)
+	assert.Equal(t, "sha256:x", first.Start().BundleHash)
+	require.NotNil(t, first.Start().Engine)
+	assert.Equal(t, seeds.Seed(9), *first.Start().Engine)
 	assert.Equal(t, sandbox.LogEnd, last.Kind)
 
 	tl := scenarios.TimelineOf(b)

@@ -108,7 +108,7 @@ func watchedCrash(t *testing.T, role string, faults []scenarios.Fault) sandbox.L
 	spec := helperSpec(role, RegimeStep)
 	spec.NoTrace = true
 	res := runProcess(t, b, spec, 1)
-	assert.Equal(t, "watch: tracing turned off", res.Log[0].Params["cut"])
+	assert.Equal(t, "watch: tracing turned off", res.Log[0].Start().Params["cut"])
 	c := kinds(res, sandbox.LogCrash)
 	require.Len(t, c, 1)
 	return c[0]
@@ -226,7 +226,7 @@ func TestATornCrashOnALogWrittenWholeIsSeen(t *testing.T) {
 		}
 	}
 	require.Len(t, atCrash, 2, "the torn take-back and the restart's")
-	assert.Equal(t, []string{`{"e":1}`}, atCrash[0].Lost)
+	assert.Equal(t, []string{`{"e":1}`}, atCrash[0].Rewrite().Lost)
 	var end sandbox.LogRecord
 	for _, r := range kinds(res, sandbox.LogTickEnd) {
 		if r.Tick == 1 {

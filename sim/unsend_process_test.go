@@ -123,9 +123,9 @@ func TestProcessUnsendsAreOnRecordAndStillJudged(t *testing.T) {
 			rws := kinds(res, sandbox.LogRewrite)
 			require.Len(t, rws, 1, "%s", res.LogBytes())
 			rw := rws[0]
-			assert.Equal(t, sandbox.Outbox, rw.File)
+			assert.Equal(t, sandbox.Outbox, rw.Rewrite().File)
 			assert.Equal(t, 1, rw.Tick)
-			assert.Equal(t, []string{unsentEffect}, rw.Lost, "the send, verbatim")
+			assert.Equal(t, []string{unsentEffect}, rw.Rewrite().Lost, "the send, verbatim")
 			switch role {
 			case "unsend-symlink":
 				assert.Contains(t, rw.Detail, "not a regular file")

@@ -111,7 +111,7 @@ func Build(in Input) *Timeline {
 	t.visited = scenarios.TimelineOf(b)
 	for _, r := range in.Log {
 		if r.Kind == sandbox.LogStart {
-			t.Impl, t.Seeds, t.BundleHash = r.Impl, r.Seeds, r.BundleHash
+			t.Impl, t.Seeds, t.BundleHash = r.Start().Impl, r.Start().Seeds, r.Start().BundleHash
 		}
 	}
 	if in.Seeds != nil {

@@ -200,7 +200,7 @@ func checkLog(o checkOptions, doc *checkJSON) ([]sandbox.LogRecord, func(), erro
 	doc.RunLog = path
 	for _, r := range recs {
 		if r.Kind == sandbox.LogStart {
-			doc.Impl = r.Impl
+			doc.Impl = r.Start().Impl
 		}
 	}
 	return recs, func() { f.Close() }, nil

@@ -701,7 +701,7 @@ func reportCounterexample(cmd *cobra.Command, w io.Writer, cx *fuzz.Counterexamp
 		doc.ReplayCuts = shell.Join(append([]string{"amr", "replay", filepath.Join(raw, fuzz.BundleJSON)},
 			append(implFlags, "--cut-from", raw)...)...)
 		how := "best effort: the run watched the sandbox"
-		if len(cx.Result.Log) > 0 && cx.Result.Log[0].Params["cut"] == sim.CutTrace {
+		if len(cx.Result.Log) > 0 && cx.Result.Log[0].Start().Params["cut"] == sim.CutTrace {
 			how = "exact: the run stopped the process before each write"
 		}
 		fmt.Fprintf(w, "  a crash cut the process inside a tick; to kill at the write counts it recorded (%s):\n    %s\n", how, doc.ReplayCuts)

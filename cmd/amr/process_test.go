@@ -160,10 +160,10 @@ func TestReplayReproducesTheRecordedCut(t *testing.T) {
 		assert.FileExists(t, filepath.Join(replayed, name), "a replay keeps the process's own output")
 	}
 	first, second := readLog(t, run), readLog(t, replayed)
-	assert.Equal(t, *first[0].Engine, *second[0].Engine, "the engine seed of the run log")
+	assert.Equal(t, *first[0].Start().Engine, *second[0].Start().Engine, "the engine seed of the run log")
 	cuts := sim.CutsOf(first)
 	require.NotEmpty(t, cuts)
-	assert.Equal(t, sim.ProcessSpec{Cuts: cuts}.Params()["cuts"], second[0].Params["cuts"], "the cuts of the run log")
+	assert.Equal(t, sim.ProcessSpec{Cuts: cuts}.Params()["cuts"], second[0].Start().Params["cuts"], "the cuts of the run log")
 	var a, b []sandbox.LogRecord
 	for _, r := range first {
 		if r.Kind == sandbox.LogCrash {

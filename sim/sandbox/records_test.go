@@ -302,7 +302,7 @@ func TestSnapshotHolder(t *testing.T) {
 func TestParseRunLog(t *testing.T) {
 	s := seeds.OfEngine(7)
 	recs := []LogRecord{
-		{Kind: LogStart, Bundle: "l0-respond", Impl: "reference", Seeds: s, Params: map[string]string{"runs": "5"}},
+		{Kind: LogStart, LogStartInfo: &LogStartInfo{Bundle: "l0-respond", Impl: "reference", Seeds: s, Params: map[string]string{"runs": "5"}}},
 		{Kind: LogDeliver, Tick: 1, ID: "m1", Line: 1, Scheduled: new(int)},
 		{Kind: LogTickEnd, Tick: 1, Writes: []string{Drafts, State}, Lines: map[string]int{Drafts: 1}, State: json.RawMessage(`{"work_items":[]}`)},
 		{Kind: LogEnd, Tick: 9},
@@ -321,8 +321,8 @@ func TestParseRunLog(t *testing.T) {
 	// A seed written as a number is read too, exactly; a bad one is an error.
 	got, err = ParseRunLog([]byte(`{"kind":"start","tick":0,"engine_seed":18446744073709551615}` + "\n"))
 	require.NoError(t, err)
-	require.NotNil(t, got[0].Engine)
-	assert.Equal(t, seeds.Seed(18446744073709551615), *got[0].Engine)
+	require.NotNil(t, got[0].Start().Engine)
+	assert.Equal(t, seeds.Seed(18446744073709551615), *got[0].Start().Engine)
 	_, err = ParseRunLog([]byte(`{"kind":"start","tick":0,"engine_seed":"-7"}` + "\n"))
 	assert.Error(t, err)
 

@@ -51,13 +51,8 @@ type LogRecord struct {
 	Kind string `json:"kind"`
 	Tick int    `json:"tick"`
 
-	// start
-	Bundle     string `json:"bundle,omitempty"`
-	BundleHash string `json:"bundle_hash,omitempty"`
-	Impl       string `json:"impl,omitempty"`
-	// Seeds are the seeds the engine was given: its engine seed.
-	seeds.Seeds
-	Params map[string]string `json:"params,omitempty"`
+	// start: behind a pointer, as only the first record has them.
+	*LogStartInfo
 
 	// deliveries, approvals, signals, faults
 	ID          string `json:"id,omitempty"`
@@ -99,10 +94,8 @@ type LogRecord struct {
 	// verbatim (Lost); the lines never seen before that now stand there
 	// (Fresh), and the old lines after the lost ones still in the file
 	// after them (Kept). Lines after those are appended ones.
-	File  string   `json:"file,omitempty"`
-	Lost  []string `json:"lost,omitempty"`
-	Fresh int      `json:"fresh,omitempty"`
-	Kept  int      `json:"kept,omitempty"`
+	// Only a rewrite has them, so they are behind a pointer.
+	*LogRewriteInfo
 
 	// tick_end: the implementation's writes during the tick in order (one
 	// entry per appended log line, and state.json for each rewrite), the
@@ -119,6 +112,50 @@ type LogRecord struct {
 	State     json.RawMessage `json:"state,omitempty"`
 	StateEdit *StateEdit      `json:"state_edit,omitempty"`
 	Detail    string          `json:"detail,omitempty"`
+}
+
+// LogStartInfo is the fields of a start record. A record's encoding/json
+// form leaves a nil one out, as it does each of its empty fields, and
+// decoding any of its keys makes one: the JSON is what it was when the
+// fields were the record's own.
+type LogStartInfo struct {
+	Bundle     string `json:"bundle,omitempty"`
+	BundleHash string `json:"bundle_hash,omitempty"`
+	Impl       string `json:"impl,omitempty"`
+	// Seeds are the seeds the engine was given: its engine seed.
+	seeds.Seeds
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// LogRewriteInfo is the fields of a rewrite record, as LogStartInfo is a
+// start record's.
+type LogRewriteInfo struct {
+	File  string   `json:"file,omitempty"`
+	Lost  []string `json:"lost,omitempty"`
+	Fresh int      `json:"fresh,omitempty"`
+	Kept  int      `json:"kept,omitempty"`
+}
+
+var (
+	noStart   LogStartInfo
+	noRewrite LogRewriteInfo
+)
+
+// Start is r's start fields, all zero when it has none; it is for reading
+// them: the zero one is shared.
+func (r *LogRecord) Start() *LogStartInfo {
+	if r.LogStartInfo == nil {
+		return &noStart
+	}
+	return r.LogStartInfo
+}
+
+// Rewrite is r's rewrite fields, read as Start's are.
+func (r *LogRecord) Rewrite() *LogRewriteInfo {
+	if r.LogRewriteInfo == nil {
+		return &noRewrite
+	}
+	return r.LogRewriteInfo
 }
 
 // ParseRunLog reads a run log. Unlike an implementation's files, the run log

@@ -27,6 +27,20 @@ func fastLogRecord(o *object) (LogRecord, bool) {
 		return r, false
 	}
 	d := logDecoder{owned: o.owned}
+	// encoding/json makes an embedded pointer's struct for any of its keys,
+	// an empty value's too, so these do the same.
+	st := func() *LogStartInfo {
+		if r.LogStartInfo == nil {
+			r.LogStartInfo = new(LogStartInfo)
+		}
+		return r.LogStartInfo
+	}
+	rw := func() *LogRewriteInfo {
+		if r.LogRewriteInfo == nil {
+			r.LogRewriteInfo = new(LogRewriteInfo)
+		}
+		return r.LogRewriteInfo
+	}
 	for _, f := range o.fields {
 		v := f.val
 		ok := true
@@ -36,19 +50,19 @@ func fastLogRecord(o *object) (LogRecord, bool) {
 		case "tick":
 			r.Tick, ok = d.num(v)
 		case "bundle":
-			r.Bundle, ok = d.str(v)
+			st().Bundle, ok = d.str(v)
 		case "bundle_hash":
-			r.BundleHash, ok = d.str(v)
+			st().BundleHash, ok = d.str(v)
 		case "impl":
-			r.Impl, ok = d.str(v)
+			st().Impl, ok = d.str(v)
 		case "campaign_seed":
-			r.Campaign, ok = d.seed(v)
+			st().Campaign, ok = d.seed(v)
 		case "run_seed":
-			r.Run, ok = d.seed(v)
+			st().Run, ok = d.seed(v)
 		case "engine_seed":
-			r.Engine, ok = d.seed(v)
+			st().Engine, ok = d.seed(v)
 		case "params":
-			r.Params, ok = d.strMap(v)
+			st().Params, ok = d.strMap(v)
 		case "id":
 			r.ID, ok = d.str(v)
 		case "ref":
@@ -90,13 +104,13 @@ func fastLogRecord(o *object) (LogRecord, bool) {
 		case "torn_text":
 			r.TornText, ok = d.str(v)
 		case "file":
-			r.File, ok = d.str(v)
+			rw().File, ok = d.str(v)
 		case "lost":
-			r.Lost, ok = d.strList(v)
+			rw().Lost, ok = d.strList(v)
 		case "fresh":
-			r.Fresh, ok = d.num(v)
+			rw().Fresh, ok = d.num(v)
 		case "kept":
-			r.Kept, ok = d.num(v)
+			rw().Kept, ok = d.num(v)
 		case "writes":
 			r.Writes, ok = d.strList(v)
 		case "lines":
