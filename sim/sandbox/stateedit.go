@@ -309,28 +309,66 @@ func CompactJSON(data []byte) ([]byte, bool) {
 }
 
 // dropSpace removes the space outside the strings of well-formed JSON.
+// An indented version is about a third space, in runs: each run is passed
+// over in one step, and the bytes between, inside strings or out, by table.
 func dropSpace(data []byte) []byte {
 	var out []byte
 	run := 0 // data[run:i] is yet to be copied
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			if out == nil {
-				out = make([]byte, 0, len(data))
-			}
-			out = append(out, data[run:i]...)
-			run = i + 1
-		case '"':
-			// Well-formed, so the string closes.
-			for i++; data[i] != '"'; i++ {
-				if data[i] == '\\' {
+	i := 0
+	for i < len(data) {
+		for i < len(data) && solidByte[data[i]] {
+			i++
+		}
+		if i == len(data) {
+			break
+		}
+		if data[i] == '"' {
+			// Well-formed, so the string closes before data does.
+			for i++; ; i++ {
+				for stringByte[data[i]] {
 					i++
 				}
+				if data[i] == '"' {
+					break
+				}
+				i++ // the byte a backslash escapes
 			}
+			i++
+			continue
 		}
+		if out == nil {
+			out = make([]byte, 0, len(data))
+		}
+		out = append(out, data[run:i]...)
+		for i < len(data) && !solidByte[data[i]] && data[i] != '"' {
+			i++
+		}
+		run = i
 	}
 	if out == nil {
 		return data
 	}
 	return append(out, data[run:]...)
 }
+
+// solidByte marks the bytes dropSpace keeps as they come outside strings:
+// all but JSON's four spaces and the quote.
+var solidByte = func() (t [256]bool) {
+	for c := range t {
+		switch c {
+		case ' ', '\t', '\n', '\r', '"':
+		default:
+			t[c] = true
+		}
+	}
+	return t
+}()
+
+// stringByte marks the bytes that stand for themselves inside a string of
+// well-formed JSON: all but the quote and the backslash.
+var stringByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
