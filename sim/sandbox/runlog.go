@@ -240,6 +240,7 @@ type runLogParser struct {
 	src       io.ReaderAt
 	replay    StateReplay
 	replayErr error
+	lastAt    *editAt // the held edit of the version replayed last, or nil
 	buf       *[]field
 	out       []LogRecord
 	owned     bool // the lines' bytes are frozen (see object.owned)
@@ -271,10 +272,16 @@ func (p *runLogParser) line(raw []byte, n int, off int64) error {
 		return *o.err
 	}
 	if p.replayErr == nil {
-		if _, _, err := p.replay.Next(r); err != nil {
+		if _, changed, err := p.replay.Next(r); err != nil {
 			p.replayErr = fmt.Errorf("%s:%d: %w", RunLogFile, n, err)
 		} else if p.src != nil {
-			r.StateEdit = r.StateEdit.lazy(p.src, &o, raw, off)
+			r.StateEdit = r.StateEdit.lazy(p.src, &o, raw, off, p.lastAt)
+			if changed {
+				p.lastAt = nil
+				if r.StateEdit != nil {
+					p.lastAt = r.StateEdit.at
+				}
+			}
 		}
 	}
 	shareWords(&r)

@@ -241,8 +241,20 @@ func stateHash(data []byte) string {
 // Apply rebuilds the version the edit describes from the one before it.
 func (e StateEdit) Apply(prev []byte) ([]byte, error) {
 	if e.at != nil {
-		return e.at.apply(e.Hash, prev)
+		return e.at.apply(e.Hash, prev, nil)
 	}
+	next, err := e.rebuild(prev)
+	if err != nil {
+		return nil, err
+	}
+	if got := stateHash(next); got != e.Hash {
+		return nil, fmt.Errorf("the rebuilt version hashes to %s, not %s", got, e.Hash)
+	}
+	return next, nil
+}
+
+// rebuild applies the edit's hunks to prev, unchecked against its hash.
+func (e StateEdit) rebuild(prev []byte) ([]byte, error) {
 	next := make([]byte, 0, len(prev))
 	at := 0
 	for i, h := range e.Hunks {
@@ -252,11 +264,7 @@ func (e StateEdit) Apply(prev []byte) ([]byte, error) {
 		next = append(append(next, prev[at:h.At]...), h.Text...)
 		at = h.At + h.Del
 	}
-	next = append(next, prev[at:]...)
-	if got := stateHash(next); got != e.Hash {
-		return nil, fmt.Errorf("the rebuilt version hashes to %s, not %s", got, e.Hash)
-	}
-	return next, nil
+	return append(next, prev[at:]...), nil
 }
 
 // StateReplay follows state.json through a run log's tick_end records,
@@ -264,24 +272,36 @@ func (e StateEdit) Apply(prev []byte) ([]byte, error) {
 // only way in older logs) or an edit (StateEdit).
 type StateReplay struct {
 	cur []byte
+	// last is the held edit cur was rebuilt with, nil when cur came
+	// another way (see editAt.apply).
+	last *editAt
 }
 
 // Next returns the version a tick_end record says state.json had at the
 // tick's end when the record carries one. Other records, and tick_end
-// records without a changed state, return false.
+// records without a changed state, return false. The version returned is
+// the replay's own, which the next edit is applied to: it is not to be
+// changed.
 func (s *StateReplay) Next(r LogRecord) ([]byte, bool, error) {
 	if r.Kind != LogTickEnd {
 		return nil, false, nil
 	}
 	switch {
 	case r.StateEdit != nil:
-		next, err := r.StateEdit.Apply(s.cur)
+		var next []byte
+		var err error
+		if at := r.StateEdit.at; at != nil {
+			next, err = at.apply(r.StateEdit.Hash, s.cur, s.last)
+		} else {
+			next, err = r.StateEdit.Apply(s.cur)
+		}
 		if err != nil {
+			s.last = nil
 			return nil, false, fmt.Errorf("state_edit: %w", err)
 		}
-		s.cur = next
+		s.cur, s.last = next, r.StateEdit.at
 	case len(r.State) > 0:
-		s.cur = append([]byte(nil), r.State...)
+		s.cur, s.last = append([]byte(nil), r.State...), nil
 	default:
 		return nil, false, nil
 	}
