@@ -36,8 +36,9 @@ type span struct {
 // lazy returns e as ParseRunLogAt keeps it: its hash and where its hunks
 // are in src, in which o's line, raw, stands at offset off. An edit
 // without hunks is kept as it is. after is the held edit of the version e
-// was replayed on, or nil.
-func (e *StateEdit) lazy(src io.ReaderAt, o *object, raw []byte, off int64, after *editAt) *StateEdit {
+// was replayed on, or nil; fast, that the line's record was made by
+// fastLogRecord, whose edit is its last state_edit member decoded alone.
+func (e *StateEdit) lazy(src io.ReaderAt, o *object, raw []byte, off int64, after *editAt, fast bool) *StateEdit {
 	if e == nil || len(e.Hunks) == 0 {
 		return e
 	}
@@ -50,24 +51,11 @@ func (e *StateEdit) lazy(src io.ReaderAt, o *object, raw []byte, off int64, afte
 				at.member, val = spanIn(raw, f.val).from(off), f.val
 			}
 		}
-		var alone StateEdit
-		if at.member.n > 0 && decodeStateEdit(val, &alone) && sameHunks(alone.Hunks, e.Hunks) {
+		if fast && at.member.n > 0 {
 			at.sum, at.exact = sha256.Sum256(val), true
 		}
 	}
 	return &StateEdit{Hash: e.Hash, at: at}
-}
-
-func sameHunks(a, b []Hunk) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // from is s moved by off, for a span found in a part of a file that
