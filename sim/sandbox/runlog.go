@@ -277,6 +277,7 @@ type runLogParser struct {
 	src       io.ReaderAt
 	replay    StateReplay
 	replayErr error
+	lastAt    *editAt // the held edit of the version replayed last, or nil
 	buf       *[]field
 	out       []LogRecord
 	owned     bool // the lines' bytes are frozen (see object.owned)
@@ -302,16 +303,22 @@ func (p *runLogParser) line(raw []byte, n int, off int64) error {
 		return LineError{File: RunLogFile, Line: n, Msg: "not a JSON object"}
 	}
 	o.raw, o.n, o.owned = raw, n, p.owned
-	r := decodeLogRecord(&o)
+	r, fast := decodeLogRecordFast(&o)
 	if o.err != nil {
 		o.err.File, o.err.Line = RunLogFile, n
 		return *o.err
 	}
 	if p.replayErr == nil {
-		if _, _, err := p.replay.Next(r); err != nil {
+		if _, changed, err := p.replay.Next(r); err != nil {
 			p.replayErr = fmt.Errorf("%s:%d: %w", RunLogFile, n, err)
 		} else if p.src != nil {
-			r.StateEdit = r.StateEdit.lazy(p.src, &o, raw, off)
+			r.StateEdit = r.StateEdit.lazy(p.src, &o, raw, off, p.lastAt, fast)
+			if changed {
+				p.lastAt = nil
+				if r.StateEdit != nil {
+					p.lastAt = r.StateEdit.at
+				}
+			}
 		}
 	}
 	shareWords(&r)
@@ -368,14 +375,22 @@ func shareWords(r *LogRecord) {
 
 // decodeLogRecord is one run log line as a record.
 func decodeLogRecord(o *object) LogRecord {
-	r, ok := fastLogRecord(o)
-	if !ok {
+	r, _ := decodeLogRecordFast(o)
+	return r
+}
+
+// decodeLogRecordFast is decodeLogRecord, and reports whether the record
+// was made by fastLogRecord: its state edit is then the last state_edit
+// member's, as logDecoder decodes that member alone.
+func decodeLogRecordFast(o *object) (LogRecord, bool) {
+	r, fast := fastLogRecord(o)
+	if !fast {
 		r = slowLogRecord(o)
 	}
 	if r.Kind == "" {
 		o.fail("kind", "required field is missing")
 	}
-	return r
+	return r, fast
 }
 
 // slowLogRecord is the record encoding/json makes of o's members, which

@@ -241,8 +241,20 @@ func stateHash(data []byte) string {
 // Apply rebuilds the version the edit describes from the one before it.
 func (e StateEdit) Apply(prev []byte) ([]byte, error) {
 	if e.at != nil {
-		return e.at.apply(e.Hash, prev)
+		return e.at.apply(e.Hash, prev, nil)
 	}
+	next, err := e.rebuild(prev)
+	if err != nil {
+		return nil, err
+	}
+	if got := stateHash(next); got != e.Hash {
+		return nil, fmt.Errorf("the rebuilt version hashes to %s, not %s", got, e.Hash)
+	}
+	return next, nil
+}
+
+// rebuild applies the edit's hunks to prev, unchecked against its hash.
+func (e StateEdit) rebuild(prev []byte) ([]byte, error) {
 	next := make([]byte, 0, len(prev))
 	at := 0
 	for i, h := range e.Hunks {
@@ -252,11 +264,7 @@ func (e StateEdit) Apply(prev []byte) ([]byte, error) {
 		next = append(append(next, prev[at:h.At]...), h.Text...)
 		at = h.At + h.Del
 	}
-	next = append(next, prev[at:]...)
-	if got := stateHash(next); got != e.Hash {
-		return nil, fmt.Errorf("the rebuilt version hashes to %s, not %s", got, e.Hash)
-	}
-	return next, nil
+	return append(next, prev[at:]...), nil
 }
 
 // StateReplay follows state.json through a run log's tick_end records,
@@ -264,24 +272,36 @@ func (e StateEdit) Apply(prev []byte) ([]byte, error) {
 // only way in older logs) or an edit (StateEdit).
 type StateReplay struct {
 	cur []byte
+	// last is the held edit cur was rebuilt with, nil when cur came
+	// another way (see editAt.apply).
+	last *editAt
 }
 
 // Next returns the version a tick_end record says state.json had at the
 // tick's end when the record carries one. Other records, and tick_end
-// records without a changed state, return false.
+// records without a changed state, return false. The version returned is
+// the replay's own, which the next edit is applied to: it is not to be
+// changed.
 func (s *StateReplay) Next(r LogRecord) ([]byte, bool, error) {
 	if r.Kind != LogTickEnd {
 		return nil, false, nil
 	}
 	switch {
 	case r.StateEdit != nil:
-		next, err := r.StateEdit.Apply(s.cur)
+		var next []byte
+		var err error
+		if at := r.StateEdit.at; at != nil {
+			next, err = at.apply(r.StateEdit.Hash, s.cur, s.last)
+		} else {
+			next, err = r.StateEdit.Apply(s.cur)
+		}
 		if err != nil {
+			s.last = nil
 			return nil, false, fmt.Errorf("state_edit: %w", err)
 		}
-		s.cur = next
+		s.cur, s.last = next, r.StateEdit.at
 	case len(r.State) > 0:
-		s.cur = append([]byte(nil), r.State...)
+		s.cur, s.last = append([]byte(nil), r.State...), nil
 	default:
 		return nil, false, nil
 	}
@@ -309,28 +329,66 @@ func CompactJSON(data []byte) ([]byte, bool) {
 }
 
 // dropSpace removes the space outside the strings of well-formed JSON.
+// An indented version is about a third space, in runs: each run is passed
+// over in one step, and the bytes between, inside strings or out, by table.
 func dropSpace(data []byte) []byte {
 	var out []byte
 	run := 0 // data[run:i] is yet to be copied
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			if out == nil {
-				out = make([]byte, 0, len(data))
-			}
-			out = append(out, data[run:i]...)
-			run = i + 1
-		case '"':
-			// Well-formed, so the string closes.
-			for i++; data[i] != '"'; i++ {
-				if data[i] == '\\' {
+	i := 0
+	for i < len(data) {
+		for i < len(data) && solidByte[data[i]] {
+			i++
+		}
+		if i == len(data) {
+			break
+		}
+		if data[i] == '"' {
+			// Well-formed, so the string closes before data does.
+			for i++; ; i++ {
+				for stringByte[data[i]] {
 					i++
 				}
+				if data[i] == '"' {
+					break
+				}
+				i++ // the byte a backslash escapes
 			}
+			i++
+			continue
 		}
+		if out == nil {
+			out = make([]byte, 0, len(data))
+		}
+		out = append(out, data[run:i]...)
+		for i < len(data) && !solidByte[data[i]] && data[i] != '"' {
+			i++
+		}
+		run = i
 	}
 	if out == nil {
 		return data
 	}
 	return append(out, data[run:]...)
 }
+
+// solidByte marks the bytes dropSpace keeps as they come outside strings:
+// all but JSON's four spaces and the quote.
+var solidByte = func() (t [256]bool) {
+	for c := range t {
+		switch c {
+		case ' ', '\t', '\n', '\r', '"':
+		default:
+			t[c] = true
+		}
+	}
+	return t
+}()
+
+// stringByte marks the bytes that stand for themselves inside a string of
+// well-formed JSON: all but the quote and the backslash.
+var stringByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,16 @@ import (
 type editAt struct {
 	src          io.ReaderAt
 	line, member span
+	// after is the held edit of the version this one was replayed on,
+	// when the record before it that changed the state was one; sum is
+	// the sha256 of the member's bytes as first read, set (exact) when
+	// the member decoded alone gives the hunks the line gave. Together
+	// they let a replay that rebuilt after's version apply this edit
+	// without hashing the whole version again: the same hunks on the
+	// same version give the bytes the first read hashed.
+	after *editAt
+	sum   [sha256.Size]byte
+	exact bool
 }
 
 // span is n bytes of a file from offset off.
@@ -24,18 +35,24 @@ type span struct {
 
 // lazy returns e as ParseRunLogAt keeps it: its hash and where its hunks
 // are in src, in which o's line, raw, stands at offset off. An edit
-// without hunks is kept as it is.
-func (e *StateEdit) lazy(src io.ReaderAt, o *object, raw []byte, off int64) *StateEdit {
+// without hunks is kept as it is. after is the held edit of the version e
+// was replayed on, or nil; fast, that the line's record was made by
+// fastLogRecord, whose edit is its last state_edit member decoded alone.
+func (e *StateEdit) lazy(src io.ReaderAt, o *object, raw []byte, off int64, after *editAt, fast bool) *StateEdit {
 	if e == nil || len(e.Hunks) == 0 {
 		return e
 	}
-	at := &editAt{src: src, line: spanIn(raw, o.raw).from(off)}
+	at := &editAt{src: src, line: spanIn(raw, o.raw).from(off), after: after}
 	if o.m == nil {
 		// keep takes the last member of a name; so does this.
+		var val []byte
 		for _, f := range o.fields {
 			if string(f.key) == "state_edit" {
-				at.member = spanIn(raw, f.val).from(off)
+				at.member, val = spanIn(raw, f.val).from(off), f.val
 			}
+		}
+		if fast && at.member.n > 0 {
+			at.sum, at.exact = sha256.Sum256(val), true
 		}
 	}
 	return &StateEdit{Hash: e.Hash, at: at}
@@ -71,7 +88,18 @@ var errLogChanged = errors.New("the run log changed since it was read")
 // checks it against hash. The member alone is decoded first; should that
 // not rebuild the version (a line whose members only the full decode
 // reads as the first read did), the line is decoded as ParseRunLogAt did.
-func (a *editAt) apply(hash string, prev []byte) ([]byte, error) {
+// last is the held edit prev was rebuilt with, or nil: when it is the one
+// this edit was first replayed after, and the member reads back as the
+// bytes first read, the version is the one the first read hashed.
+func (a *editAt) apply(hash string, prev []byte, last *editAt) ([]byte, error) {
+	if a.exact && last != nil && a.after == last {
+		var e StateEdit
+		if buf, err := a.read(a.member); err == nil && sha256.Sum256(buf) == a.sum && decodeStateEdit(buf, &e) {
+			if next, err := e.rebuild(prev); err == nil {
+				return next, nil
+			}
+		}
+	}
 	if a.member.n > 0 {
 		var e StateEdit
 		if buf, err := a.read(a.member); err == nil && decodeStateEdit(buf, &e) {
