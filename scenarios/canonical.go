@@ -81,48 +81,15 @@ func (w *canonicalWriter) key(first *bool, key string) {
 
 func (w *canonicalWriter) bundle(b *Bundle) {
 	w.raw(`{"approvals":`)
-	if b.Approvals == nil {
-		w.raw("null")
-	} else {
-		w.out = append(w.out, '[')
-		for i := range b.Approvals {
-			if i > 0 {
-				w.out = append(w.out, ',')
-			}
-			w.approval(&b.Approvals[i])
-		}
-		w.out = append(w.out, ']')
-	}
+	writeList(w, b.Approvals, w.approval)
 	w.raw(`,"faults":`)
-	if b.Faults == nil {
-		w.raw("null")
-	} else {
-		w.out = append(w.out, '[')
-		for i := range b.Faults {
-			if i > 0 {
-				w.out = append(w.out, ',')
-			}
-			w.fault(&b.Faults[i])
-		}
-		w.out = append(w.out, ']')
-	}
+	writeList(w, b.Faults, w.fault)
 	w.raw(`,"fleet":`)
 	w.strings(b.Fleet)
 	w.raw(`,"format":`)
 	w.str(b.Format)
 	w.raw(`,"inbox":`)
-	if b.Inbox == nil {
-		w.raw("null")
-	} else {
-		w.out = append(w.out, '[')
-		for i := range b.Inbox {
-			if i > 0 {
-				w.out = append(w.out, ',')
-			}
-			w.delivery(&b.Inbox[i])
-		}
-		w.out = append(w.out, ']')
-	}
+	writeList(w, b.Inbox, w.delivery)
 	w.raw(`,"meta":`)
 	w.meta(&b.Meta)
 	w.raw(`,"mode":{"changed_at":`)
@@ -451,4 +418,21 @@ func (w *canonicalWriter) conditions(c *Conditions) {
 	w.optInt(&first, "thread_length_max", c.ThreadLengthMax)
 	w.optInt(&first, "thread_length_min", c.ThreadLengthMin)
 	w.out = append(w.out, '}')
+}
+
+// writeList writes xs as a JSON array, one element at a time, or null for
+// a nil slice, as encoding/json does.
+func writeList[T any](w *canonicalWriter, xs []T, one func(*T)) {
+	if xs == nil {
+		w.raw("null")
+		return
+	}
+	w.out = append(w.out, '[')
+	for i := range xs {
+		if i > 0 {
+			w.out = append(w.out, ',')
+		}
+		one(&xs[i])
+	}
+	w.out = append(w.out, ']')
 }
