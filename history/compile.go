@@ -66,6 +66,9 @@ func (c *compiler) finalState() (Op, int) {
 	}
 	op := Op{Actor: ActorImpl, Type: OpState}
 	op.at(sandbox.State, 1)
+	if len(st.WorkItems) > 0 { // an empty list stays nil, as before
+		op.W().Items = make([]Item, 0, len(st.WorkItems))
+	}
 	for _, w := range st.WorkItems {
 		op.W().Items = append(op.W().Items, Item{WorkID: w.WorkID, Status: w.Status})
 	}
@@ -602,7 +605,8 @@ func (c *compiler) fromLog() {
 			}
 		case sandbox.LogTickEnd:
 			c.closeTick(r, ts, consumed, src)
-			ts, lastMid, end = tickState{}, false, t
+			// closeTick copies the operations out, so the next tick reuses the array.
+			ts, lastMid, end = tickState{harness: ts.harness[:0]}, false, t
 		}
 	}
 	// Whatever no tick_end accounted for (a log cut short) goes last.
